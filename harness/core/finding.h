@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: MIT
+// Finding: one broken rule, with the evidence a person needs to reproduce and understand it.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace ctxo {
+
+enum class Severity { kError, kWarning };
+
+inline const char* to_string(Severity s) { return s == Severity::kError ? "error" : "warning"; }
+
+/// A server broke an invariant. Findings are data, never exceptions or Errors.
+struct Finding {
+  std::string invariant;         ///< Stable id from SPEC.md §3, e.g. "TR-HINT".
+  std::string tool;              ///< Tool name, or "" for server-level findings (handshake, list).
+  Severity severity = Severity::kError;
+  nlohmann::json request;        ///< The exact JSON-RPC request that triggered it (null if none).
+  std::string response_excerpt;  ///< At most a few hundred bytes of what the server sent.
+  std::string diagnosis;         ///< Plain English: what was promised and what happened.
+  std::string replay;            ///< One-line command that re-runs this case (may be empty).
+};
+
+}  // namespace ctxo

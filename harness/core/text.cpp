@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: MIT
+#include "core/text.h"
+
+#include <cctype>
+#include <cstdio>
+
+namespace ctxo {
+
+bool is_valid_utf8(std::string_view s) {
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  std::size_t n = s.size(), i = 0;
+  while (i < n) {
+    unsigned char c = p[i];
+    if (c < 0x80) { ++i; continue; }
+    std::size_t len;
+    unsigned cp;
+    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
+    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
+    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
+    else return false;
+    if (i + len > n) return false;
+    for (std::size_t k = 1; k < len; ++k) {
+      if ((p[i + k] & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (p[i + k] & 0x3F);
+    }
+    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)) return false;
+    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += len;
+  }
+  return true;
+}
+
+std::string excerpt(std::string_view s, std::size_t max_bytes) {
+  std::string out;
+  std::size_t i = 0;
+  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
+  while (i < s.size() && out.size() < max_bytes) {
+    unsigned char c = p[i];
+    std::size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (len == 0 || i + len > s.size() || !is_valid_utf8(s.substr(i, len)) || (len == 1 && c < 0x20 && c != '\t')) {
+      char buf[8];
+      std::snprintf(buf, sizeof buf, "\\x%02X", c);
+      out += buf;
+      ++i;
+      continue;
+    }
+    out.append(s.substr(i, len));
+    i += len;
+  }
+  if (i < s.size()) out += "…(" + std::to_string(s.size() - i) + " more bytes)";
+  return out;
+}
+
+std::string shell_quote(std::string_view arg) {
+  bool plain = !arg.empty();
+  for (char c : arg) {
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '-' || c == '_' || c == '.' || c == '/' || c == '=' ||
+          c == ':' || c == ',' || c == '@' || c == '+')) {
+      plain = false;
+      break;
+    }
+  }
+  if (plain) return std::string(arg);
+  std::string out = "'";
+  for (char c : arg) {
+    if (c == '\'') out += "'\\''";
+    else out += c;
+  }
+  return out + "'";
+}
+
+std::string shell_join(const std::vector<std::string>& argv) {
+  std::string out;
+  for (const auto& a : argv) {
+    if (!out.empty()) out += ' ';
+    out += shell_quote(a);
+  }
+  return out;
+}
+
+}  // namespace ctxo

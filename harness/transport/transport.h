@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// The byte-level contract between the MCP client and a server process: newline-framed lines in,
+// lines out, a bounded stderr tail, and a clean, reaped shutdown. Knows nothing of JSON-RPC.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/result.h"
+
+namespace ctxo::transport {
+
+/// One line the server wrote on stdout, without its '\n'.
+struct Frame {
+  std::string body;        ///< The line's bytes (one trailing '\r' removed). If oversize: only its first bytes.
+  std::size_t size = 0;    ///< The full length of the line in bytes as sent (before any cut, with '\r').
+  bool oversize = false;   ///< Longer than the configured maximum; body holds a prefix only.
+  bool valid_utf8 = true;  ///< body (the whole line, when not oversize) is well-formed UTF-8.
+  bool had_cr = false;     ///< The line ended in "\r\n".
+};
+
+/// Splits a byte stream into frames at 0x0A. Never holds more than max_line_bytes (+ an excerpt)
+/// of one line in memory: the rest of an over-long line is counted and dropped.
+class Framer {
+ public:
+  explicit Framer(std::size_t max_line_bytes = 64u << 20, std::size_t oversize_keep = 4096);
+  /// Appends bytes read from the pipe.
+  void feed(std::string_view bytes);
+  /// The next complete frame, if one is ready.
+  std::optional<Frame> next();
+  /// At end of stream: a last line with no '\n' (returned as a frame), if any bytes are pending.
+  std::optional<Frame> finish();
+  /// Bytes of the incomplete current line held in memory.
+  std::size_t pending_bytes() const;
+
+ private:
+  struct Impl;
+  std::shared_ptr<Impl> impl_;
+};
+
+/// How the server process ended.
+struct ExitStatus {
+  enum class How { kRunning, kExited, kSignaled };
+  How how = How::kRunning;
+  int code = 0;             ///< Exit code when kExited; signal number when kSignaled.
+  bool after_eof = false;   ///< Exited on its own after its stdin was closed (no signal from us).
+  bool we_signaled = false; ///< We had to send SIGTERM or SIGKILL to stop it.
+  /// "exited with code 3", "killed by signal 11 (SIGSEGV)", "still running".
+  std::string describe() const;
+};
+
+enum class ReadStatus { kFrame, kTimeout, kEof };
+
+struct ReadResult {
+  ReadStatus status = ReadStatus::kTimeout;
+  Frame frame;  ///< Valid when status == kFrame.
+};
+
+/// A bidirectional line channel to a server. Implementations: StdioProcess (a child process),
+/// and test doubles.
+class Transport {
+ public:
+  virtual ~Transport() = default;
+  /// Queues `line` + '\n' for the server's stdin. Never blocks indefinitely: bytes the pipe cannot
+  /// take now are flushed during receive(). Fails with code "closed" when stdin is gone (EPIPE).
+  virtual Result<void> send(std::string_view line) = 0;
+  /// Waits up to `timeout` for the next stdout frame, meanwhile flushing queued stdin bytes and
+  /// draining stderr into the tail. kEof once stdout is closed and every frame was returned.
+  virtual ReadResult receive(std::chrono::milliseconds timeout) = 0;
+  /// Non-blocking: the exit status if the process has ended (reaps it), else nullopt.
+  virtual std::optional<ExitStatus> exit_status() = 0;
+  /// The last bytes the server wrote on stderr (bounded).
+  virtual std::string stderr_tail() const = 0;
+  /// Closes stdin, waits up to `grace` for exit, then SIGTERM to the process group, waits `grace`
+  /// again, then SIGKILL. Always reaps. Idempotent: a second call returns the same status.
+  virtual ExitStatus close(std::chrono::milliseconds grace) = 0;
+};
+
+/// How to start a server.
+struct SpawnOptions {
+  std::vector<std::string> argv;                 ///< argv[0] is looked up in PATH if it has no '/'.
+  std::map<std::string, std::string> env;        ///< Added to (overriding) the inherited environment.
+  std::string cwd;                               ///< Empty: inherit.
+  std::size_t max_line_bytes = 64u << 20;        ///< Longest stdout line kept; longer lines become oversize frames.
+  std::size_t stderr_tail_bytes = 16u << 10;     ///< How much of stderr to keep (the last bytes).
+};
+
+/// Starts `opts.argv` in its own process group with pipes on stdin/stdout/stderr.
+/// Errors: "spawn" (not found, not executable, cwd missing: message says which and what to do).
+Result<std::unique_ptr<Transport>> spawn_stdio(const SpawnOptions& opts);
+
+/// Installs SIGINT/SIGTERM/SIGHUP handlers that kill the process group of every live child
+/// spawned by spawn_stdio, then re-raise the signal. Idempotent.
+void install_signal_cleanup();
+
+}  // namespace ctxo::transport
