@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: MIT
+#include "checks/protocol.h"
+
+#include <algorithm>
+#include <cctype>
+#include <map>
+#include <set>
+
+#include "core/text.h"
+
+namespace ctxo::checks {
+
+namespace {
+
+Finding make(const std::string& id, const json& request, const std::string& raw, std::string diagnosis,
+             Severity sev = Severity::kError) {
+  Finding f;
+  f.invariant = id;
+  f.severity = sev;
+  f.request = request;
+  f.response_excerpt = excerpt(raw, 400);
+  f.diagnosis = std::move(diagnosis);
+  return f;
+}
+
+std::string type_name(const json& j) {
+  switch (j.type()) {
+    case json::value_t::null: return "null";
+    case json::value_t::boolean: return "boolean";
+    case json::value_t::string: return "string";
+    case json::value_t::array: return "array";
+    case json::value_t::object: return "object";
+    case json::value_t::number_float: return "number";
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned: return "integer";
+    default: return "value";
+  }
+}
+
+bool is_base64(const std::string& s) {
+  std::size_t n = 0, pad = 0;
+  for (char c : s) {
+    if (c == '=') {
+      ++pad;
+      continue;
+    }
+    if (pad) return false;
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '+' || c == '/')) return false;
+    ++n;
+  }
+  return pad <= 2 && (n + pad) % 4 == 0;
+}
+
+std::string raw_of(const mcp::Reply& r) { return r.raw.empty() ? r.result.dump() : r.raw; }
+
+const std::vector<std::string>& known_versions() {
+  static const std::vector<std::string> v = {"2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05",
+                                             "2026-07-28"};
+  return v;
+}
+
+// Checks one content block; returns a problem or "".
+std::string content_block_problem(const json& b, std::size_t i) {
+  std::string at = "content[" + std::to_string(i) + "]";
+  if (!b.is_object()) return at + " is a " + type_name(b) + ", not an object";
+  if (!b.contains("type")) return at + " has no \"type\"";
+  if (!b["type"].is_string()) return at + ".type is a " + type_name(b["type"]) + ", not a string";
+  const std::string t = b["type"].get<std::string>();
+  auto need_string = [&](const json& obj, const char* key, const std::string& where) -> std::string {
+    if (!obj.contains(key)) return where + " (type \"" + t + "\") has no \"" + key + "\"";
+    if (!obj[key].is_string()) return where + "." + key + " is a " + type_name(obj[key]) + ", not a string";
+    return "";
+  };
+  if (t == "text") return need_string(b, "text", at);
+  if (t == "image" || t == "audio") {
+    if (auto p = need_string(b, "data", at); !p.empty()) return p;
+    if (auto p = need_string(b, "mimeType", at); !p.empty()) return p;
+    if (!is_base64(b["data"].get<std::string>())) return at + ".data is not base64";
+    return "";
+  }
+  if (t == "resource_link") {
+    if (auto p = need_string(b, "uri", at); !p.empty()) return p;
+    return need_string(b, "name", at);
+  }
+  if (t == "resource") {
+    if (!b.contains("resource") || !b["resource"].is_object()) return at + " (type \"resource\") has no resource object";
+    const json& r = b["resource"];
+    if (auto p = need_string(r, "uri", at + ".resource"); !p.empty()) return p;
+    bool text = r.contains("text") && r["text"].is_string();
+    bool blob = r.contains("blob") && r["blob"].is_string();
+    if (!text && !blob) return at + ".resource has neither a string \"text\" nor a base64 \"blob\"";
+    return "";
+  }
+  return at + ".type \"" + t + "\" is not a content type (text, image, audio, resource_link, resource)";
+}
+
+}  // namespace
+
+bool valid_tool_name(const std::string& name) {
+  if (name.empty() || name.size() > 128) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+  });
+}
+
+std::vector<Finding> check_init(const mcp::ServerInfo& info) {
+  std::vector<Finding> out;
+  const json& r = info.init_result;
+  const std::string raw = r.dump();
+  auto add = [&](std::string d, Severity s = Severity::kError) {
+    out.push_back(make("P-INIT", info.init_request, raw, std::move(d), s));
+  };
+  if (!r.is_object()) {
+    add("the handshake result is a " + type_name(r) + ", not an object");
+    return out;
+  }
+  if (info.era == "modern") {
+    if (!r.contains("supportedVersions") || !r["supportedVersions"].is_array())
+      add("server/discover result has no supportedVersions array");
+    if (!r.contains("capabilities") || !r["capabilities"].is_object())
+      add("server/discover result has no capabilities object");
+    else if (!r["capabilities"].contains("tools"))
+      add("capabilities does not declare \"tools\", yet the server is being tested for tools");
+    for (const char* k : {"ttlMs", "cacheScope"})
+      if (!r.contains(k)) add(std::string("server/discover result lacks \"") + k + "\" (required in 2026-07-28)",
+                              Severity::kWarning);
+    return out;
+  }
+  if (!r.contains("protocolVersion") || !r["protocolVersion"].is_string()) {
+    add("initialize result has no string protocolVersion");
+  } else {
+    auto v = r["protocolVersion"].get<std::string>();
+    const auto& known = known_versions();
+    if (std::find(known.begin(), known.end(), v) == known.end())
+      add("initialize answered protocolVersion \"" + v + "\", which is not a published MCP version (" +
+          "2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05); a server must answer a version it supports");
+  }
+  if (!r.contains("capabilities") || !r["capabilities"].is_object())
+    add("initialize result has no capabilities object");
+  else if (!r["capabilities"].contains("tools"))
+    add("capabilities does not declare \"tools\": a server that offers tools must declare the tools capability");
+  if (!r.contains("serverInfo") || !r["serverInfo"].is_object()) {
+    add("initialize result has no serverInfo object ({name, version} is required)");
+  } else {
+    const json& si = r["serverInfo"];
+    if (!si.contains("name") || !si["name"].is_string()) add("serverInfo.name is missing or not a string");
+    if (!si.contains("version") || !si["version"].is_string()) add("serverInfo.version is missing or not a string");
+  }
+  if (r.contains("instructions") && !r["instructions"].is_string()) add("instructions is not a string");
+  return out;
+}
+
+std::vector<Finding> check_failed_init(const std::vector<mcp::Reply>& attempts) {
+  std::vector<Finding> out;
+  for (const auto& a : attempts) {
+    if (a.kind != mcp::Reply::Kind::kError) continue;
+    std::string method = a.request.value("method", "");
+    if (method == "server/discover") continue;  // legacy servers refuse the probe; that is allowed
+    out.push_back(make("P-INIT", a.request, a.error.dump(),
+                       method + " was answered with a JSON-RPC error for protocol version " +
+                           a.request["params"].value("protocolVersion", std::string("?")) +
+                           "; a server must answer initialize with a version it supports"));
+  }
+  return out;
+}
+
+std::vector<Finding> check_tools_list(const mcp::Client::ToolsListing& listing, const std::string& era) {
+  std::vector<Finding> out;
+  std::map<std::string, std::size_t> seen;
+  std::size_t index = 0;
+  for (const auto& page : listing.pages) {
+    const std::string raw = raw_of(page);
+    auto add = [&](std::string d, Severity s = Severity::kError) {
+      out.push_back(make("P-LIST", page.request, raw, std::move(d), s));
+    };
+    if (page.kind == mcp::Reply::Kind::kError) {
+      add("tools/list was answered with a JSON-RPC error: " + excerpt(page.error.dump(), 200));
+      continue;
+    }
+    if (page.kind != mcp::Reply::Kind::kResult) continue;  // T-HANG / T-CRASH
+    const json& r = page.result;
+    if (!r.is_object() || !r.contains("tools") || !r["tools"].is_array()) {
+      add("tools/list result has no \"tools\" array");
+      continue;
+    }
+    if (r.contains("nextCursor") && !r["nextCursor"].is_string())
+      add("nextCursor is a " + type_name(r["nextCursor"]) + "; cursors are opaque strings");
+    for (const auto& t : r["tools"]) {
+      std::string at = "tools[" + std::to_string(index++) + "]";
+      if (!t.is_object()) {
+        add(at + " is a " + type_name(t) + ", not an object");
+        continue;
+      }
+      std::string name;
+      if (!t.contains("name") || !t["name"].is_string() || t["name"].get<std::string>().empty()) {
+        add(at + " has no non-empty string name");
+      } else {
+        name = t["name"].get<std::string>();
+        at = "tool \"" + name + "\"";
+        if (seen.count(name)) add("tool name \"" + name + "\" is listed twice; names must be unique");
+        seen[name]++;
+        if (!valid_tool_name(name))
+          add(at + ": names should be 1-128 characters of A-Z a-z 0-9 _ - .", Severity::kWarning);
+      }
+      if (!t.contains("inputSchema")) {
+        add(at + " has no inputSchema (required; use {\"type\":\"object\"} for a tool without arguments)");
+      } else if (!t["inputSchema"].is_object()) {
+        add(at + ": inputSchema is a " + type_name(t["inputSchema"]) + ", not a JSON Schema object");
+      } else if (t["inputSchema"].value("type", json()) != "object") {
+        add(at + ": inputSchema.type is " + t["inputSchema"].value("type", json()).dump() +
+            "; tool input schemas must have type \"object\"");
+      }
+      if (t.contains("outputSchema")) {
+        if (!t["outputSchema"].is_object()) add(at + ": outputSchema is not an object");
+        else if (era != "modern" && t["outputSchema"].value("type", json()) != "object")
+          add(at + ": outputSchema.type must be \"object\"");
+      }
+      if (t.contains("description") && !t["description"].is_string()) add(at + ": description is not a string");
+      if (t.contains("annotations")) {
+        if (!t["annotations"].is_object()) {
+          add(at + ": annotations is not an object");
+        } else {
+          for (const char* h : {"readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"})
+            if (t["annotations"].contains(h) && !t["annotations"][h].is_boolean())
+              add(at + ": annotations." + h + " is not a boolean");
+        }
+      }
+    }
+  }
+  if (listing.cursor_loop && !listing.pages.empty())
+    out.push_back(make("P-LIST", listing.pages.back().request, raw_of(listing.pages.back()),
+                       "tools/list pagination loops: nextCursor repeats a cursor already followed, so listing never "
+                       "ends"));
+  if (listing.page_limit && !listing.pages.empty())
+    out.push_back(make("P-LIST", listing.pages.back().request, raw_of(listing.pages.back()),
+                       "tools/list returned a nextCursor on " + std::to_string(listing.pages.size()) +
+                           " pages in a row; pagination does not terminate"));
+  return out;
+}
+
+std::vector<Finding> check_call(const CallContext& ctx, const mcp::Reply& reply) {
+  std::vector<Finding> out;
+  const std::string raw = raw_of(reply);
+  if (reply.kind == mcp::Reply::Kind::kError) {
+    int code = reply.error.is_object() && reply.error.contains("code") && reply.error["code"].is_number_integer()
+                   ? reply.error["code"].get<int>()
+                   : 0;
+    std::string msg = reply.error.is_object() ? reply.error.value("message", std::string()) : std::string();
+    if (ctx.schema_valid) {
+      out.push_back(make("P-NO-THROW", reply.request, raw,
+                         "a call whose arguments are valid for the tool's inputSchema got JSON-RPC error " +
+                             std::to_string(code) + " \"" + excerpt(msg, 160) +
+                             "\"; failures of a valid call must be results with isError:true (or the profile's "
+                             "error envelope), not protocol errors"));
+    } else if (code == -32603) {
+      out.push_back(make("P-NO-THROW", reply.request, raw,
+                         "the call got -32603 (internal error): invalid input must be rejected with -32602 or an "
+                         "isError result, never an internal error"));
+    }
+    return out;
+  }
+  if (reply.kind != mcp::Reply::Kind::kResult) return out;
+  const json& r = reply.result;
+  auto add = [&](std::string d) { out.push_back(make("P-RESULT", reply.request, raw, std::move(d))); };
+  if (!r.is_object()) {
+    add("the tools/call result is a " + type_name(r) + ", not an object");
+    return out;
+  }
+  if (ctx.era == "modern" && r.contains("resultType")) {
+    const json& rt = r["resultType"];
+    if (!(rt == "complete" || rt == "input_required"))
+      add("resultType is " + rt.dump() + "; it must be \"complete\" or \"input_required\"");
+    if (rt == "input_required") return out;
+  }
+  if (!r.contains("content")) {
+    add("the result has no \"content\" array (required, may be empty)");
+  } else if (!r["content"].is_array()) {
+    add("content is a " + type_name(r["content"]) + ", not an array");
+  } else {
+    for (std::size_t i = 0; i < r["content"].size(); ++i) {
+      auto p = content_block_problem(r["content"][i], i);
+      if (!p.empty()) {
+        add(p);
+        break;
+      }
+    }
+  }
+  bool is_error = false;
+  if (r.contains("isError")) {
+    if (!r["isError"].is_boolean()) add("isError is a " + type_name(r["isError"]) + ", not a boolean");
+    else is_error = r["isError"].get<bool>();
+  }
+  if (r.contains("_meta") && !r["_meta"].is_object()) add("_meta is not an object");
+  if (r.contains("structuredContent") && ctx.era != "modern" && !r["structuredContent"].is_object())
+    add("structuredContent is a " + type_name(r["structuredContent"]) + ", not an object");
+  if (ctx.output_validator && !is_error) {
+    if (!r.contains("structuredContent")) {
+      add("the tool declares an outputSchema but the result has no structuredContent");
+    } else {
+      auto errors = ctx.output_validator(r["structuredContent"]);
+      if (!errors.empty()) {
+        std::string d = "structuredContent does not match the tool's outputSchema: " + errors.front();
+        if (errors.size() > 1) d += " (and " + std::to_string(errors.size() - 1) + " more)";
+        add(d);
+      }
+    }
+  }
+  return out;
+}
+
+}  // namespace ctxo::checks

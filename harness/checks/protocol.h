@@ -1,0 +1,47 @@
+// SPDX-License-Identifier: MIT
+// Protocol-layer checks (P-INIT, P-LIST, P-RESULT, P-NO-THROW): pure functions from what the
+// server answered to findings. They fill invariant, severity, request, excerpt and diagnosis;
+// the engine adds the tool name and the replay command.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/finding.h"
+#include "mcp/client.h"
+
+namespace ctxo::checks {
+
+using nlohmann::json;
+
+/// Validates a JSON value against a schema; returns human-readable errors (empty = valid).
+using ValueValidator = std::function<std::vector<std::string>(const json&)>;
+
+/// P-INIT on the reply that completed the handshake.
+std::vector<Finding> check_init(const mcp::ServerInfo& info);
+
+/// P-INIT when no handshake attempt succeeded: explains each attempt that got a malformed or
+/// error answer (timeouts and exits are T-HANG / T-CRASH, reported by the engine).
+std::vector<Finding> check_failed_init(const std::vector<mcp::Reply>& attempts);
+
+/// P-LIST over every page of tools/list.
+std::vector<Finding> check_tools_list(const mcp::Client::ToolsListing& listing, const std::string& era);
+
+/// What the checks of one tools/call need to know.
+struct CallContext {
+  const json* tool = nullptr;          ///< The tool's entry from tools/list.
+  bool schema_valid = false;           ///< Arguments validate against the tool's inputSchema.
+  ValueValidator output_validator;     ///< Set when the tool declares an outputSchema we could compile.
+  std::string era = "legacy";
+};
+
+/// P-RESULT and P-NO-THROW for one answered tools/call (reply kind result or error).
+std::vector<Finding> check_call(const CallContext& ctx, const mcp::Reply& reply);
+
+/// Tool-name rule of SEP-986: 1..128 chars of [A-Za-z0-9_.-].
+bool valid_tool_name(const std::string& name);
+
+}  // namespace ctxo::checks

@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: MIT
+// The invariant registry: every stable id of SPEC.md §3 with its severity, family, one-line
+// summary and spec reference. `--list-invariants`, `--only`/`--skip` and the reports read it.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/finding.h"
+
+namespace ctxo::checks {
+
+struct InvariantInfo {
+  std::string id;        ///< "T-FRAMING"; never reused.
+  std::string family;    ///< "transport", "protocol", "envelope", "truncation", "budget", "positions".
+  Severity severity;     ///< Default severity of its findings.
+  std::string summary;   ///< One line: what a conformant server does.
+  std::string spec_ref;  ///< Where the rule comes from.
+  bool implemented;      ///< False: listed for stability of ids, not checked by this version yet.
+};
+
+/// All invariants, in SPEC order.
+const std::vector<InvariantInfo>& registry();
+/// The entry for `id`, or nullptr.
+const InvariantInfo* find_invariant(std::string_view id);
+
+/// Which invariants a run reports (--only / --skip).
+class Selection {
+ public:
+  /// Both lists hold ids; empty `only` means all. Unknown ids are the caller's to reject first.
+  Selection(std::vector<std::string> only, std::vector<std::string> skip);
+  Selection() = default;
+  bool enabled(std::string_view id) const;
+
+ private:
+  std::vector<std::string> only_, skip_;
+};
+
+}  // namespace ctxo::checks

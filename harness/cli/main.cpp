@@ -1,0 +1,294 @@
+// SPDX-License-Identifier: MIT
+// ctxo-conform's entry point: parses the command line (CLI11's exceptions stop here), validates
+// every option before a server is started, runs the engine and writes the reports.
+// Exit codes: 0 conformant, 1 violations, 2 usage or configuration error, 3 server not started.
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <random>
+#include <sstream>
+
+#include "checks/registry.h"
+#include "core/text.h"
+#include "engine/engine.h"
+#include "mcp/client.h"
+#include "profile/profile.h"
+#include "reports/json_report.h"
+
+namespace {
+
+constexpr const char* kVersion = CTXO_VERSION;
+
+constexpr int kExitPass = 0;
+constexpr int kExitFail = 1;
+constexpr int kExitUsage = 2;
+constexpr int kExitServer = 3;
+
+std::vector<std::string> split_csv(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    std::stringstream ss(item);
+    std::string part;
+    while (std::getline(ss, part, ','))
+      if (!part.empty()) out.push_back(part);
+  }
+  return out;
+}
+
+struct Cli {
+  std::vector<std::string> command;
+  std::string profile = "auto";
+  std::vector<std::string> env;
+  std::string cwd, protocol, root;
+  std::optional<std::uint64_t> seed;
+  std::size_t calls = 4;
+  std::optional<double> time_budget;
+  long timeout_ms = 10000;
+  long grace_ms = 2000;
+  std::vector<std::string> limits;
+  std::string json_path, junit_path, sarif_path, markdown_path, html_path;
+  std::string shard;
+  std::vector<std::string> only, skip, tools, exclude_tools;
+  bool read_only = false;
+  bool list_invariants = false;
+  bool version = false;
+  std::size_t max_message_bytes = 64u << 20;
+  std::string color = "auto";
+  int verbosity = 1;
+};
+
+void print_invariants() {
+  std::cout << "ID            FAMILY      SEVERITY  STATUS   SUMMARY\n";
+  for (const auto& inv : ctxo::checks::registry()) {
+    std::string id = inv.id, fam = inv.family, sev = ctxo::to_string(inv.severity);
+    id.resize(std::max<std::size_t>(id.size(), 13), ' ');
+    fam.resize(std::max<std::size_t>(fam.size(), 11), ' ');
+    sev.resize(std::max<std::size_t>(sev.size(), 9), ' ');
+    std::cout << id << " " << fam << " " << sev << " " << (inv.implemented ? "checked " : "planned ") << " "
+              << inv.summary << "\n";
+  }
+}
+
+int usage_error(const std::string& message) {
+  std::cerr << "error: " << message << "\n";
+  return kExitUsage;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Cli cli;
+  CLI::App app{"ctxo-conform: conformance harness and fuzzer for the response envelopes of MCP servers.\n\n"
+               "Usage: ctxo-conform [OPTIONS] ./server\n"
+               "       ctxo-conform [OPTIONS] -- CMD [ARGS...]\n\n"
+               "Spawns the server over stdio, calls every tool, checks every answer against the transport,\n"
+               "protocol and envelope invariants (--list-invariants), and reports what it found.",
+               "ctxo-conform"};
+  app.footer(
+      "Exit codes: 0 conformant, 1 violations found, 2 usage or configuration error,\n"
+      "            3 the server could not be started or initialised.\n"
+      "Generated calls can write, move or delete when a tool does so: run servers in a throwaway\n"
+      "directory (--cwd), or pass --read-only.");
+  app.get_formatter()->column_width(34);
+
+  app.add_option("command", cli.command, "The server: an executable path, or after -- any command line")->take_all();
+  app.add_option("--profile", cli.profile, "Envelope profile: auto|ctxo|budget|meta|truncation-info|none|FILE.json")
+      ->capture_default_str();
+  app.add_option("--env", cli.env, "Extra environment for the server, K=V (repeatable)");
+  app.add_option("--cwd", cli.cwd, "The server's working directory");
+  app.add_option("--protocol", cli.protocol,
+                 "Force a protocol version (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)");
+  app.add_option("--root", cli.root, "Workspace the server's positions refer to (enables POS-UTF16)");
+  app.add_option("--seed", cli.seed, "Seed for a reproducible run (default: random, printed)");
+  app.add_option("--calls", cli.calls, "Generated calls per tool")->capture_default_str();
+  app.add_option("--time-budget", cli.time_budget, "Stop generating calls after S seconds");
+  app.add_option("--timeout", cli.timeout_ms, "Per-request timeout in milliseconds")->capture_default_str();
+  app.add_option("--grace", cli.grace_ms, "Milliseconds the server gets to exit after stdin closes")
+      ->capture_default_str();
+  app.add_option("--limits", cli.limits, "Byte limits to sweep, L1,L2,... (envelope profiles)");
+  app.add_option("--json", cli.json_path, "Write the JSON report to F ('-' = stdout)");
+  app.add_option("--junit", cli.junit_path, "Write a JUnit XML report to F (not yet available)");
+  app.add_option("--sarif", cli.sarif_path, "Write a SARIF 2.1.0 report to F (not yet available)");
+  app.add_option("--markdown", cli.markdown_path, "Write a Markdown report to F (not yet available)");
+  app.add_option("--html", cli.html_path, "Write an HTML report to F (not yet available)");
+  app.add_option("--shard", cli.shard, "Run only shard K of N of the tools, K/N (1-based)");
+  app.add_option("--only", cli.only, "Report only these invariants, INV,...");
+  app.add_option("--skip", cli.skip, "Do not report these invariants, INV,...");
+  app.add_option("--tools", cli.tools, "Call only tools matching these globs, GLOB,...");
+  app.add_option("--exclude-tools", cli.exclude_tools, "Do not call tools matching these globs, GLOB,...");
+  app.add_flag("--read-only", cli.read_only, "Call only tools annotated readOnlyHint: true");
+  app.add_option("--max-message-bytes", cli.max_message_bytes, "Longest stdout line accepted from the server")
+      ->capture_default_str();
+  app.add_option("--color", cli.color, "Colour: auto|always|never (auto honours NO_COLOR)")->capture_default_str();
+  app.add_flag("-q,--quiet", [&](std::int64_t) { cli.verbosity = 0; }, "Print only the summary line");
+  app.add_flag("-v,--verbose", [&](std::int64_t) { cli.verbosity = 2; }, "Print each tool, finding and replay command");
+  app.add_flag("--list-invariants", cli.list_invariants, "List the invariant ids and exit");
+  app.add_flag("--version", cli.version, "Print the version and exit");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return kExitPass;
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    if (msg.find("not expected") != std::string::npos)
+      msg += " (unknown option; to pass options to the server, put its command after --)";
+    return usage_error(msg);
+  }
+
+  if (cli.version) {
+    std::cout << "ctxo-conform " << kVersion << "\n";
+    return kExitPass;
+  }
+  if (cli.list_invariants) {
+    print_invariants();
+    return kExitPass;
+  }
+
+  // --- validate everything before a server is started ---------------------------------------
+  ctxo::engine::RunOptions o;
+  ctxo::engine::RunReport pre;  // for a report written when configuration fails
+  auto fail_config = [&](const std::string& message) {
+    if (!cli.json_path.empty()) {
+      pre.verdict = "error";
+      pre.exit_code = kExitUsage;
+      pre.error = ctxo::make_error("usage", message);
+      pre.command = cli.command;
+      (void)ctxo::reports::write_text(cli.json_path, ctxo::reports::to_json(pre, kVersion).dump(2) + "\n");
+    }
+    return usage_error(message);
+  };
+  if (cli.command.empty()) return usage_error("no server given: ctxo-conform ./server, or ctxo-conform -- CMD ARGS (see --help)");
+  o.command = cli.command;
+  for (const auto& kv : cli.env) {
+    auto eq = kv.find('=');
+    if (eq == std::string::npos || eq == 0) return fail_config("--env expects K=V, got '" + kv + "'");
+    o.env[kv.substr(0, eq)] = kv.substr(eq + 1);
+  }
+  if (!cli.cwd.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(cli.cwd, ec)) return fail_config("--cwd '" + cli.cwd + "' is not a directory");
+    o.cwd = cli.cwd;
+  }
+  if (!cli.root.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(cli.root, ec)) return fail_config("--root '" + cli.root + "' is not a directory");
+  }
+  if (!cli.protocol.empty()) {
+    const auto& lv = ctxo::mcp::kLegacyVersions;
+    if (cli.protocol != ctxo::mcp::kModernVersion && std::find(lv.begin(), lv.end(), cli.protocol) == lv.end())
+      return fail_config("--protocol '" + cli.protocol +
+                         "' is not a version this harness speaks (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, "
+                         "2024-11-05)");
+    o.protocol = cli.protocol;
+  }
+  if (cli.profile != "auto") {
+    auto names = ctxo::profile::builtin_names();
+    bool builtin = std::find(names.begin(), names.end(), cli.profile) != names.end();
+    auto loaded = builtin ? ctxo::profile::load_builtin(cli.profile) : ctxo::profile::load_file(cli.profile);
+    if (!loaded.ok()) {
+      std::string known;
+      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
+      return fail_config("--profile '" + cli.profile + "': " + loaded.error().message + " (built-in profiles: auto, " +
+                         known + ")");
+    }
+  }
+  o.profile = cli.profile;
+  if (cli.timeout_ms <= 0) return fail_config("--timeout must be a positive number of milliseconds");
+  if (cli.grace_ms < 0) return fail_config("--grace must not be negative");
+  o.timeout = std::chrono::milliseconds(cli.timeout_ms);
+  o.grace = std::chrono::milliseconds(cli.grace_ms);
+  if (cli.calls == 0) return fail_config("--calls must be at least 1");
+  o.calls_per_tool = cli.calls;
+  if (cli.time_budget && *cli.time_budget <= 0) return fail_config("--time-budget must be positive");
+  o.time_budget_s = cli.time_budget;
+  for (const auto& l : split_csv(cli.limits)) {
+    char* end = nullptr;
+    long long v = std::strtoll(l.c_str(), &end, 10);
+    if (!end || *end || v <= 0) return fail_config("--limits expects positive integers L1,L2,..., got '" + l + "'");
+  }
+  if (!cli.shard.empty()) {
+    int k = 0, n = 0;
+    char slash = 0;
+    std::istringstream ss(cli.shard);
+    if (!(ss >> k >> slash >> n) || slash != '/' || !ss.eof() || n < 1 || k < 1 || k > n)
+      return fail_config("--shard expects K/N with 1 <= K <= N, got '" + cli.shard + "'");
+    o.shard_index = k - 1;
+    o.shard_count = n;
+  }
+  auto only = split_csv(cli.only), skip = split_csv(cli.skip);
+  for (const auto* list : {&only, &skip}) {
+    for (const auto& id : *list) {
+      const auto* inv = ctxo::checks::find_invariant(id);
+      if (!inv) return fail_config("unknown invariant '" + id + "' (see --list-invariants)");
+      if (!inv->implemented)
+        std::cerr << "warning: invariant " << id << " is not checked by this version yet\n";
+    }
+  }
+  o.selection = ctxo::checks::Selection(only, skip);
+  o.tool_globs = split_csv(cli.tools);
+  o.exclude_globs = split_csv(cli.exclude_tools);
+  o.read_only = cli.read_only;
+  if (cli.max_message_bytes < 1024) return fail_config("--max-message-bytes must be at least 1024");
+  o.max_message_bytes = cli.max_message_bytes;
+  if (cli.color != "auto" && cli.color != "always" && cli.color != "never")
+    return fail_config("--color expects auto, always or never");
+  for (const auto& [flag, path] : {std::pair{"--junit", cli.junit_path}, std::pair{"--sarif", cli.sarif_path},
+                                   std::pair{"--markdown", cli.markdown_path}, std::pair{"--html", cli.html_path}})
+    if (!path.empty()) return fail_config(std::string(flag) + " is not available in this version yet; use --json");
+  int stdout_reports = 0;
+  for (const auto* p : {&cli.json_path}) {
+    if (p->empty() || *p == "-") {
+      stdout_reports += *p == "-";
+      continue;
+    }
+    std::ofstream probe(*p, std::ios::app);
+    if (!probe) return usage_error("cannot write report '" + *p + "': " + std::strerror(errno));
+  }
+  if (cli.seed) {
+    o.seed = *cli.seed;
+  } else {
+    std::random_device rd;
+    o.seed = (static_cast<std::uint64_t>(rd()) << 32 | rd()) % 1000000000ull;
+  }
+  pre.seed = o.seed;
+
+  // --- run ------------------------------------------------------------------------------------
+  // Console output goes to stdout unless a report does; then to stderr.
+  std::ostream& con = stdout_reports ? std::cerr : std::cout;
+  const bool tty = ::isatty(stdout_reports ? STDERR_FILENO : STDOUT_FILENO);
+  ctxo::reports::ConsoleStyle style;
+  style.color = cli.color == "always" || (cli.color == "auto" && tty && std::getenv("NO_COLOR") == nullptr);
+  style.progress = tty;
+  style.verbosity = cli.verbosity;
+  ctxo::reports::ConsoleListener listener(con, style);
+  auto report = ctxo::engine::run(o, listener);
+  listener.clear_line();
+
+  int code = report.exit_code;
+  if (report.error) {
+    std::cerr << "error: "
+              << (report.error->code == "spawn" ? "" : "the server could not be initialised: ") << report.error->message
+              << "\n";
+    code = kExitServer;
+    report.exit_code = code;
+  }
+  if (!cli.json_path.empty()) {
+    auto w = ctxo::reports::write_text(cli.json_path, ctxo::reports::to_json(report, kVersion).dump(2) + "\n");
+    if (!w.ok()) {
+      std::cerr << "error: " << w.error().message << "\n";
+      return kExitUsage;
+    }
+  }
+  ctxo::reports::print_summary(con, report, style);
+  (void)kExitFail;
+  return code;
+}

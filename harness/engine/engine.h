@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: MIT
+// The run loop: spawn, handshake, list, call, check, restart after a crash or hang, shut down.
+// It emits events to a Listener and returns a RunReport; it knows no report format.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checks/registry.h"
+#include "core/finding.h"
+#include "core/result.h"
+#include "gen/simple.h"
+
+namespace ctxo::engine {
+
+using nlohmann::json;
+
+/// Everything a run needs; filled from the command line.
+struct RunOptions {
+  std::vector<std::string> command;           ///< argv of the server.
+  std::map<std::string, std::string> env;     ///< Extra environment.
+  std::string cwd;                            ///< Server working directory ("" = ours).
+  std::string protocol;                       ///< Forced protocol version ("" = negotiate).
+  std::string profile = "auto";
+  std::chrono::milliseconds timeout{10000};   ///< Per request.
+  std::chrono::milliseconds grace{2000};      ///< Shutdown grace after closing stdin.
+  std::uint64_t seed = 0;
+  std::size_t calls_per_tool = 4;
+  std::optional<double> time_budget_s;        ///< Stop generating calls after this many seconds.
+  checks::Selection selection;
+  std::vector<std::string> tool_globs, exclude_globs;
+  bool read_only = false;
+  std::size_t max_message_bytes = 64u << 20;
+  int shard_index = 0, shard_count = 1;       ///< 0-based shard of shard_count.
+  std::size_t max_restarts = 20;
+};
+
+/// Per-tool outcome.
+struct ToolSummary {
+  std::string name;
+  bool read_only = false;
+  bool selected = true;
+  std::size_t calls = 0;
+  std::size_t findings = 0;
+  std::string skipped;  ///< Why calls stopped early ("" = all made).
+};
+
+/// A finding plus how often it recurred (same invariant, tool and diagnosis).
+struct ReportedFinding {
+  Finding finding;
+  std::size_t count = 1;
+};
+
+/// What a run found. verdict: "pass" | "fail" | "error".
+struct RunReport {
+  std::string verdict = "pass";
+  std::optional<Error> error;      ///< Set when the run could not be completed (exit 2/3).
+  int exit_code = 0;
+  std::uint64_t seed = 0;
+  std::vector<std::string> command;
+  std::map<std::string, std::string> env;
+  std::string cwd;
+  std::string server_name, server_version, protocol_version, era;
+  std::string profile = "auto";
+  std::vector<ToolSummary> tools;
+  std::vector<ReportedFinding> findings;
+  std::vector<std::string> notes;
+  std::vector<std::string> invariants_checked;
+  std::size_t calls = 0, restarts = 0, notifications = 0, server_requests = 0;
+  std::chrono::milliseconds duration{0};
+  std::string stderr_tail;
+  std::string started_at;  ///< ISO 8601 UTC.
+  std::size_t error_count() const;
+  std::size_t warning_count() const;
+};
+
+/// Receives progress as the run goes. All methods have empty defaults.
+class Listener {
+ public:
+  virtual ~Listener() = default;
+  virtual void on_started(const RunReport& report) {}
+  virtual void on_tools(const std::vector<ToolSummary>& tools) {}
+  virtual void on_tool(const ToolSummary& tool, std::size_t index, std::size_t total) {}
+  virtual void on_call(const ToolSummary& tool, std::size_t calls_total) {}
+  virtual void on_finding(const Finding& finding) {}
+  virtual void on_note(const std::string& note) {}
+};
+
+/// Runs the whole pipeline. Never throws; a harness problem is in report.error.
+RunReport run(const RunOptions& options, Listener& listener);
+
+/// Shell-style glob match ('*' and '?').
+bool glob_match(std::string_view pattern, std::string_view text);
+
+}  // namespace ctxo::engine

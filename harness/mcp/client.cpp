@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: MIT
+#include "mcp/client.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include "core/text.h"
+
+namespace ctxo::mcp {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// Replaces each invalid UTF-8 byte with U+FFFD, as Node's Buffer.toString('utf8') does, so a
+// line with one bad byte can still be matched to its request (and reported once, as framing).
+std::string sanitize_utf8(std::string_view s) {
+  std::string out;
+  out.reserve(s.size());
+  std::size_t i = 0;
+  while (i < s.size()) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (len > 0 && i + len <= s.size() && is_valid_utf8(s.substr(i, len))) {
+      out.append(s.substr(i, len));
+      i += len;
+    } else {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    }
+  }
+  return out;
+}
+
+std::size_t first_invalid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    auto c = static_cast<unsigned char>(s[i]);
+    std::size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
+    if (len == 0 || i + len > s.size() || !is_valid_utf8(s.substr(i, len))) return i;
+    i += len - 1;
+  }
+  return s.size();
+}
+
+bool is_rpc_object(const json& j) { return j.is_object() && (j.contains("jsonrpc") || j.contains("id") || j.contains("method")); }
+
+constexpr std::size_t kMaxGarbageLines = 2000;
+constexpr std::size_t kMaxGarbageBytes = 4u << 20;
+
+}  // namespace
+
+Client::Client(transport::Transport& transport, ClientOptions options)
+    : transport_(transport), options_(std::move(options)) {}
+
+json Client::next_id() { return json(next_id_++); }
+
+json Client::with_meta(json params) const {
+  if (era_ != "modern") return params;
+  if (!params.is_object()) params = json::object();
+  auto& meta = params["_meta"];
+  if (!meta.is_object()) meta = json::object();
+  meta["io.modelcontextprotocol/protocolVersion"] = kModernVersion;
+  meta["io.modelcontextprotocol/clientCapabilities"] = json::object();
+  meta["io.modelcontextprotocol/clientInfo"] = {{"name", options_.client_name}, {"version", options_.client_version}};
+  return params;
+}
+
+bool Client::send_json(const json& msg) {
+  if (closed_) return false;
+  auto r = transport_.send(msg.dump(-1, ' ', false, json::error_handler_t::replace));
+  if (!r.ok()) {
+    closed_ = true;
+    return false;
+  }
+  return true;
+}
+
+void Client::observe(const std::string& inv, std::string diagnosis, std::string excerpt_text) {
+  observations_.push_back(Observation{inv, std::move(diagnosis), std::move(excerpt_text), current_request_});
+}
+
+void Client::flush_garbage(const char* why) {
+  if (garbage_.empty()) return;
+  std::string joined;
+  for (const auto& g : garbage_) {
+    if (!joined.empty()) joined += "\n";
+    joined += g;
+    if (joined.size() > 600) break;
+  }
+  std::string diag = std::to_string(garbage_.size()) + " line(s) on stdout " + why +
+                     ": MCP's stdio transport allows only JSON-RPC messages on stdout, one per line "
+                     "(logs belong on stderr)";
+  observe("T-FRAMING", std::move(diag), excerpt(joined, 400));
+  garbage_.clear();
+  garbage_bytes_ = 0;
+}
+
+std::optional<json> Client::accept_frame(const transport::Frame& frame, std::string& raw_out) {
+  if (frame.oversize) {
+    flush_garbage("were not JSON-RPC messages");
+    observe("T-FRAMING",
+            "a stdout line of " + std::to_string(frame.size) +
+                " bytes exceeds the maximum message size; it was skipped (raise --max-message-bytes if it is legitimate)",
+            excerpt(frame.body, 200));
+    return std::nullopt;
+  }
+  std::string body = frame.body;
+  if (!frame.valid_utf8) {
+    std::size_t at = first_invalid_utf8(body);
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "0x%02X at byte %zu", at < body.size() ? static_cast<unsigned char>(body[at]) : 0u, at);
+    observe("T-FRAMING", std::string("a stdout line is not valid UTF-8 (invalid byte ") + buf +
+                             "); JSON-RPC messages must be UTF-8",
+            excerpt(body.substr(at > 60 ? at - 60 : 0, 160), 200));
+    body = sanitize_utf8(body);
+  }
+  raw_out = body;
+  json msg = json::parse(body, nullptr, false);
+  if (msg.is_discarded() || !(is_rpc_object(msg) || msg.is_array())) {
+    if (garbage_.size() >= kMaxGarbageLines || garbage_bytes_ + body.size() > kMaxGarbageBytes)
+      flush_garbage("were not JSON-RPC messages");
+    garbage_.push_back(body);
+    garbage_bytes_ += body.size();
+    if (garbage_.size() > 1) {
+      // A message pretty-printed over several lines: recover it, but report the split.
+      std::string joined;
+      for (const auto& g : garbage_) joined += g + "\n";
+      json whole = json::parse(joined, nullptr, false);
+      if (!whole.is_discarded() && is_rpc_object(whole)) {
+        observe("T-FRAMING",
+                "one JSON-RPC message was split over " + std::to_string(garbage_.size()) +
+                    " lines: messages must not contain embedded newlines (serialise compactly)",
+                excerpt(joined, 300));
+        garbage_.clear();
+        garbage_bytes_ = 0;
+        raw_out = joined;
+        return whole;
+      }
+    }
+    return std::nullopt;
+  }
+  flush_garbage("were not JSON-RPC messages");
+  if (msg.is_array()) {
+    if (protocol_version_ != "2025-03-26")
+      observe("T-FRAMING", "the server sent a JSON-RPC batch (array); batches exist only in protocol 2025-03-26",
+              excerpt(body, 300));
+    return msg;
+  }
+  if (!msg.contains("jsonrpc") || msg["jsonrpc"] != "2.0")
+    observe("T-FRAMING", "message lacks \"jsonrpc\":\"2.0\"", excerpt(body, 300));
+  return msg;
+}
+
+void Client::handle_other(const json& msg, const std::string& raw) {
+  if (msg.contains("method")) {
+    if (msg.contains("id") && !msg["id"].is_null()) {
+      ++traffic_.server_requests;
+      json reply = {{"jsonrpc", "2.0"}, {"id", msg["id"]}};
+      if (msg["method"] == "ping") {
+        reply["result"] = json::object();
+        ++traffic_.pings_answered;
+      } else {
+        reply["error"] = {{"code", -32601}, {"message", "Method not found"}};
+      }
+      send_json(reply);
+    } else {
+      ++traffic_.notifications;
+    }
+    return;
+  }
+  if (msg.contains("id") && (msg.contains("result") || msg.contains("error"))) {
+    std::string key = msg["id"].dump();
+    if (abandoned_.count(key)) return;  // a late answer to a request we gave up on
+    if (completed_.count(key)) {
+      json saved = current_request_;
+      current_request_ = completed_[key];
+      observe("T-ID", "a second response arrived for request id " + key + ": each request gets exactly one response",
+              excerpt(raw, 300));
+      current_request_ = saved;
+      return;
+    }
+    observe("T-ID", "a response with id " + key + " matches no request in flight (ids must echo the request's id)",
+            excerpt(raw, 300));
+    stray_seen_ = true;
+    return;
+  }
+  observe("T-FRAMING", "a message that is neither a request, a notification nor a response", excerpt(raw, 300));
+}
+
+Reply Client::await(const json& id, json request) {
+  Reply reply;
+  reply.request = std::move(request);
+  const std::string key = id.dump();
+  const auto start = Clock::now();
+  const auto deadline = start + options_.timeout;
+  stray_seen_ = false;
+  auto finish = [&](Reply::Kind kind) {
+    reply.kind = kind;
+    reply.stray_seen = stray_seen_;
+    reply.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+    inflight_.erase(key);
+    if (kind == Reply::Kind::kResult || kind == Reply::Kind::kError) completed_[key] = reply.request;
+    else abandoned_.insert(key);
+    return reply;
+  };
+  while (true) {
+    if (closed_) return finish(Reply::Kind::kClosed);
+    auto now = Clock::now();
+    if (now >= deadline) {
+      flush_garbage("were not JSON-RPC messages");
+      return finish(Reply::Kind::kTimeout);
+    }
+    auto rr = transport_.receive(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
+    if (rr.status == transport::ReadStatus::kTimeout) continue;
+    if (rr.status == transport::ReadStatus::kEof) {
+      flush_garbage("were not JSON-RPC messages");
+      closed_ = true;
+      return finish(Reply::Kind::kClosed);
+    }
+    std::string raw;
+    auto msg = accept_frame(rr.frame, raw);
+    if (!msg) continue;
+    std::vector<json> items;
+    if (msg->is_array()) items.assign(msg->begin(), msg->end());
+    else items.push_back(std::move(*msg));
+    bool done = false;
+    for (auto& m : items) {
+      if (!done && m.is_object() && !m.contains("method") && m.contains("id") && m["id"].dump() == key &&
+          (m.contains("result") || m.contains("error"))) {
+        reply.raw = raw;
+        if (m.contains("error")) {
+          reply.error = m["error"];
+          reply.kind = Reply::Kind::kError;
+        } else {
+          reply.result = m["result"];
+          reply.kind = Reply::Kind::kResult;
+        }
+        done = true;
+        continue;
+      }
+      handle_other(m, raw);
+    }
+    if (done) return finish(reply.kind);
+  }
+}
+
+Reply Client::request(const std::string& method, json params) {
+  json id = next_id();
+  json msg = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
+  if (!params.is_null()) msg["params"] = with_meta(std::move(params));
+  else if (era_ == "modern") msg["params"] = with_meta(json::object());
+  current_request_ = msg;
+  inflight_[id.dump()] = msg;
+  if (!send_json(msg)) {
+    Reply r;
+    r.kind = Reply::Kind::kClosed;
+    r.request = msg;
+    inflight_.erase(id.dump());
+    return r;
+  }
+  Reply r = await(id, msg);
+  current_request_ = nullptr;
+  return r;
+}
+
+void Client::notify(const std::string& method, json params) {
+  json msg = {{"jsonrpc", "2.0"}, {"method", method}};
+  if (!params.is_null()) msg["params"] = std::move(params);
+  send_json(msg);
+}
+
+void Client::drain(std::chrono::milliseconds wait) {
+  const auto deadline = Clock::now() + wait;
+  while (!closed_) {
+    auto now = Clock::now();
+    if (now >= deadline) break;
+    auto rr = transport_.receive(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
+    if (rr.status == transport::ReadStatus::kTimeout) break;
+    if (rr.status == transport::ReadStatus::kEof) {
+      closed_ = true;
+      break;
+    }
+    std::string raw;
+    auto msg = accept_frame(rr.frame, raw);
+    if (!msg) continue;
+    if (msg->is_array()) {
+      for (auto& m : *msg) handle_other(m, raw);
+    } else {
+      handle_other(*msg, raw);
+    }
+  }
+  flush_garbage("were not JSON-RPC messages");
+}
+
+std::vector<Observation> Client::take_observations() {
+  std::vector<Observation> out;
+  out.swap(observations_);
+  return out;
+}
+
+Result<ServerInfo> Client::handshake(const std::string& forced, std::vector<Reply>* attempts) {
+  auto keep = [&](const Reply& r) {
+    if (attempts) attempts->push_back(r);
+  };
+  auto describe = [&](const Reply& r, const char* what) -> std::string {
+    switch (r.kind) {
+      case Reply::Kind::kTimeout:
+        return std::string("no answer to ") + what + " within " + std::to_string(options_.timeout.count()) + " ms";
+      case Reply::Kind::kClosed: {
+        auto st = transport_.exit_status();
+        return std::string("the server closed its stdout during ") + what +
+               (st ? " (" + st->describe() + ")" : std::string());
+      }
+      case Reply::Kind::kError:
+        return std::string(what) + " was answered with an error: " + excerpt(r.error.dump(), 300);
+      default:
+        return std::string(what) + " failed";
+    }
+  };
+
+  // forced: "" = find out; "legacy" = negotiate among kLegacyVersions only (no probe);
+  // a version = that version only.
+  const bool specific = !forced.empty() && forced != "legacy";
+  const bool want_modern = forced.empty() || forced == kModernVersion;
+  if (want_modern) {
+    era_ = "modern";
+    auto saved = options_.timeout;
+    if (forced.empty()) options_.timeout = std::min(options_.timeout, std::chrono::milliseconds(5000));
+    Reply r = request("server/discover", json::object());
+    options_.timeout = saved;
+    keep(r);
+    if (r.kind == Reply::Kind::kResult && r.result.is_object() && r.result.contains("supportedVersions") &&
+        r.result["supportedVersions"].is_array() &&
+        std::find(r.result["supportedVersions"].begin(), r.result["supportedVersions"].end(), kModernVersion) !=
+            r.result["supportedVersions"].end()) {
+      ServerInfo info;
+      info.era = "modern";
+      info.protocol_version = protocol_version_ = kModernVersion;
+      info.init_result = r.result;
+      info.init_request = r.request;
+      const json* si = nullptr;
+      if (r.result.contains("serverInfo")) si = &r.result["serverInfo"];
+      else if (r.result.contains("_meta") && r.result["_meta"].is_object() &&
+               r.result["_meta"].contains("io.modelcontextprotocol/serverInfo"))
+        si = &r.result["_meta"]["io.modelcontextprotocol/serverInfo"];
+      if (si && si->is_object()) {
+        info.name = si->value("name", "");
+        info.version = si->value("version", "");
+      }
+      prelude_.clear();
+      return info;
+    }
+    era_ = "legacy";
+    if (specific) return make_error("init", describe(r, "server/discover") + " (forced --protocol " + forced + ")");
+    if (r.kind == Reply::Kind::kClosed) return make_error("init-probe", describe(r, "the server/discover probe"));
+  }
+
+  std::vector<std::string> versions = kLegacyVersions;
+  if (specific) versions = {forced};
+  std::string last_problem;
+  std::set<std::string> tried;
+  for (std::size_t i = 0; i < versions.size(); ++i) {
+    const std::string& v = versions[i];
+    if (!tried.insert(v).second) continue;
+    json params = {{"protocolVersion", v},
+                   {"capabilities", json::object()},
+                   {"clientInfo", {{"name", options_.client_name}, {"version", options_.client_version}}}};
+    Reply r = request("initialize", params);
+    keep(r);
+    if (r.kind == Reply::Kind::kResult) {
+      std::string answered;
+      if (r.result.is_object() && r.result.contains("protocolVersion") && r.result["protocolVersion"].is_string())
+        answered = r.result["protocolVersion"].get<std::string>();
+      if (specific && answered != forced)
+        return make_error("init", "the server answered protocol version '" + answered + "' to the forced --protocol " +
+                                      forced);
+      ServerInfo info;
+      info.era = "legacy";
+      bool known = std::find(kLegacyVersions.begin(), kLegacyVersions.end(), answered) != kLegacyVersions.end();
+      info.protocol_version = protocol_version_ = known ? answered : v;
+      info.init_result = r.result;
+      info.init_request = r.request;
+      if (r.result.is_object() && r.result.contains("serverInfo") && r.result["serverInfo"].is_object()) {
+        info.name = r.result["serverInfo"].value("name", "");
+        info.version = r.result["serverInfo"].value("version", "");
+      }
+      json initialized = {{"jsonrpc", "2.0"}, {"method", "notifications/initialized"}};
+      send_json(initialized);
+      prelude_ = {r.request.dump(), initialized.dump()};
+      return info;
+    }
+    last_problem = describe(r, "initialize");
+    if (r.kind != Reply::Kind::kError) break;  // timeout or exit: stepping down will not help
+    // An error may name the versions the server supports (spec example: data.supported).
+    if (r.error.is_object() && r.error.contains("data") && r.error["data"].is_object() &&
+        r.error["data"].contains("supported") && r.error["data"]["supported"].is_array() && !specific) {
+      for (const auto& s : r.error["data"]["supported"]) {
+        if (s.is_string() && std::find(kLegacyVersions.begin(), kLegacyVersions.end(), s.get<std::string>()) !=
+                                 kLegacyVersions.end()) {
+          versions.insert(versions.begin() + static_cast<long>(i) + 1, s.get<std::string>());
+          break;
+        }
+      }
+    }
+  }
+  return make_error("init", last_problem);
+}
+
+Client::ToolsListing Client::list_tools(std::size_t max_pages) {
+  ToolsListing out;
+  std::set<std::string> seen;
+  json cursor;
+  for (std::size_t page = 0; page < max_pages; ++page) {
+    json params = json::object();
+    if (!cursor.is_null()) params["cursor"] = cursor;
+    Reply r = request("tools/list", params);
+    out.pages.push_back(r);
+    if (r.kind != Reply::Kind::kResult || !r.result.is_object()) {
+      out.failed = true;
+      return out;
+    }
+    if (r.result.contains("tools") && r.result["tools"].is_array())
+      for (const auto& t : r.result["tools"]) out.tools.push_back(t);
+    if (!r.result.contains("nextCursor") || !r.result["nextCursor"].is_string()) return out;
+    std::string next = r.result["nextCursor"].get<std::string>();
+    if (!seen.insert(next).second) {
+      out.cursor_loop = true;
+      return out;
+    }
+    cursor = next;
+  }
+  out.page_limit = true;
+  return out;
+}
+
+Reply Client::call_tool(const std::string& name, const json& arguments) {
+  json params = {{"name", name}};
+  if (!arguments.is_null()) params["arguments"] = arguments;
+  return request("tools/call", params);
+}
+
+}  // namespace ctxo::mcp

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: MIT
+// JSON-RPC 2.0 / MCP client session over a Transport: request/response matching by id, the
+// handshake of both protocol eras, tools/list pagination, and tolerance of interleaved traffic.
+// It records what it saw on the wire that breaks the transport rules (Observations); it does not
+// judge results: the checks module does.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "transport/transport.h"
+
+namespace ctxo::mcp {
+
+using nlohmann::json;
+
+/// Protocol versions this client speaks, newest first. The first four use the initialize
+/// handshake ("legacy" era); kModernVersion is stateless (server/discover, `_meta` per request).
+inline const std::vector<std::string> kLegacyVersions = {"2025-11-25", "2025-06-18", "2025-03-26",
+                                                         "2024-11-05"};
+inline const std::string kModernVersion = "2026-07-28";
+
+/// Something seen on the wire that breaks a transport rule (T-FRAMING, T-ID).
+struct Observation {
+  std::string invariant;  ///< "T-FRAMING" or "T-ID".
+  std::string diagnosis;  ///< What was wrong, in plain English.
+  std::string excerpt;    ///< The offending bytes (bounded, printable).
+  json related_request;   ///< The request it belongs to, when known (else null).
+};
+
+/// The outcome of one request.
+struct Reply {
+  enum class Kind { kResult, kError, kTimeout, kClosed };
+  Kind kind = Kind::kTimeout;
+  json request;               ///< Exactly what was sent.
+  json result;                ///< kResult: the "result" member.
+  json error;                 ///< kError: the "error" member.
+  std::string raw;            ///< The response line as received (bounded excerpt source).
+  bool stray_seen = false;    ///< A response with a non-matching id arrived while we waited.
+  std::chrono::milliseconds elapsed{0};
+};
+
+/// What the handshake learned.
+struct ServerInfo {
+  std::string era;               ///< "legacy" or "modern".
+  std::string protocol_version;  ///< Negotiated version.
+  json init_result;              ///< initialize result, or server/discover result.
+  json init_request;             ///< The initialize / discover request that succeeded.
+  std::string name, version;     ///< serverInfo, when given.
+};
+
+struct ClientOptions {
+  std::chrono::milliseconds timeout{10000};  ///< Per request.
+  std::string client_name = "ctxo-conform";
+  std::string client_version = "0";
+};
+
+/// Counters of interleaved traffic the client handled on its own.
+struct TrafficStats {
+  std::size_t notifications = 0;
+  std::size_t server_requests = 0;  ///< Server -> client requests (ping answered, others refused).
+  std::size_t pings_answered = 0;
+};
+
+/// One MCP session over a borrowed transport. Not thread-safe.
+class Client {
+ public:
+  Client(transport::Transport& transport, ClientOptions options);
+
+  /// Sends a request and waits for its response, handling everything that arrives meanwhile.
+  Reply request(const std::string& method, json params);
+  /// Sends a notification (no response expected).
+  void notify(const std::string& method, json params);
+
+  /// Handshake. `forced`: a version to use without negotiating; "" = find out (probe
+  /// server/discover, fall back to initialize, step down through kLegacyVersions); "legacy" =
+  /// initialize only, stepping down through kLegacyVersions.
+  /// Errors: "init-probe" when the server exited on the server/discover probe (retry with
+  /// "legacy" on a fresh process); "init" with a message saying what the server did (no answer, an error, exited).
+  /// `attempts` receives every handshake reply (for P-INIT checks of failed attempts).
+  Result<ServerInfo> handshake(const std::string& forced, std::vector<Reply>* attempts = nullptr);
+
+  /// tools/list, following nextCursor. Stops on a repeated cursor (sets `cursor_loop`) or after
+  /// `max_pages`. Each page's reply is kept for checks.
+  struct ToolsListing {
+    std::vector<json> tools;     ///< Concatenated, as received.
+    std::vector<Reply> pages;    ///< One reply per page requested.
+    bool cursor_loop = false;    ///< A nextCursor repeated an earlier one.
+    bool page_limit = false;     ///< Stopped after max_pages.
+    bool failed = false;         ///< A page got no result (error, timeout, closed).
+  };
+  ToolsListing list_tools(std::size_t max_pages = 1000);
+
+  /// tools/call with the given arguments (null = omit `arguments`).
+  Reply call_tool(const std::string& name, const json& arguments);
+
+  /// Reads whatever the server still sends within `wait` (late duplicates, stray lines).
+  void drain(std::chrono::milliseconds wait);
+
+  /// Transport observations collected since the last call.
+  std::vector<Observation> take_observations();
+  const TrafficStats& traffic() const { return traffic_; }
+  /// True once the server's stdout closed or it exited.
+  bool closed() const { return closed_; }
+  const std::string& era() const { return era_; }
+  const std::string& protocol_version() const { return protocol_version_; }
+  /// The JSON-RPC lines a replay must send before `request` (handshake), compact.
+  std::vector<std::string> replay_prelude() const { return prelude_; }
+
+ private:
+  json next_id();
+  json with_meta(json params) const;
+  bool send_json(const json& msg);
+  /// Waits for the response to `id`; returns it (or timeout/closed).
+  Reply await(const json& id, json request);
+  /// Handles one parsed message that is not the awaited response.
+  void handle_other(const json& msg, const std::string& raw);
+  /// Parses a frame; collects framing problems; returns a message when one is complete.
+  std::optional<json> accept_frame(const transport::Frame& frame, std::string& raw_out);
+  void flush_garbage(const char* why);
+  void observe(const std::string& inv, std::string diagnosis, std::string excerpt_text);
+
+  transport::Transport& transport_;
+  ClientOptions options_;
+  std::int64_t next_id_ = 1;
+  std::map<std::string, json> inflight_;   ///< id (dumped) -> request
+  std::map<std::string, json> completed_;  ///< id (dumped) -> request (for duplicate detection)
+  std::set<std::string> abandoned_;        ///< ids we stopped waiting for (late answers are normal)
+  bool stray_seen_ = false;
+  std::vector<std::string> garbage_;       ///< Consecutive unparseable lines, joined on success.
+  std::size_t garbage_bytes_ = 0;
+  json current_request_;                   ///< Request being awaited, for attribution.
+  std::vector<Observation> observations_;
+  TrafficStats traffic_;
+  bool closed_ = false;
+  std::string era_ = "legacy";
+  std::string protocol_version_;
+  std::vector<std::string> prelude_;
+};
+
+}  // namespace ctxo::mcp

@@ -1,0 +1,193 @@
+// SPDX-License-Identifier: MIT
+#include "reports/json_report.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+
+#include "checks/registry.h"
+#include "core/text.h"
+
+namespace ctxo::reports {
+
+using nlohmann::json;
+
+json to_json(const engine::RunReport& r, const std::string& version) {
+  json server = {{"command", r.command}, {"name", r.server_name}, {"version", r.server_version},
+                 {"protocol", r.protocol_version}, {"era", r.era}, {"cwd", r.cwd}, {"env", r.env}};
+  json tools = json::array();
+  for (const auto& t : r.tools) {
+    json jt = {{"name", t.name}, {"read_only", t.read_only}, {"selected", t.selected}, {"calls", t.calls},
+               {"findings", t.findings}};
+    if (!t.skipped.empty()) jt["skipped"] = t.skipped;
+    tools.push_back(jt);
+  }
+  json findings = json::array();
+  for (const auto& rf : r.findings) {
+    const auto& f = rf.finding;
+    findings.push_back({{"invariant", f.invariant},
+                        {"tool", f.tool},
+                        {"severity", to_string(f.severity)},
+                        {"request", f.request},
+                        {"response_excerpt", f.response_excerpt},
+                        {"diagnosis", f.diagnosis},
+                        {"replay", f.replay},
+                        {"count", rf.count}});
+  }
+  json out = {{"tool", "ctxo-conform"},
+              {"version", version},
+              {"seed", r.seed},
+              {"started_at", r.started_at},
+              {"duration_ms", r.duration.count()},
+              {"server", server},
+              {"profile", r.profile},
+              {"verdict", r.verdict},
+              {"exit_code", r.exit_code},
+              {"stats",
+               {{"tools", r.tools.size()},
+                {"tools_called", std::count_if(r.tools.begin(), r.tools.end(),
+                                               [](const engine::ToolSummary& t) { return t.calls > 0; })},
+                {"calls", r.calls},
+                {"findings", r.findings.size()},
+                {"errors", r.error_count()},
+                {"warnings", r.warning_count()},
+                {"restarts", r.restarts},
+                {"notifications", r.notifications},
+                {"server_requests", r.server_requests}}},
+              {"invariants_checked", r.invariants_checked},
+              {"tools", tools},
+              {"findings", findings},
+              {"notes", r.notes},
+              {"stderr_tail", excerpt(r.stderr_tail.size() > 4000 ? r.stderr_tail.substr(r.stderr_tail.size() - 4000)
+                                                                   : r.stderr_tail,
+                                      4000)}};
+  if (r.error) out["error"] = {{"code", r.error->code}, {"message", r.error->message}};
+  return out;
+}
+
+Result<void> write_text(const std::string& path, const std::string& text) {
+  if (path == "-") {
+    std::cout << text;
+    std::cout.flush();
+    return {};
+  }
+  std::ofstream f(path, std::ios::binary | std::ios::trunc);
+  if (!f) return make_error("io", "cannot write report '" + path + "': " + std::strerror(errno));
+  f << text;
+  f.close();
+  if (!f) return make_error("io", "cannot write report '" + path + "': " + std::strerror(errno));
+  return {};
+}
+
+namespace {
+
+struct Colors {
+  const char *red, *yellow, *green, *bold, *dim, *reset;
+};
+
+Colors colors(bool on) {
+  if (!on) return {"", "", "", "", "", ""};
+  return {"\x1b[31m", "\x1b[33m", "\x1b[32m", "\x1b[1m", "\x1b[2m", "\x1b[0m"};
+}
+
+}  // namespace
+
+void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleStyle& style) {
+  Colors c = colors(style.color);
+  if (style.verbosity >= 1) {
+    for (const auto& rf : r.findings) {
+      const auto& f = rf.finding;
+      const char* col = f.severity == Severity::kError ? c.red : c.yellow;
+      out << "\n" << col << c.bold << f.invariant << c.reset << " " << col << to_string(f.severity) << c.reset;
+      if (!f.tool.empty()) out << "  tool " << c.bold << f.tool << c.reset;
+      if (rf.count > 1) out << c.dim << "  (" << rf.count << " times)" << c.reset;
+      out << "\n  " << f.diagnosis << "\n";
+      if (!f.request.is_null()) out << c.dim << "  request:  " << c.reset << excerpt(f.request.dump(), 300) << "\n";
+      if (!f.response_excerpt.empty())
+        out << c.dim << "  response: " << c.reset << excerpt(f.response_excerpt, 300) << "\n";
+      if (style.verbosity >= 2 && !f.replay.empty()) out << c.dim << "  replay:   " << c.reset << f.replay << "\n";
+    }
+    if (!r.findings.empty()) out << "\n";
+  }
+  std::size_t errors = r.error_count(), warnings = r.warning_count();
+  double secs = static_cast<double>(r.duration.count()) / 1000.0;
+  char timebuf[32];
+  std::snprintf(timebuf, sizeof timebuf, "%.1fs", secs);
+  if (r.verdict == "error") {
+    out << c.red << c.bold << "ERROR" << c.reset << ": the run could not complete";
+  } else if (r.verdict == "fail") {
+    out << c.red << c.bold << "FAIL" << c.reset;
+  } else {
+    out << c.green << c.bold << "PASS" << c.reset;
+  }
+  out << "  " << errors << " error" << (errors == 1 ? "" : "s") << ", " << warnings << " warning"
+      << (warnings == 1 ? "" : "s") << " in " << r.calls << " call" << (r.calls == 1 ? "" : "s") << " to "
+      << std::count_if(r.tools.begin(), r.tools.end(), [](const engine::ToolSummary& t) { return t.calls > 0; })
+      << " tool(s), " << timebuf << "; seed " << r.seed;
+  if (r.restarts) out << "; " << r.restarts << " restart" << (r.restarts == 1 ? "" : "s");
+  out << "\n";
+}
+
+void ConsoleListener::clear_line() {
+  if (line_open_) {
+    out_ << "\r\x1b[2K";
+    line_open_ = false;
+  }
+}
+
+void ConsoleListener::on_started(const engine::RunReport& r) {
+  if (style_.verbosity < 1) return;
+  Colors c = colors(style_.color);
+  out_ << c.bold << "ctxo-conform" << c.reset << "  seed " << r.seed << "\n";
+  out_ << "server  " << c.bold << (r.server_name.empty() ? "(unnamed)" : r.server_name) << c.reset << " "
+       << r.server_version << "  protocol " << r.protocol_version << " (" << r.era << ")\n";
+  out_.flush();
+}
+
+void ConsoleListener::on_tools(const std::vector<engine::ToolSummary>& tools) {
+  if (style_.verbosity < 1) return;
+  std::size_t selected = 0;
+  for (const auto& t : tools) selected += t.selected;
+  out_ << "tools   " << tools.size() << " listed, " << selected << " selected\n";
+  out_.flush();
+}
+
+void ConsoleListener::on_tool(const engine::ToolSummary& tool, std::size_t index, std::size_t total) {
+  tool_ = tool.name;
+  index_ = index;
+  total_ = total;
+  if (style_.verbosity >= 2) {
+    clear_line();
+    out_ << "  [" << index + 1 << "/" << total << "] " << tool.name << "\n";
+  }
+  on_call(tool, 0);
+}
+
+void ConsoleListener::on_call(const engine::ToolSummary& tool, std::size_t calls_total) {
+  if (!style_.progress || style_.verbosity < 1) return;
+  Colors c = colors(style_.color);
+  out_ << "\r\x1b[2K" << c.dim << "  [" << index_ + 1 << "/" << total_ << "] " << tool.name << "  " << calls_total
+       << " calls, " << findings_ << " findings" << c.reset;
+  out_.flush();
+  line_open_ = true;
+}
+
+void ConsoleListener::on_finding(const Finding& f) {
+  ++findings_;
+  if (style_.verbosity >= 2) {
+    clear_line();
+    out_ << "  found " << f.invariant << (f.tool.empty() ? "" : " in " + f.tool) << "\n";
+  }
+}
+
+void ConsoleListener::on_note(const std::string& note) {
+  if (style_.verbosity < 1) return;
+  clear_line();
+  out_ << "note: " << note << "\n";
+  out_.flush();
+}
+
+}  // namespace ctxo::reports

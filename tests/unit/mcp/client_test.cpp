@@ -1,0 +1,299 @@
+// SPDX-License-Identifier: MIT
+// The MCP client over a scripted in-memory transport: matching, interleaving, framing problems,
+// handshake negotiation of both eras, pagination.
+#include "mcp/client.h"
+
+#include <gtest/gtest.h>
+
+#include <deque>
+#include <functional>
+
+#include "core/text.h"
+
+namespace ctxo::mcp {
+namespace {
+
+using namespace std::chrono_literals;
+
+// A transport whose "server" is a function from each line the client sends to the lines it answers.
+class ScriptedTransport : public transport::Transport {
+ public:
+  using Responder = std::function<std::vector<std::string>(const json& msg)>;
+  explicit ScriptedTransport(Responder r) : responder_(std::move(r)) {}
+
+  Result<void> send(std::string_view line) override {
+    if (closed_) return make_error("closed", "stdin closed");
+    sent.push_back(json::parse(line));
+    for (auto& out : responder_(sent.back())) queue_.push_back(std::move(out));
+    return {};
+  }
+  transport::ReadResult receive(std::chrono::milliseconds) override {
+    transport::ReadResult rr;
+    if (queue_.empty()) {
+      rr.status = eof_when_empty ? transport::ReadStatus::kEof : transport::ReadStatus::kTimeout;
+      return rr;
+    }
+    rr.status = transport::ReadStatus::kFrame;
+    rr.frame.body = queue_.front();
+    rr.frame.size = queue_.front().size();
+    rr.frame.valid_utf8 = is_valid_utf8(queue_.front());
+    queue_.pop_front();
+    return rr;
+  }
+  std::optional<transport::ExitStatus> exit_status() override { return std::nullopt; }
+  std::string stderr_tail() const override { return ""; }
+  transport::ExitStatus close(std::chrono::milliseconds) override {
+    closed_ = true;
+    return {};
+  }
+  void push(std::string line) { queue_.push_back(std::move(line)); }
+
+  std::vector<json> sent;
+  bool eof_when_empty = false;
+
+ private:
+  Responder responder_;
+  std::deque<std::string> queue_;
+  bool closed_ = false;
+};
+
+std::string ok(const json& id, const json& result) {
+  return json{{"jsonrpc", "2.0"}, {"id", id}, {"result", result}}.dump();
+}
+
+json init_result(const std::string& v) {
+  return {{"protocolVersion", v}, {"capabilities", {{"tools", json::object()}}},
+          {"serverInfo", {{"name", "s"}, {"version", "1"}}}};
+}
+
+// A legacy server: refuses server/discover, answers initialize with `version`.
+ScriptedTransport::Responder legacy(std::string version, std::function<std::vector<std::string>(const json&)> rest = {}) {
+  return [version, rest](const json& m) -> std::vector<std::string> {
+    if (!m.contains("id")) return {};
+    if (m.value("method", "") == "server/discover")
+      return {json{{"jsonrpc", "2.0"}, {"id", m["id"]}, {"error", {{"code", -32601}, {"message", "Method not found"}}}}
+                  .dump()};
+    if (m.value("method", "") == "initialize") return {ok(m["id"], init_result(version))};
+    if (rest) return rest(m);
+    return {};
+  };
+}
+
+ClientOptions fast() {
+  ClientOptions o;
+  o.timeout = 50ms;
+  return o;
+}
+
+TEST(Client, LegacyHandshakeFallsBackFromDiscoverAndSendsInitialized) {
+  ScriptedTransport t(legacy("2025-06-18"));
+  Client c(t, fast());
+  auto info = c.handshake("");
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  EXPECT_EQ(info->era, "legacy");
+  EXPECT_EQ(info->protocol_version, "2025-06-18");
+  EXPECT_EQ(info->name, "s");
+  ASSERT_EQ(t.sent.size(), 3u);
+  EXPECT_EQ(t.sent[0]["method"], "server/discover");
+  EXPECT_EQ(t.sent[1]["method"], "initialize");
+  EXPECT_EQ(t.sent[1]["params"]["protocolVersion"], "2025-11-25");
+  EXPECT_EQ(t.sent[2]["method"], "notifications/initialized");
+  EXPECT_FALSE(t.sent[2].contains("id"));
+  EXPECT_TRUE(c.take_observations().empty());
+}
+
+TEST(Client, ForcedLegacySkipsTheProbe) {
+  ScriptedTransport t(legacy("2025-11-25"));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  EXPECT_EQ(t.sent[0]["method"], "initialize");
+}
+
+TEST(Client, InitializeErrorNamingSupportedVersionsIsRetried) {
+  ScriptedTransport t([](const json& m) -> std::vector<std::string> {
+    if (!m.contains("id")) return {};
+    if (m["method"] == "server/discover") return {};  // no answer at all: fall back on timeout
+    if (m["params"]["protocolVersion"] == "2024-11-05") return {ok(m["id"], init_result("2024-11-05"))};
+    return {json{{"jsonrpc", "2.0"},
+                 {"id", m["id"]},
+                 {"error", {{"code", -32602}, {"message", "Unsupported protocol version"},
+                            {"data", {{"supported", {"2024-11-05"}}}}}}}
+                .dump()};
+  });
+  Client c(t, fast());
+  std::vector<Reply> attempts;
+  auto info = c.handshake("", &attempts);
+  ASSERT_TRUE(info.ok()) << info.error().message;
+  EXPECT_EQ(info->protocol_version, "2024-11-05");
+  ASSERT_EQ(attempts.size(), 3u);  // probe (timeout), 2025-11-25 (error), 2024-11-05 (ok)
+  EXPECT_EQ(attempts[0].kind, Reply::Kind::kTimeout);
+  EXPECT_EQ(attempts[1].kind, Reply::Kind::kError);
+}
+
+TEST(Client, ModernEraPutsMetaOnEveryRequest) {
+  ScriptedTransport t([](const json& m) -> std::vector<std::string> {
+    if (m["method"] == "server/discover")
+      return {ok(m["id"], {{"supportedVersions", {"2026-07-28"}}, {"capabilities", {{"tools", json::object()}}}})};
+    return {ok(m["id"], {{"tools", json::array()}})};
+  });
+  Client c(t, fast());
+  auto info = c.handshake("");
+  ASSERT_TRUE(info.ok());
+  EXPECT_EQ(info->era, "modern");
+  c.list_tools();
+  ASSERT_EQ(t.sent.size(), 2u);
+  EXPECT_EQ(t.sent[1]["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"], "2026-07-28");
+  EXPECT_TRUE(t.sent[1]["params"]["_meta"].contains("io.modelcontextprotocol/clientCapabilities"));
+  EXPECT_TRUE(c.replay_prelude().empty());
+}
+
+TEST(Client, AnswersPingRefusesOtherServerRequestsAndToleratesNotifications) {
+  ScriptedTransport t(legacy("2025-11-25", [](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    return {R"({"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":1}})",
+            R"({"jsonrpc":"2.0","id":"s1","method":"ping"})",
+            R"({"jsonrpc":"2.0","id":"s2","method":"sampling/createMessage","params":{}})",
+            ok(m["id"], {{"content", json::array()}})};
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  Reply r = c.call_tool("x", json::object());
+  ASSERT_EQ(r.kind, Reply::Kind::kResult);
+  EXPECT_TRUE(c.take_observations().empty());
+  EXPECT_EQ(c.traffic().notifications, 1u);
+  EXPECT_EQ(c.traffic().pings_answered, 1u);
+  // The client's answers: {} for ping, -32601 for the rest, each with the server's id.
+  bool ping_ok = false, sampling_refused = false;
+  for (const auto& s : t.sent) {
+    if (s.value("id", json()) == "s1") ping_ok = s.contains("result") && s["result"] == json::object();
+    if (s.value("id", json()) == "s2") sampling_refused = s["error"]["code"] == -32601;
+  }
+  EXPECT_TRUE(ping_ok);
+  EXPECT_TRUE(sampling_refused);
+}
+
+TEST(Client, LogLineOnStdoutIsAFramingObservationButTheReplyArrives) {
+  ScriptedTransport t(legacy("2025-11-25", [](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    return {"log: working", ok(m["id"], {{"content", json::array()}})};
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  Reply r = c.call_tool("x", json::object());
+  EXPECT_EQ(r.kind, Reply::Kind::kResult);
+  auto obs = c.take_observations();
+  ASSERT_EQ(obs.size(), 1u);
+  EXPECT_EQ(obs[0].invariant, "T-FRAMING");
+  EXPECT_NE(obs[0].excerpt.find("log: working"), std::string::npos);
+  EXPECT_EQ(obs[0].related_request["method"], "tools/call");
+}
+
+TEST(Client, PrettyPrintedMessageIsRecoveredAndReportedOnce) {
+  ScriptedTransport t(legacy("2025-11-25", [](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    std::string pretty = json{{"jsonrpc", "2.0"}, {"id", m["id"]}, {"result", {{"content", json::array()}}}}.dump(2);
+    std::vector<std::string> lines;
+    std::size_t start = 0;
+    for (std::size_t i = 0; i <= pretty.size(); ++i)
+      if (i == pretty.size() || pretty[i] == '\n') lines.push_back(pretty.substr(start, i - start)), start = i + 1;
+    return lines;
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  Reply r = c.call_tool("x", json::object());
+  EXPECT_EQ(r.kind, Reply::Kind::kResult);
+  auto obs = c.take_observations();
+  ASSERT_EQ(obs.size(), 1u);
+  EXPECT_EQ(obs[0].invariant, "T-FRAMING");
+  EXPECT_NE(obs[0].diagnosis.find("split over"), std::string::npos);
+}
+
+TEST(Client, InvalidUtf8IsReportedAndTheReplyStillMatches) {
+  ScriptedTransport t(legacy("2025-11-25", [](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    return {R"({"jsonrpc":"2.0","id":)" + m["id"].dump() +
+            R"(,"result":{"content":[{"type":"text","text":"bad )" + std::string("\xFF") + R"("}]}})"};
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  Reply r = c.call_tool("x", json::object());
+  ASSERT_EQ(r.kind, Reply::Kind::kResult);
+  EXPECT_EQ(r.result["content"][0]["text"], "bad \xEF\xBF\xBD");
+  auto obs = c.take_observations();
+  ASSERT_EQ(obs.size(), 1u);
+  EXPECT_NE(obs[0].diagnosis.find("0xFF"), std::string::npos);
+}
+
+TEST(Client, WrongIdIsAnIdObservationAndTheRequestTimesOutWithStraySeen) {
+  ScriptedTransport t(legacy("2025-11-25", [](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    return {ok(m["id"].get<int>() + 1000, {{"content", json::array()}})};
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  Reply r = c.call_tool("x", json::object());
+  EXPECT_EQ(r.kind, Reply::Kind::kTimeout);
+  EXPECT_TRUE(r.stray_seen);
+  auto obs = c.take_observations();
+  ASSERT_EQ(obs.size(), 1u);
+  EXPECT_EQ(obs[0].invariant, "T-ID");
+}
+
+TEST(Client, DuplicateResponseIsReportedAgainstTheOriginalRequest) {
+  ScriptedTransport t(legacy("2025-11-25", [](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    auto line = ok(m["id"], {{"content", json::array()}});
+    return {line, line};
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  Reply r = c.call_tool("dup", json::object());
+  EXPECT_EQ(r.kind, Reply::Kind::kResult);
+  c.drain(10ms);
+  auto obs = c.take_observations();
+  ASSERT_EQ(obs.size(), 1u);
+  EXPECT_EQ(obs[0].invariant, "T-ID");
+  EXPECT_EQ(obs[0].related_request["params"]["name"], "dup");
+}
+
+TEST(Client, LateAnswerToATimedOutRequestIsNotAnIdViolation) {
+  ScriptedTransport t(legacy("2025-11-25"));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  Reply r = c.call_tool("slow", json::object());
+  ASSERT_EQ(r.kind, Reply::Kind::kTimeout);
+  t.push(ok(r.request["id"], {{"content", json::array()}}));
+  c.drain(10ms);
+  EXPECT_TRUE(c.take_observations().empty());
+}
+
+TEST(Client, EofIsClosed) {
+  ScriptedTransport t(legacy("2025-11-25"));
+  t.eof_when_empty = true;
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  EXPECT_EQ(c.call_tool("x", json::object()).kind, Reply::Kind::kClosed);
+  EXPECT_TRUE(c.closed());
+}
+
+TEST(Client, PaginationIsFollowedAndLoopsDetected) {
+  ScriptedTransport t(legacy("2025-11-25", [](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/list") return {};
+    std::string cursor = m["params"].value("cursor", "");
+    json tools = json::array({{{"name", "t" + cursor}, {"inputSchema", {{"type", "object"}}}}});
+    json res = {{"tools", tools}};
+    if (cursor.empty()) res["nextCursor"] = "a";
+    else if (cursor == "a") res["nextCursor"] = "b";
+    else if (cursor == "b") res["nextCursor"] = "a";  // loop
+    return {ok(m["id"], res)};
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  auto listing = c.list_tools();
+  EXPECT_TRUE(listing.cursor_loop);
+  EXPECT_EQ(listing.tools.size(), 3u);
+  EXPECT_EQ(listing.pages.size(), 3u);
+}
+
+}  // namespace
+}  // namespace ctxo::mcp
