@@ -21,6 +21,7 @@
 #include "mcp/client.h"
 #include "profile/profile.h"
 #include "reports/json_report.h"
+#include "transport/transport.h"
 
 namespace {
 
@@ -270,6 +271,7 @@ int main(int argc, char** argv) {
   style.progress = tty;
   style.verbosity = cli.verbosity;
   ctxo::reports::ConsoleListener listener(con, style);
+  ctxo::transport::adopt_orphans();
   auto report = ctxo::engine::run(o, listener);
   listener.clear_line();
 

@@ -1,0 +1,166 @@
+// SPDX-License-Identifier: MIT
+// The command line as a user meets it: exit codes 0/1/2/3, one-line `error:` messages, the JSON
+// report written even when the run fails, --help / --version / --list-invariants, and README's
+// flag table in step with --help.
+#include <gtest/gtest.h>
+
+#include <regex>
+
+#include "../support/run_harness.h"
+
+namespace ctxo::test {
+namespace {
+
+bool one_error_line(const std::string& err) {
+  return err.rfind("error: ", 0) == 0 && std::count(err.begin(), err.end(), '\n') == 1;
+}
+
+TEST(Cli, VersionAndHelp) {
+  auto v = run_harness({"--version"}, false);
+  EXPECT_EQ(v.exit_code, 0);
+  EXPECT_EQ(v.out.rfind("ctxo-conform ", 0), 0u) << v.out;
+  auto h = run_harness({"--help"}, false);
+  EXPECT_EQ(h.exit_code, 0);
+  EXPECT_NE(h.out.find("Exit codes"), std::string::npos);
+  EXPECT_NE(h.out.find("-- CMD"), std::string::npos);
+}
+
+TEST(Cli, ListInvariantsPrintsEveryId) {
+  auto r = run_harness({"--list-invariants"}, false);
+  EXPECT_EQ(r.exit_code, 0);
+  for (const char* id : {"T-FRAMING", "T-ID", "T-HANG", "T-CRASH", "T-SHUTDOWN", "P-INIT", "P-LIST", "P-RESULT",
+                         "P-NO-THROW", "TR-HINT", "B-USED", "POS-UTF16"})
+    EXPECT_NE(r.out.find(id), std::string::npos) << id;
+}
+
+TEST(Cli, UsageErrorsExitTwoWithOneErrorLine) {
+  const std::vector<std::vector<std::string>> bad = {
+      {"--bogus", "./x"},
+      {},
+      {"--shard", "3/2", "./x"},
+      {"--shard", "x", "./x"},
+      {"--only", "NOPE", "./x"},
+      {"--env", "NOEQUALS", "./x"},
+      {"--timeout", "0", "./x"},
+      {"--protocol", "1999-01-01", "./x"},
+      {"--profile", "no-such-profile", "./x"},
+      {"--cwd", "/nonexistent/dir", "./x"},
+      {"--limits", "10,abc", "./x"},
+      {"--color", "sometimes", "./x"},
+  };
+  for (const auto& args : bad) {
+    auto r = run_harness(args, false);
+    std::string shown;
+    for (const auto& a : args) shown += a + " ";
+    EXPECT_EQ(r.exit_code, 2) << shown << "\n" << r.err;
+    EXPECT_TRUE(one_error_line(r.err)) << shown << "\n[" << r.err << "]";
+  }
+}
+
+TEST(Cli, ConfigurationErrorStillWritesTheJsonReport) {
+  auto r = run_harness({"--cwd", "/nonexistent/dir", "./x"});
+  EXPECT_EQ(r.exit_code, 2);
+  ASSERT_TRUE(r.report.is_object());
+  EXPECT_EQ(r.report["verdict"], "error");
+  EXPECT_EQ(r.report["exit_code"], 2);
+}
+
+TEST(Cli, UnwritableReportPathIsAUsageError) {
+  auto r = run_harness({"--json", "/nonexistent/dir/r.json", fixture_server()}, false);
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_TRUE(one_error_line(r.err)) << r.err;
+}
+
+TEST(Cli, MissingServerExitsThreeAndWritesTheReport) {
+  auto r = run_harness({"./definitely-not-here"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(one_error_line(r.err)) << r.err;
+  ASSERT_TRUE(r.report.is_object());
+  EXPECT_EQ(r.report["verdict"], "error");
+  EXPECT_EQ(r.report["exit_code"], 3);
+  EXPECT_EQ(r.report["error"]["code"], "spawn");
+}
+
+TEST(Cli, NotExecutableExitsThree) {
+  auto r = run_harness({std::string(CTXO_SOURCE_DIR) + "/README.md"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(one_error_line(r.err)) << r.err;
+}
+
+TEST(Cli, ServerThatExitsAtOnceExitsThree) {
+  auto r = run_harness({"--", "/bin/sh", "-c", "echo 'config missing' >&2; exit 4"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  EXPECT_TRUE(one_error_line(r.err)) << r.err;
+  EXPECT_NE(r.err.find("config missing"), std::string::npos) << r.err;
+  ASSERT_TRUE(r.report.is_object());
+  EXPECT_EQ(r.report["verdict"], "error");
+}
+
+TEST(Cli, ServerThatNeverAnswersInitializeExitsThreeWithoutHanging) {
+  auto r = run_harness({"--timeout", "300", "--", "/bin/sh", "-c", "exec sleep 60"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  ASSERT_TRUE(r.report.is_object());
+  EXPECT_EQ(r.error_ids(), std::set<std::string>{"T-HANG"});
+}
+
+TEST(Cli, GarbageOnStdoutIsAFindingNotACrash) {
+  auto r = run_harness({"--timeout", "300", "--", "/bin/sh", "-c", "while read l; do echo 'not json'; done"});
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  ASSERT_TRUE(r.report.is_object());
+  EXPECT_TRUE(r.error_ids().count("T-FRAMING")) << r.report.dump(2);
+}
+
+TEST(Cli, JsonReportOnStdoutMovesConsoleToStderr) {
+  auto r = run_harness({"--json", "-", "--seed", "5", fixture_server()}, false);
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  auto j = nlohmann::json::parse(r.out, nullptr, false);
+  ASSERT_FALSE(j.is_discarded()) << r.out;
+  EXPECT_EQ(j["seed"], 5);
+  EXPECT_NE(r.err.find("PASS"), std::string::npos);
+}
+
+TEST(Cli, OnlyAndSkipSelectInvariants) {
+  auto only = run_harness({"--only", "T-ID", "--calls", "1", "--", fixture_server(), "--defect", "bad-content"});
+  EXPECT_EQ(only.exit_code, 0);
+  EXPECT_TRUE(only.all_ids().empty());
+  auto skip = run_harness({"--skip", "P-RESULT", "--calls", "1", "--", fixture_server(), "--defect", "bad-content"});
+  EXPECT_EQ(skip.exit_code, 0);
+  auto none = run_harness({"--calls", "1", "--", fixture_server(), "--defect", "bad-content"});
+  EXPECT_EQ(none.exit_code, 1);
+}
+
+TEST(Cli, ToolSelectionAndShards) {
+  auto echo_only = run_harness({"--tools", "ec*", "--calls", "1", fixture_server()});
+  ASSERT_TRUE(echo_only.report.is_object());
+  for (const auto& t : echo_only.report["tools"])
+    EXPECT_EQ(t["calls"].get<int>() > 0, t["name"] == "echo") << t.dump();
+  auto s1 = run_harness({"--shard", "1/2", "--calls", "1", fixture_server()});
+  auto s2 = run_harness({"--shard", "2/2", "--calls", "1", fixture_server()});
+  ASSERT_TRUE(s1.report.is_object() && s2.report.is_object());
+  std::set<std::string> a, b;
+  for (const auto& t : s1.report["tools"])
+    if (t["calls"].get<int>() > 0) a.insert(t["name"].get<std::string>());
+  for (const auto& t : s2.report["tools"])
+    if (t["calls"].get<int>() > 0) b.insert(t["name"].get<std::string>());
+  EXPECT_FALSE(a.empty());
+  EXPECT_FALSE(b.empty());
+  for (const auto& n : a) EXPECT_EQ(b.count(n), 0u) << n;
+}
+
+TEST(Cli, EveryHelpFlagIsInTheReadmeAndBack) {
+  auto h = run_harness({"--help"}, false);
+  std::string readme = slurp(std::string(CTXO_SOURCE_DIR) + "/README.md");
+  std::regex flag(R"((--[a-z][a-z-]+))");
+  std::set<std::string> in_help, in_readme_table;
+  for (std::sregex_iterator it(h.out.begin(), h.out.end(), flag), end; it != end; ++it) in_help.insert((*it)[1]);
+  // README's flag table: lines starting with "| `--flag".
+  std::regex row(R"(\n\| `(--[a-z][a-z-]+))");
+  for (std::sregex_iterator it(readme.begin(), readme.end(), row), end; it != end; ++it)
+    in_readme_table.insert((*it)[1]);
+  in_help.erase("--help");
+  for (const auto& f : in_help) EXPECT_TRUE(in_readme_table.count(f)) << f << " is in --help but not in README";
+  for (const auto& f : in_readme_table) EXPECT_TRUE(in_help.count(f)) << f << " is in README but not in --help";
+}
+
+}  // namespace
+}  // namespace ctxo::test

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: MIT
+// The detection matrix: ctxo-conform against the fixture server with each planted defect must
+// report exactly that defect's invariant id (errors), and nothing on the conformant variants.
+// Prints the matrix so it can be copied into the README.
+#include <gtest/gtest.h>
+
+#include <iostream>
+
+#include "../support/run_harness.h"
+
+namespace ctxo::test {
+namespace {
+
+struct Case {
+  std::string defect;             ///< --defect value, "" = conformant, or a flag like "--modern".
+  std::set<std::string> expected; ///< Exactly these error ids.
+};
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> k = {
+      {"", {}},
+      {"--modern", {}},
+      {"stderr-flood", {}},
+      {"slow", {}},
+      {"stdout-log", {"T-FRAMING"}},
+      {"invalid-utf8", {"T-FRAMING"}},
+      {"split-line", {"T-FRAMING"}},
+      {"wrong-id", {"T-ID"}},
+      {"duplicate-response", {"T-ID"}},
+      {"hang", {"T-HANG"}},
+      {"crash", {"T-CRASH"}},
+      {"no-shutdown", {"T-SHUTDOWN"}},
+      {"bad-init", {"P-INIT"}},
+      {"list-duplicate", {"P-LIST"}},
+      {"list-cursor-loop", {"P-LIST"}},
+      {"list-bad-schema", {"P-LIST"}},
+      {"bad-content", {"P-RESULT"}},
+      {"bad-structured", {"P-RESULT"}},
+      {"internal-error", {"P-NO-THROW"}},
+  };
+  return k;
+}
+
+std::string join(const std::set<std::string>& s) {
+  std::string out;
+  for (const auto& x : s) out += (out.empty() ? "" : ",") + x;
+  return out.empty() ? "-" : out;
+}
+
+class Matrix : public ::testing::TestWithParam<Case> {};
+
+TEST_P(Matrix, ReportsExactlyTheDefectsInvariant) {
+  const Case& c = GetParam();
+  std::vector<std::string> args = {"--timeout", "700", "--grace", "500", "--calls", "2", "--seed", "7", "--",
+                                   fixture_server()};
+  if (c.defect == "--modern") args.push_back("--modern");
+  else if (!c.defect.empty()) args.insert(args.end(), {"--defect", c.defect});
+  HarnessRun r = run_harness(args);
+  ASSERT_TRUE(r.report.is_object()) << "no JSON report; stderr:\n" << r.err;
+  std::cout << "[matrix] " << (c.defect.empty() ? "(conformant)" : c.defect) << " -> " << join(r.error_ids())
+            << "\n";
+  EXPECT_EQ(r.error_ids(), c.expected) << "stdout:\n" << r.out << "\nstderr:\n" << r.err;
+  EXPECT_EQ(r.exit_code, c.expected.empty() ? 0 : 1) << r.err;
+  EXPECT_EQ(r.report["verdict"], c.expected.empty() ? "pass" : "fail");
+  EXPECT_GT(r.report["stats"]["calls"].get<int>(), 0);
+  if (c.defect == "--modern") EXPECT_EQ(r.report["server"]["era"], "modern");
+  if (c.defect.empty()) {
+    EXPECT_GE(r.report["stats"]["notifications"].get<int>(), 1);  // log + progress were tolerated
+    EXPECT_GE(r.report["stats"]["server_requests"].get<int>(), 1);  // the ping was answered
+  }
+  // Every finding is replayable and explained.
+  for (const auto& f : r.report["findings"]) {
+    EXPECT_FALSE(f["diagnosis"].get<std::string>().empty());
+    EXPECT_NE(f["replay"].get<std::string>().find("fixture-server"), std::string::npos);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixture, Matrix, ::testing::ValuesIn(cases()), [](const auto& info) {
+  std::string n = info.param.defect.empty() ? "conformant" : info.param.defect;
+  std::string out;
+  for (char ch : n)
+    if (std::isalnum(static_cast<unsigned char>(ch))) out += ch;
+  return out;
+});
+
+TEST(Integration, ExampleServerIsConformant) {
+  HarnessRun r = run_harness({"--seed", "1", example_server()});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(r.all_ids().empty()) << r.report["findings"].dump(2);
+  EXPECT_GE(r.report["stats"]["tools"].get<int>(), 3);
+}
+
+TEST(Integration, CrashReportCarriesSignalAndStderrTail) {
+  HarnessRun r = run_harness({"--timeout", "2000", "--calls", "1", "--tools", "echo", "--", fixture_server(),
+                              "--defect", "crash"});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  ASSERT_EQ(r.error_ids(), std::set<std::string>{"T-CRASH"});
+  const auto& f = r.report["findings"][0];
+  EXPECT_EQ(f["tool"], "echo");
+  EXPECT_NE(f["diagnosis"].get<std::string>().find("SIGABRT"), std::string::npos) << f.dump(2);
+  EXPECT_NE(f["response_excerpt"].get<std::string>().find("fatal: boom"), std::string::npos) << f.dump(2);
+  EXPECT_EQ(f["request"]["params"]["name"], "echo");
+}
+
+TEST(Integration, SameSeedSameReport) {
+  auto strip = [](nlohmann::json j) {
+    j.erase("started_at");
+    j.erase("duration_ms");
+    return j;
+  };
+  HarnessRun a = run_harness({"--seed", "123", "--", fixture_server(), "--defect", "bad-content"});
+  HarnessRun b = run_harness({"--seed", "123", "--", fixture_server(), "--defect", "bad-content"});
+  ASSERT_TRUE(a.report.is_object() && b.report.is_object());
+  EXPECT_EQ(strip(a.report), strip(b.report));
+}
+
+}  // namespace
+}  // namespace ctxo::test

@@ -1,0 +1,83 @@
+// SPDX-License-Identifier: MIT
+// Test support: run the built ctxo-conform binary as a user would, capture its exit code,
+// stdout, stderr and JSON report.
+#pragma once
+
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ctxo::test {
+
+struct HarnessRun {
+  int exit_code = -1;
+  std::string out, err;
+  nlohmann::json report;  ///< Parsed --json report, or null when none was written.
+  /// Error-severity invariant ids in the report.
+  std::set<std::string> error_ids() const {
+    std::set<std::string> s;
+    if (report.is_object())
+      for (const auto& f : report["findings"])
+        if (f["severity"] == "error") s.insert(f["invariant"].get<std::string>());
+    return s;
+  }
+  std::set<std::string> all_ids() const {
+    std::set<std::string> s;
+    if (report.is_object())
+      for (const auto& f : report["findings"]) s.insert(f["invariant"].get<std::string>());
+    return s;
+  }
+};
+
+inline std::string harness_binary() { return std::string(CTXO_BINARY_DIR) + "/ctxo-conform"; }
+inline std::string fixture_server() { return std::string(CTXO_BINARY_DIR) + "/tests/servers/fixture-server"; }
+inline std::string example_server() {
+  return std::string(CTXO_BINARY_DIR) + "/examples/example_server/example-server";
+}
+
+inline std::string quote(const std::string& s) {
+  std::string q = "'";
+  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
+inline std::string slurp(const std::string& path) {
+  std::ifstream f(path, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  return ss.str();
+}
+
+/// Runs `ctxo-conform ARGS...` with a JSON report (unless `with_json` is false).
+inline HarnessRun run_harness(const std::vector<std::string>& args, bool with_json = true) {
+  static int counter = 0;
+  std::string base = std::string(CTXO_BINARY_DIR) + "/test-tmp";
+  std::string mk = "mkdir -p " + quote(base);
+  if (std::system(mk.c_str()) != 0) return {};
+  std::string stem = base + "/run-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
+  std::string cmd = quote(harness_binary());
+  if (with_json) cmd += " --json " + quote(stem + ".json");
+  for (const auto& a : args) cmd += " " + quote(a);
+  cmd += " > " + quote(stem + ".out") + " 2> " + quote(stem + ".err") + " < /dev/null";
+  HarnessRun r;
+  int status = std::system(cmd.c_str());
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  r.out = slurp(stem + ".out");
+  r.err = slurp(stem + ".err");
+  if (with_json) {
+    std::string text = slurp(stem + ".json");
+    r.report = nlohmann::json::parse(text, nullptr, false);
+    if (r.report.is_discarded()) r.report = nullptr;
+  }
+  return r;
+}
+
+}  // namespace ctxo::test

@@ -1,0 +1,180 @@
+// SPDX-License-Identifier: MIT
+// Protocol checks and the registry: each rule fires on a planted defect and stays quiet on a
+// conformant answer.
+#include "checks/protocol.h"
+
+#include <gtest/gtest.h>
+
+#include <fstream>
+
+#include "checks/registry.h"
+
+namespace ctxo::checks {
+namespace {
+
+std::vector<std::string> ids(const std::vector<Finding>& fs) {
+  std::vector<std::string> out;
+  for (const auto& f : fs) out.push_back(f.invariant + (f.severity == Severity::kWarning ? "(w)" : ""));
+  return out;
+}
+
+mcp::ServerInfo legacy_info(json result) {
+  mcp::ServerInfo i;
+  i.era = "legacy";
+  i.init_result = std::move(result);
+  i.init_request = {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "initialize"}};
+  return i;
+}
+
+json good_init() {
+  return {{"protocolVersion", "2025-06-18"}, {"capabilities", {{"tools", json::object()}}},
+          {"serverInfo", {{"name", "s"}, {"version", "1.0"}}}};
+}
+
+TEST(CheckInit, ConformantResultHasNoFinding) { EXPECT_TRUE(check_init(legacy_info(good_init())).empty()); }
+
+TEST(CheckInit, UnknownVersionMissingServerInfoAndNoToolsCapability) {
+  json r = good_init();
+  r["protocolVersion"] = "1999-01-01";
+  EXPECT_EQ(ids(check_init(legacy_info(r))), std::vector<std::string>{"P-INIT"});
+  r = good_init();
+  r.erase("serverInfo");
+  EXPECT_EQ(ids(check_init(legacy_info(r))), std::vector<std::string>{"P-INIT"});
+  r = good_init();
+  r["capabilities"] = json::object();
+  EXPECT_EQ(ids(check_init(legacy_info(r))), std::vector<std::string>{"P-INIT"});
+  EXPECT_EQ(ids(check_init(legacy_info(json::array()))), std::vector<std::string>{"P-INIT"});
+}
+
+TEST(CheckInit, ModernDiscoverResult) {
+  mcp::ServerInfo i;
+  i.era = "modern";
+  i.init_result = {{"supportedVersions", {"2026-07-28"}}, {"capabilities", {{"tools", json::object()}}},
+                   {"ttlMs", 1000}, {"cacheScope", "session"}};
+  EXPECT_TRUE(check_init(i).empty());
+  i.init_result.erase("ttlMs");
+  EXPECT_EQ(ids(check_init(i)), std::vector<std::string>{"P-INIT(w)"});
+}
+
+mcp::Client::ToolsListing listing_of(json tools) {
+  mcp::Client::ToolsListing l;
+  mcp::Reply r;
+  r.kind = mcp::Reply::Kind::kResult;
+  r.request = {{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}};
+  r.result = {{"tools", tools}};
+  l.pages.push_back(r);
+  for (const auto& t : tools) l.tools.push_back(t);
+  return l;
+}
+
+json tool(const std::string& name, json schema = {{"type", "object"}}) {
+  return {{"name", name}, {"inputSchema", schema}};
+}
+
+TEST(CheckToolsList, ConformantListHasNoFinding) {
+  EXPECT_TRUE(check_tools_list(listing_of({tool("a"), tool("b.c-d_e")}), "legacy").empty());
+}
+
+TEST(CheckToolsList, Violations) {
+  EXPECT_EQ(ids(check_tools_list(listing_of({tool("a"), tool("a")}), "legacy")), std::vector<std::string>{"P-LIST"});
+  EXPECT_EQ(ids(check_tools_list(listing_of({tool("a", {{"type", "string"}})}), "legacy")),
+            std::vector<std::string>{"P-LIST"});
+  EXPECT_EQ(ids(check_tools_list(listing_of({json{{"name", "a"}}}), "legacy")), std::vector<std::string>{"P-LIST"});
+  EXPECT_EQ(ids(check_tools_list(listing_of({tool("has space")}), "legacy")), std::vector<std::string>{"P-LIST(w)"});
+  auto l = listing_of({tool("a")});
+  l.cursor_loop = true;
+  EXPECT_EQ(ids(check_tools_list(l, "legacy")), std::vector<std::string>{"P-LIST"});
+  l = listing_of({tool("a")});
+  l.pages[0].kind = mcp::Reply::Kind::kError;
+  l.pages[0].error = {{"code", -32603}, {"message", "boom"}};
+  EXPECT_EQ(ids(check_tools_list(l, "legacy")), std::vector<std::string>{"P-LIST"});
+}
+
+mcp::Reply result_reply(json result) {
+  mcp::Reply r;
+  r.kind = mcp::Reply::Kind::kResult;
+  r.request = {{"jsonrpc", "2.0"}, {"id", 3}, {"method", "tools/call"}, {"params", {{"name", "t"}}}};
+  r.result = std::move(result);
+  return r;
+}
+
+TEST(CheckCall, ConformantResultsHaveNoFinding) {
+  CallContext ctx;
+  ctx.schema_valid = true;
+  EXPECT_TRUE(check_call(ctx, result_reply({{"content", {{{"type", "text"}, {"text", "hi"}}}}})).empty());
+  EXPECT_TRUE(check_call(ctx, result_reply({{"content", json::array()}, {"isError", true}})).empty());
+  EXPECT_TRUE(check_call(ctx, result_reply({{"content",
+                                             {{{"type", "image"}, {"data", "aGk="}, {"mimeType", "image/png"}},
+                                              {{"type", "resource_link"}, {"uri", "file:///a"}, {"name", "a"}},
+                                              {{"type", "resource"}, {"resource", {{"uri", "x:1"}, {"text", "t"}}}}}}}))
+                  .empty());
+}
+
+TEST(CheckCall, MalformedResults) {
+  CallContext ctx;
+  auto one = [&](json r) { return ids(check_call(ctx, result_reply(std::move(r)))); };
+  const std::vector<std::string> p{"P-RESULT"};
+  EXPECT_EQ(one(json::object()), p);
+  EXPECT_EQ(one({{"content", {{{"text", "no type"}}}}}), p);
+  EXPECT_EQ(one({{"content", {{{"type", "text"}}}}}), p);
+  EXPECT_EQ(one({{"content", {{{"type", "video"}, {"data", "x"}}}}}), p);
+  EXPECT_EQ(one({{"content", {{{"type", "image"}, {"data", "not base64!"}, {"mimeType", "image/png"}}}}}), p);
+  EXPECT_EQ(one({{"content", json::array()}, {"isError", "yes"}}), p);
+  EXPECT_EQ(one({{"content", "text"}}), p);
+}
+
+TEST(CheckCall, StructuredContentIsValidatedWhenAnOutputSchemaExists) {
+  CallContext ctx;
+  ctx.output_validator = [](const json& v) -> std::vector<std::string> {
+    if (v.is_object() && v.contains("n") && v["n"].is_number_integer()) return {};
+    return {"at /n: not an integer"};
+  };
+  EXPECT_TRUE(check_call(ctx, result_reply({{"content", json::array()}, {"structuredContent", {{"n", 1}}}})).empty());
+  EXPECT_EQ(ids(check_call(ctx, result_reply({{"content", json::array()}, {"structuredContent", {{"n", "x"}}}}))),
+            std::vector<std::string>{"P-RESULT"});
+  EXPECT_EQ(ids(check_call(ctx, result_reply({{"content", json::array()}}))), std::vector<std::string>{"P-RESULT"});
+  // An error result need not carry structured content.
+  EXPECT_TRUE(check_call(ctx, result_reply({{"content", json::array()}, {"isError", true}})).empty());
+}
+
+mcp::Reply error_reply(int code) {
+  mcp::Reply r = result_reply(nullptr);
+  r.kind = mcp::Reply::Kind::kError;
+  r.error = {{"code", code}, {"message", "m"}};
+  return r;
+}
+
+TEST(CheckCall, NoThrow) {
+  CallContext valid;
+  valid.schema_valid = true;
+  CallContext invalid;
+  EXPECT_EQ(ids(check_call(valid, error_reply(-32602))), std::vector<std::string>{"P-NO-THROW"});
+  EXPECT_EQ(ids(check_call(valid, error_reply(-32603))), std::vector<std::string>{"P-NO-THROW"});
+  EXPECT_EQ(ids(check_call(invalid, error_reply(-32603))), std::vector<std::string>{"P-NO-THROW"});
+  EXPECT_TRUE(check_call(invalid, error_reply(-32602)).empty());
+}
+
+TEST(Registry, IdsAreUniqueAndMatchTheReportSchema) {
+  std::ifstream f(std::string(CTXO_SOURCE_DIR) + "/schemas/report.schema.json");
+  json schema = json::parse(f);
+  std::vector<std::string> in_schema = schema["definitions"]["invariant"]["enum"];
+  std::vector<std::string> in_registry;
+  for (const auto& inv : registry()) in_registry.push_back(inv.id);
+  EXPECT_EQ(in_schema, in_registry);
+  for (const auto& id : in_registry) EXPECT_EQ(find_invariant(id)->id, id);
+  EXPECT_EQ(find_invariant("NOPE"), nullptr);
+}
+
+TEST(Selection, OnlyAndSkip) {
+  Selection all;
+  EXPECT_TRUE(all.enabled("T-ID"));
+  Selection only({"T-ID"}, {});
+  EXPECT_TRUE(only.enabled("T-ID"));
+  EXPECT_FALSE(only.enabled("T-HANG"));
+  Selection skip({}, {"T-ID"});
+  EXPECT_FALSE(skip.enabled("T-ID"));
+  EXPECT_TRUE(skip.enabled("T-HANG"));
+}
+
+}  // namespace
+}  // namespace ctxo::checks
