@@ -21,7 +21,7 @@ json to_json(const engine::RunReport& r, const std::string& version) {
   json tools = json::array();
   for (const auto& t : r.tools) {
     json jt = {{"name", t.name}, {"read_only", t.read_only}, {"selected", t.selected}, {"calls", t.calls},
-               {"findings", t.findings}};
+               {"findings", t.findings}, {"elapsed_ms", t.elapsed.count()}};
     if (!t.skipped.empty()) jt["skipped"] = t.skipped;
     tools.push_back(jt);
   }

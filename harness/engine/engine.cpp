@@ -353,6 +353,7 @@ class Runner {
           ctx.output_validator = [ov](const json& v) { return ov->validate(v); };
         }
         Reply reply = client_->call_tool(name, c.arguments);
+        ts->elapsed += reply.elapsed;
         rep_.calls++;
         ts->calls++;
         l_.on_call(*ts, rep_.calls);

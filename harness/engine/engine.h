@@ -49,6 +49,7 @@ struct ToolSummary {
   bool selected = true;
   std::size_t calls = 0;
   std::size_t findings = 0;
+  std::chrono::milliseconds elapsed{0};  ///< Time spent in this tool's calls.
   std::string skipped;  ///< Why calls stopped early ("" = all made).
 };
 

@@ -65,13 +65,14 @@ std::string format_value(const std::string& fmt) {
   if (fmt == "date-time") return "2024-01-02T03:04:05Z";
   if (fmt == "date") return "2024-01-02";
   if (fmt == "time") return "03:04:05Z";
-  if (fmt == "uri" || fmt == "url" || fmt == "iri") return "https://example.com/a";
+  // Never a real host: a server that fetches what it is given must only reach a closed loopback port.
+  if (fmt == "uri" || fmt == "url" || fmt == "iri") return "http://127.0.0.1:9/ctxo-conform";
   if (fmt == "uri-reference") return "/a/b";
-  if (fmt == "email" || fmt == "idn-email") return "user@example.com";
+  if (fmt == "email" || fmt == "idn-email") return "user@example.invalid";
   if (fmt == "uuid") return "123e4567-e89b-12d3-a456-426614174000";
   if (fmt == "ipv4") return "127.0.0.1";
   if (fmt == "ipv6") return "::1";
-  if (fmt == "hostname") return "example.com";
+  if (fmt == "hostname") return "localhost";
   return "";
 }
 

@@ -165,6 +165,11 @@ void Client::handle_other(const json& msg, const std::string& raw) {
       send_json(reply);
     } else {
       ++traffic_.notifications;
+      if (msg["method"] == "notifications/progress" && !progress_token_.is_null() && msg.contains("params") &&
+          msg["params"].is_object() && msg["params"].value("progressToken", json()) == progress_token_) {
+        ++traffic_.progress;
+        progress_seen_ = true;
+      }
     }
     return;
   }
@@ -192,8 +197,10 @@ Reply Client::await(const json& id, json request) {
   reply.request = std::move(request);
   const std::string key = id.dump();
   const auto start = Clock::now();
-  const auto deadline = start + options_.timeout;
+  auto deadline = start + options_.timeout;
+  const auto hard_deadline = start + std::max(options_.max_total, options_.timeout);
   stray_seen_ = false;
+  progress_seen_ = false;
   auto finish = [&](Reply::Kind kind) {
     reply.kind = kind;
     reply.stray_seen = stray_seen_;
@@ -206,6 +213,10 @@ Reply Client::await(const json& id, json request) {
   while (true) {
     if (closed_) return finish(Reply::Kind::kClosed);
     auto now = Clock::now();
+    if (progress_seen_) {  // the spec lets a client restart its timeout on progress, up to a maximum
+      deadline = std::min(now + options_.timeout, hard_deadline);
+      progress_seen_ = false;
+    }
     if (now >= deadline) {
       flush_garbage("were not JSON-RPC messages");
       return finish(Reply::Kind::kTimeout);
@@ -249,6 +260,12 @@ Reply Client::request(const std::string& method, json params) {
   json msg = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
   if (!params.is_null()) msg["params"] = with_meta(std::move(params));
   else if (era_ == "modern") msg["params"] = with_meta(json::object());
+  progress_token_ = nullptr;
+  if (method == "tools/call") {
+    // Opt in to progress so a slow tool that reports progress is not mistaken for a hang.
+    progress_token_ = "ctxo-" + id.dump();
+    msg["params"]["_meta"]["progressToken"] = progress_token_;
+  }
   current_request_ = msg;
   inflight_[id.dump()] = msg;
   if (!send_json(msg)) {
@@ -260,6 +277,7 @@ Reply Client::request(const std::string& method, json params) {
   }
   Reply r = await(id, msg);
   current_request_ = nullptr;
+  progress_token_ = nullptr;
   return r;
 }
 

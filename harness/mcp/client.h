@@ -58,7 +58,9 @@ struct ServerInfo {
 };
 
 struct ClientOptions {
-  std::chrono::milliseconds timeout{10000};  ///< Per request.
+  std::chrono::milliseconds timeout{10000};  ///< Per request, restarted by each progress notification.
+  /// A request that keeps reporting progress is still abandoned after this long in all.
+  std::chrono::milliseconds max_total{120000};
   std::string client_name = "ctxo-conform";
   std::string client_version = "0";
 };
@@ -68,6 +70,7 @@ struct TrafficStats {
   std::size_t notifications = 0;
   std::size_t server_requests = 0;  ///< Server -> client requests (ping answered, others refused).
   std::size_t pings_answered = 0;
+  std::size_t progress = 0;  ///< notifications/progress for a request we were awaiting.
 };
 
 /// One MCP session over a borrowed transport. Not thread-safe.
@@ -135,6 +138,8 @@ class Client {
   std::map<std::string, json> completed_;  ///< id (dumped) -> request (for duplicate detection)
   std::set<std::string> abandoned_;        ///< ids we stopped waiting for (late answers are normal)
   bool stray_seen_ = false;
+  json progress_token_;       ///< Token of the request being awaited (tools/call only).
+  bool progress_seen_ = false;
   std::vector<std::string> garbage_;       ///< Consecutive unparseable lines, joined on success.
   std::size_t garbage_bytes_ = 0;
   json current_request_;                   ///< Request being awaited, for attribution.

@@ -21,7 +21,7 @@ struct Frame {
   std::string body;        ///< The line's bytes (one trailing '\r' removed). If oversize: only its first bytes.
   std::size_t size = 0;    ///< The full length of the line in bytes as sent (before any cut, with '\r').
   bool oversize = false;   ///< Longer than the configured maximum; body holds a prefix only.
-  bool valid_utf8 = true;  ///< body (the whole line, when not oversize) is well-formed UTF-8.
+  bool valid_utf8 = true;  ///< The whole line is well-formed UTF-8 (for an oversize line too: checked as it streams).
   bool had_cr = false;     ///< The line ended in "\r\n".
 };
 
@@ -35,6 +35,8 @@ class Framer {
   /// The next complete frame, if one is ready.
   std::optional<Frame> next();
   /// At end of stream: a last line with no '\n' (returned as a frame), if any bytes are pending.
+  /// Its '\r', if any, stays in the body (had_cr is false). Call it once next() returned nullopt:
+  /// it queues the last line behind any frames not yet taken and returns the first queued one.
   std::optional<Frame> finish();
   /// Bytes of the incomplete current line held in memory.
   std::size_t pending_bytes() const;
@@ -95,8 +97,19 @@ struct SpawnOptions {
 /// Errors: "spawn" (not found, not executable, cwd missing: message says which and what to do).
 Result<std::unique_ptr<Transport>> spawn_stdio(const SpawnOptions& opts);
 
+/// The process id of a server started by spawn_stdio (it is also its process group id), or -1
+/// when `t` is another kind of transport. For reports and tests; the pid is reaped after close().
+int child_pid(const Transport& t);
+
+/// Makes this process a child subreaper (Linux PR_SET_CHILD_SUBREAPER), so that processes a
+/// server leaves behind (its grandchildren) are reparented to us when it dies and close() can
+/// reap them after killing its group; otherwise init reaps them whenever it gets to it.
+/// Process-wide: call once at startup. Returns false where unsupported (non-Linux).
+bool adopt_orphans();
+
 /// Installs SIGINT/SIGTERM/SIGHUP handlers that kill the process group of every live child
-/// spawned by spawn_stdio, then re-raise the signal. Idempotent.
+/// spawned by spawn_stdio (SIGKILL), restore the default action and re-raise the signal.
+/// A signal this process ignores (e.g. SIGHUP under nohup) stays ignored. Idempotent.
 void install_signal_cleanup();
 
 }  // namespace ctxo::transport

@@ -7,6 +7,7 @@
 
 #include <deque>
 #include <functional>
+#include <thread>
 
 #include "core/text.h"
 
@@ -24,19 +25,27 @@ class ScriptedTransport : public transport::Transport {
   Result<void> send(std::string_view line) override {
     if (closed_) return make_error("closed", "stdin closed");
     sent.push_back(json::parse(line));
-    for (auto& out : responder_(sent.back())) queue_.push_back(std::move(out));
+    for (auto& out : responder_(sent.back())) push(std::move(out));
     return {};
   }
-  transport::ReadResult receive(std::chrono::milliseconds) override {
+  // Frames become readable `pace` apart, as if the server took that long to write each.
+  transport::ReadResult receive(std::chrono::milliseconds timeout) override {
     transport::ReadResult rr;
     if (queue_.empty()) {
       rr.status = eof_when_empty ? transport::ReadStatus::kEof : transport::ReadStatus::kTimeout;
       return rr;
     }
+    auto now = std::chrono::steady_clock::now();
+    if (queue_.front().second > now + timeout) {
+      std::this_thread::sleep_for(timeout);
+      rr.status = transport::ReadStatus::kTimeout;
+      return rr;
+    }
+    std::this_thread::sleep_until(queue_.front().second);
     rr.status = transport::ReadStatus::kFrame;
-    rr.frame.body = queue_.front();
-    rr.frame.size = queue_.front().size();
-    rr.frame.valid_utf8 = is_valid_utf8(queue_.front());
+    rr.frame.body = queue_.front().first;
+    rr.frame.size = rr.frame.body.size();
+    rr.frame.valid_utf8 = is_valid_utf8(rr.frame.body);
     queue_.pop_front();
     return rr;
   }
@@ -46,14 +55,21 @@ class ScriptedTransport : public transport::Transport {
     closed_ = true;
     return {};
   }
-  void push(std::string line) { queue_.push_back(std::move(line)); }
+  void push(std::string line) {
+    auto now = std::chrono::steady_clock::now();
+    auto at = std::max(now, last_ready_) + pace;
+    last_ready_ = at;
+    queue_.emplace_back(std::move(line), at);
+  }
 
   std::vector<json> sent;
   bool eof_when_empty = false;
+  std::chrono::milliseconds pace{0};
 
  private:
   Responder responder_;
-  std::deque<std::string> queue_;
+  std::deque<std::pair<std::string, std::chrono::steady_clock::time_point>> queue_;
+  std::chrono::steady_clock::time_point last_ready_{};
   bool closed_ = false;
 };
 
@@ -265,6 +281,56 @@ TEST(Client, LateAnswerToATimedOutRequestIsNotAnIdViolation) {
   t.push(ok(r.request["id"], {{"content", json::array()}}));
   c.drain(10ms);
   EXPECT_TRUE(c.take_observations().empty());
+}
+
+// A slow tool: five frames 40 ms apart, then the result, against a 100 ms timeout.
+ScriptedTransport::Responder slow_tool(bool with_progress) {
+  return legacy("2025-11-25", [with_progress](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    std::vector<std::string> out;
+    json token = m["params"]["_meta"]["progressToken"];
+    for (int i = 1; i <= 5; ++i)
+      out.push_back(json{{"jsonrpc", "2.0"},
+                         {"method", with_progress ? "notifications/progress" : "notifications/message"},
+                         {"params", {{"progressToken", token}, {"progress", i}, {"level", "info"}, {"data", i}}}}
+                        .dump());
+    out.push_back(ok(m["id"], {{"content", json::array()}}));
+    return out;
+  });
+}
+
+TEST(Client, ProgressRestartsTheTimeout) {
+  ScriptedTransport t(slow_tool(true));
+  ClientOptions o;
+  o.timeout = 100ms;
+  Client c(t, o);
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  t.pace = 40ms;
+  Reply r = c.call_tool("slow", json::object());
+  EXPECT_EQ(r.kind, Reply::Kind::kResult);
+  EXPECT_EQ(c.traffic().progress, 5u);
+  EXPECT_TRUE(t.sent.back()["params"]["_meta"]["progressToken"].is_string());
+}
+
+TEST(Client, OtherNotificationsDoNotRestartTheTimeout) {
+  ScriptedTransport t(slow_tool(false));
+  ClientOptions o;
+  o.timeout = 100ms;
+  Client c(t, o);
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  t.pace = 40ms;
+  EXPECT_EQ(c.call_tool("slow", json::object()).kind, Reply::Kind::kTimeout);
+}
+
+TEST(Client, ProgressCannotExtendPastTheMaximum) {
+  ScriptedTransport t(slow_tool(true));
+  ClientOptions o;
+  o.timeout = 100ms;
+  o.max_total = 120ms;
+  Client c(t, o);
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  t.pace = 40ms;
+  EXPECT_EQ(c.call_tool("slow", json::object()).kind, Reply::Kind::kTimeout);
 }
 
 TEST(Client, EofIsClosed) {

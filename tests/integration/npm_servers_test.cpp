@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: MIT
+// ctxo-conform against real MCP servers from the npm registry (installed into tests/npm by
+// scripts/test.sh). Skipped when they are not installed, unless CTXO_REQUIRE_NPM=1 (as in CI).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "../support/run_harness.h"
+
+namespace ctxo::test {
+namespace {
+
+std::string npm_bin(const std::string& name) {
+  return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/.bin/" + name;
+}
+
+bool have(const std::string& bin) {
+  if (std::filesystem::exists(bin) && std::system("node --version > /dev/null 2>&1") == 0) return true;
+  return false;
+}
+
+#define REQUIRE_NPM(bin)                                                                   \
+  do {                                                                                     \
+    if (!have(bin)) {                                                                      \
+      const char* req = std::getenv("CTXO_REQUIRE_NPM");                                   \
+      if (req && std::string(req) == "1") FAIL() << bin << " is not installed";            \
+      GTEST_SKIP() << bin << " is not installed (run scripts/test.sh, or npm ci in tests/npm)"; \
+    }                                                                                      \
+  } while (0)
+
+// Read-only tools of server-everything, two calls each (the long-running operation runs its
+// default 10 s with progress notifications, which must restart our timeout, not trip T-HANG).
+TEST(NpmEverything, ReadOnlyToolsAreConformant) {
+  const std::string bin = npm_bin("mcp-server-everything");
+  REQUIRE_NPM(bin);
+  HarnessRun r = run_harness({"--read-only", "--calls", "2", "--seed", "1", "--", "node", bin});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_TRUE(r.all_ids().empty()) << r.report["findings"].dump(2);
+  EXPECT_GE(r.report["stats"]["tools_called"].get<int>(), 8);
+  EXPECT_GE(r.report["stats"]["notifications"].get<int>(), 1);
+  EXPECT_EQ(r.report["server"]["name"], "mcp-servers/everything");
+}
+
+// A real finding: once a toggle tool has started its interval timer, the server no longer exits
+// when its stdin closes (SDK1's StdioServerTransport does not listen for 'end'; the timer keeps
+// Node's event loop alive), so it has to be signalled.
+TEST(NpmEverything, ToggleToolsKeepTheServerAliveAfterStdinCloses) {
+  const std::string bin = npm_bin("mcp-server-everything");
+  REQUIRE_NPM(bin);
+  HarnessRun r = run_harness({"--tools", "toggle-simulated-logging", "--grace", "1000", "--seed", "1", "--", "node", bin});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.error_ids(), std::set<std::string>{"T-SHUTDOWN"}) << r.report["findings"].dump(2);
+  EXPECT_EQ(r.exit_code, 1);
+}
+
+// The filesystem server, confined to a throwaway directory with a few files, read-only tools.
+TEST(NpmFilesystem, ReadOnlyRunCompletesWithAReport) {
+  const std::string bin = npm_bin("mcp-server-filesystem");
+  REQUIRE_NPM(bin);
+  auto dir = std::filesystem::path(CTXO_BINARY_DIR) / "test-tmp" / "fs-root";
+  std::filesystem::create_directories(dir / "sub");
+  std::ofstream(dir / "a.txt") << "hello\n";
+  std::ofstream(dir / "sub" / "b.md") << "# 漢字 😀\n";
+  HarnessRun r = run_harness({"--read-only", "--calls", "2", "--seed", "1", "--cwd", dir.string(), "--", "node", bin,
+                              dir.string()});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_NE(r.exit_code, 3) << r.err;
+  EXPECT_GE(r.report["stats"]["calls"].get<int>(), 1);
+  std::cout << "[npm] server-filesystem findings: " << r.report["findings"].size() << "\n";
+  for (const auto& f : r.report["findings"])
+    std::cout << "  " << f["invariant"].get<std::string>() << " " << f["tool"].get<std::string>() << ": "
+              << f["diagnosis"].get<std::string>() << "\n";
+}
+
+}  // namespace
+}  // namespace ctxo::test
