@@ -87,8 +87,8 @@ int usage_error(const std::string& message) {
 int main(int argc, char** argv) {
   Cli cli;
   CLI::App app{"ctxo-conform: conformance harness and fuzzer for the response envelopes of MCP servers.\n\n"
-               "Usage: ctxo-conform [OPTIONS] ./server\n"
-               "       ctxo-conform [OPTIONS] -- CMD [ARGS...]\n\n"
+               "  ctxo-conform [OPTIONS] ./server\n"
+               "  ctxo-conform [OPTIONS] -- CMD [ARGS...]\n\n"
                "Spawns the server over stdio, calls every tool, checks every answer against the transport,\n"
                "protocol and envelope invariants (--list-invariants), and reports what it found.",
                "ctxo-conform"};
@@ -99,35 +99,43 @@ int main(int argc, char** argv) {
       "directory (--cwd), or pass --read-only.");
   app.get_formatter()->column_width(34);
 
-  app.add_option("command", cli.command, "The server: an executable path, or after -- any command line")->take_all();
+  app.add_option("SERVER", cli.command, "The server: an executable path, or after -- any command line")->take_all();
   app.add_option("--profile", cli.profile, "Envelope profile: auto|ctxo|budget|meta|truncation-info|none|FILE.json")
+      ->type_name("NAME|FILE")
       ->capture_default_str();
-  app.add_option("--env", cli.env, "Extra environment for the server, K=V (repeatable)");
-  app.add_option("--cwd", cli.cwd, "The server's working directory");
+  app.add_option("--env", cli.env, "Extra environment for the server (repeatable)")->type_name("K=V")->allow_extra_args(false);
+  app.add_option("--cwd", cli.cwd, "The server's working directory")->type_name("DIR");
   app.add_option("--protocol", cli.protocol,
-                 "Force a protocol version (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)");
-  app.add_option("--root", cli.root, "Workspace the server's positions refer to (enables POS-UTF16)");
-  app.add_option("--seed", cli.seed, "Seed for a reproducible run (default: random, printed)");
-  app.add_option("--calls", cli.calls, "Generated calls per tool")->capture_default_str();
-  app.add_option("--time-budget", cli.time_budget, "Stop generating calls after S seconds");
-  app.add_option("--timeout", cli.timeout_ms, "Per-request timeout in milliseconds")->capture_default_str();
+                 "Force a protocol version (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)")
+      ->type_name("VERSION");
+  app.add_option("--root", cli.root, "Workspace the server's positions refer to (enables POS-UTF16)")->type_name("DIR");
+  app.add_option("--seed", cli.seed, "Seed for a reproducible run (default: random, printed)")->type_name("N");
+  app.add_option("--calls", cli.calls, "Generated calls per tool")->type_name("N")->capture_default_str();
+  app.add_option("--time-budget", cli.time_budget, "Stop generating calls after S seconds")->type_name("S");
+  app.add_option("--timeout", cli.timeout_ms, "Per-request timeout in milliseconds")->type_name("MS")->capture_default_str();
   app.add_option("--grace", cli.grace_ms, "Milliseconds the server gets to exit after stdin closes")
+      ->type_name("MS")
       ->capture_default_str();
-  app.add_option("--limits", cli.limits, "Byte limits to sweep, L1,L2,... (envelope profiles)");
-  app.add_option("--json", cli.json_path, "Write the JSON report to F ('-' = stdout)");
-  app.add_option("--junit", cli.junit_path, "Write a JUnit XML report to F (not yet available)");
-  app.add_option("--sarif", cli.sarif_path, "Write a SARIF 2.1.0 report to F (not yet available)");
-  app.add_option("--markdown", cli.markdown_path, "Write a Markdown report to F (not yet available)");
-  app.add_option("--html", cli.html_path, "Write an HTML report to F (not yet available)");
-  app.add_option("--shard", cli.shard, "Run only shard K of N of the tools, K/N (1-based)");
-  app.add_option("--only", cli.only, "Report only these invariants, INV,...");
-  app.add_option("--skip", cli.skip, "Do not report these invariants, INV,...");
-  app.add_option("--tools", cli.tools, "Call only tools matching these globs, GLOB,...");
-  app.add_option("--exclude-tools", cli.exclude_tools, "Do not call tools matching these globs, GLOB,...");
+  app.add_option("--limits", cli.limits, "Byte limits to sweep (envelope profiles)")->type_name("L1,L2,...")->allow_extra_args(false);
+  app.add_option("--json", cli.json_path, "Write the JSON report to F ('-' = stdout)")->type_name("F");
+  app.add_option("--junit", cli.junit_path, "Write a JUnit XML report to F (not yet available)")->type_name("F");
+  app.add_option("--sarif", cli.sarif_path, "Write a SARIF 2.1.0 report to F (not yet available)")->type_name("F");
+  app.add_option("--markdown", cli.markdown_path, "Write a Markdown report to F (not yet available)")->type_name("F");
+  app.add_option("--html", cli.html_path, "Write an HTML report to F (not yet available)")->type_name("F");
+  app.add_option("--shard", cli.shard, "Run only shard K of N of the tools (1-based)")->type_name("K/N");
+  app.add_option("--only", cli.only, "Report only these invariants")->type_name("INV,...")->allow_extra_args(false);
+  app.add_option("--skip", cli.skip, "Do not report these invariants")->type_name("INV,...")->allow_extra_args(false);
+  app.add_option("--tools", cli.tools, "Call only tools matching these globs")->type_name("GLOB,...")->allow_extra_args(false);
+  app.add_option("--exclude-tools", cli.exclude_tools, "Do not call tools matching these globs")
+      ->type_name("GLOB,...")
+      ->allow_extra_args(false);
   app.add_flag("--read-only", cli.read_only, "Call only tools annotated readOnlyHint: true");
   app.add_option("--max-message-bytes", cli.max_message_bytes, "Longest stdout line accepted from the server")
+      ->type_name("N")
       ->capture_default_str();
-  app.add_option("--color", cli.color, "Colour: auto|always|never (auto honours NO_COLOR)")->capture_default_str();
+  app.add_option("--color", cli.color, "Colour: auto|always|never (auto honours NO_COLOR)")
+      ->type_name("WHEN")
+      ->capture_default_str();
   app.add_flag("-q,--quiet", [&](std::int64_t) { cli.verbosity = 0; }, "Print only the summary line");
   app.add_flag("-v,--verbose", [&](std::int64_t) { cli.verbosity = 2; }, "Print each tool, finding and replay command");
   app.add_flag("--list-invariants", cli.list_invariants, "List the invariant ids and exit");

@@ -57,6 +57,13 @@ TEST(Cli, UsageErrorsExitTwoWithOneErrorLine) {
   }
 }
 
+TEST(Cli, RepeatableOptionsDoNotSwallowTheServerPath) {
+  auto r = run_harness({"--env", "A=1", "--env", "B=2", "--tools", "echo", "--calls", "1", fixture_server()});
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  ASSERT_TRUE(r.report.is_object());
+  EXPECT_EQ(r.report["server"]["env"]["B"], "2");
+}
+
 TEST(Cli, ConfigurationErrorStillWritesTheJsonReport) {
   auto r = run_harness({"--cwd", "/nonexistent/dir", "./x"});
   EXPECT_EQ(r.exit_code, 2);

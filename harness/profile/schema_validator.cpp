@@ -1,0 +1,470 @@
+// SPDX-License-Identifier: MIT
+// SchemaValidator and the JSON helpers it needs. valijson throws on many malformed schemas (and
+// recurses forever on cyclic $ref chains), so every call into it is guarded here and nowhere else.
+#include "profile/schema_validator.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <regex>
+#include <string>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/schema.hpp>
+#include <valijson/schema_parser.hpp>
+#include <valijson/validation_results.hpp>
+#include <valijson/validator.hpp>
+
+namespace ctxo::profile {
+namespace {
+
+using nlohmann::json;
+
+// Strings longer than this are not matched against `pattern` or `format`: libstdc++'s std::regex
+// recurses once per character and would overflow the stack on long inputs.
+constexpr std::size_t kMaxPatternSubject = 2000;
+// Patterns are compiled by std::regex, whose parser recurses per nested group.
+constexpr std::size_t kMaxPatternLength = 2000;
+constexpr int kMaxPatternNesting = 32;
+// std::regex copies a counted repetition's states {n} times: bound the product of all counts.
+constexpr double kMaxPatternRepetition = 1e5;
+
+// Percent-decodes and unescapes one reference token the way valijson's json_pointer does, so that
+// cycle detection follows exactly the references valijson would. nullopt where valijson throws.
+std::optional<std::string> valijson_token(std::string token) {
+  auto replace_all = [&token](std::string_view from, std::string_view to) {
+    for (std::size_t pos = token.find(from); pos != std::string::npos; pos = token.find(from, pos + to.size()))
+      token.replace(pos, from.size(), to);
+  };
+  replace_all("~1", "/");
+  replace_all("~0", "~");
+  for (std::size_t n = token.find('%'); n != std::string::npos; n = token.find('%', n + 1)) {
+    std::string digits = token.substr(n + 1, 2);
+    if (digits.size() != 2) return std::nullopt;
+    char* end = nullptr;
+    const unsigned long value = std::strtoul(digits.c_str(), &end, 16);
+    if (end != digits.c_str() && *end != '\0') return std::nullopt;
+    token.replace(n, 3, 1, static_cast<char>(value));
+  }
+  return token;
+}
+
+// Resolves a pointer with valijson's rules (empty tokens skipped, %-escapes, stoul indices).
+const json* valijson_resolve(const json& root, const std::string& pointer) {
+  const json* node = &root;
+  std::size_t pos = 0;
+  while (pos < pointer.size()) {
+    if (pointer[pos] != '/') return nullptr;
+    std::size_t next = pointer.find('/', pos + 1);
+    if (next == std::string::npos) next = pointer.size();
+    auto token = valijson_token(pointer.substr(pos + 1, next - pos - 1));
+    pos = next;
+    if (!token) return nullptr;
+    if (token->empty()) continue;
+    if (node->is_array()) {
+      if (*token == "-") return nullptr;
+      unsigned long index = 0;
+      try {
+        index = std::stoul(*token);
+      } catch (...) {
+        return nullptr;
+      }
+      if (index >= node->size()) return nullptr;
+      node = &(*node)[index];
+    } else if (node->is_object()) {
+      auto it = node->find(*token);
+      if (it == node->end()) return nullptr;
+      node = &*it;
+    } else {
+      return nullptr;
+    }
+  }
+  return node;
+}
+
+// The pointer part of a $ref as valijson keys it: after '#', trailing slashes trimmed. A reference
+// without '#' names a whole document; it is treated as the root of this one, which can only make
+// cycle detection more cautious (valijson itself refuses remote references).
+std::string ref_pointer(const std::string& ref) {
+  const std::size_t hash = ref.find('#');
+  std::string p = hash == std::string::npos ? std::string() : ref.substr(hash + 1);
+  p.erase(p.find_last_not_of('/') + 1);
+  return p;
+}
+
+// Visits every object and array in `doc` without recursion.
+template <typename F>
+void for_each_node(const json& doc, F&& visit) {
+  std::vector<const json*> stack{&doc};
+  while (!stack.empty()) {
+    const json* node = stack.back();
+    stack.pop_back();
+    if (!node->is_structured()) continue;
+    visit(*node);
+    for (const auto& child : *node) stack.push_back(&child);
+  }
+}
+
+// A chain of objects whose only way forward is "$ref" loops forever in valijson (it caches a
+// reference only once the chain reaches a concrete schema). Finds such a chain, if any.
+std::optional<std::string> find_ref_cycle(const json& root) {
+  std::unordered_set<const json*> terminating;
+  std::optional<std::string> cycle;
+  for_each_node(root, [&](const json& node) {
+    if (cycle || !node.is_object()) return;
+    std::vector<const json*> chain;
+    std::unordered_set<const json*> seen;
+    const json* cur = &node;
+    while (cur->is_object() && !terminating.count(cur)) {
+      auto it = cur->find("$ref");
+      if (it == cur->end() || !it->is_string()) break;
+      if (!seen.insert(cur).second) {
+        cycle = it->get<std::string>();
+        return;
+      }
+      chain.push_back(cur);
+      const json* target = valijson_resolve(root, ref_pointer(it->get<std::string>()));
+      if (target == nullptr) break;  // valijson reports the unresolvable reference itself
+      cur = target;
+    }
+    terminating.insert(chain.begin(), chain.end());
+  });
+  return cycle;
+}
+
+// Checks every "pattern" string is a regex std::regex accepts, within our nesting limits.
+std::optional<std::string> find_bad_pattern(const json& root) {
+  std::optional<std::string> bad;
+  auto check = [&bad](const std::string& re) {
+    if (bad) return;
+    if (re.size() > kMaxPatternLength) {
+      bad = "pattern longer than " + std::to_string(kMaxPatternLength) + " characters";
+      return;
+    }
+    int depth = 0, max_depth = 0;
+    double repetition = 1;
+    for (std::size_t i = 0; i < re.size(); ++i) {
+      if (re[i] == '\\') {
+        ++i;
+      } else if (re[i] == '(') {
+        max_depth = std::max(max_depth, ++depth);
+      } else if (re[i] == ')') {
+        --depth;
+      } else if (re[i] == '{') {
+        double bound = 0, count = 0;
+        for (std::size_t j = i + 1; j < re.size() && re[j] != '}'; ++j) {
+          if (re[j] >= '0' && re[j] <= '9') {
+            count = std::min(count * 10 + (re[j] - '0'), 1e12);
+            bound = std::max(bound, count);
+          } else {
+            count = 0;
+          }
+        }
+        repetition = std::min(repetition * std::max(bound, 1.0), 1e12);
+      }
+    }
+    if (repetition > kMaxPatternRepetition) {
+      bad = "pattern repeats more than " + std::to_string(static_cast<long>(kMaxPatternRepetition)) + " times in total";
+      return;
+    }
+    if (max_depth > kMaxPatternNesting) {
+      bad = "pattern nests groups deeper than " + std::to_string(kMaxPatternNesting);
+      return;
+    }
+    try {
+      std::regex compiled(re);
+      (void)compiled;
+    } catch (const std::exception& e) {
+      bad = "pattern '" + re + "' is not a regex std::regex accepts: " + e.what();
+    }
+  };
+  for_each_node(root, [&](const json& node) {
+    if (!node.is_object()) return;
+    auto it = node.find("pattern");
+    if (it != node.end() && it->is_string()) check(it->get<std::string>());
+    auto pp = node.find("patternProperties");
+    if (pp != node.end() && pp->is_object())
+      for (const auto& item : pp->items()) check(item.key());
+  });
+  return bad;
+}
+
+// The schema with every string-valued "pattern" and "format" keyword removed (valijson checks
+// formats such as date-time with std::regex, too).
+json without_patterns(const json& schema) {
+  json copy = schema;
+  std::vector<json*> stack{&copy};
+  while (!stack.empty()) {
+    json* node = stack.back();
+    stack.pop_back();
+    if (node->is_object()) {
+      for (const char* keyword : {"pattern", "format"}) {
+        auto it = node->find(keyword);
+        if (it != node->end() && it->is_string()) node->erase(it);
+      }
+    }
+    if (node->is_structured())
+      for (auto& child : *node) stack.push_back(&child);
+  }
+  return copy;
+}
+
+bool has_long_string(const json& doc) {
+  bool found = false;
+  for_each_node(doc, [&](const json& node) {
+    if (found) return;
+    if (node.is_object()) {
+      for (const auto& item : node.items())
+        if (item.key().size() > kMaxPatternSubject ||
+            (item.value().is_string() && item.value().get_ref<const std::string&>().size() > kMaxPatternSubject))
+          found = true;
+    } else {
+      for (const auto& child : node)
+        if (child.is_string() && child.get_ref<const std::string&>().size() > kMaxPatternSubject) found = true;
+    }
+  });
+  return found || (doc.is_string() && doc.get_ref<const std::string&>().size() > kMaxPatternSubject);
+}
+
+valijson::SchemaParser::Version version_of(const json& schema) {
+  if (schema.is_object()) {
+    auto it = schema.find("$schema");
+    if (it != schema.end() && it->is_string()) {
+      const auto& uri = it->get_ref<const std::string&>();
+      if (uri.find("draft-04") != std::string::npos) return valijson::SchemaParser::kDraft4;
+      if (uri.find("draft-03") != std::string::npos) return valijson::SchemaParser::kDraft3;
+    }
+  }
+  return valijson::SchemaParser::kDraft7;
+}
+
+// valijson context "<root>", "[key]", "[3]" -> JSON Pointer.
+std::string context_to_pointer(const std::vector<std::string>& context) {
+  std::string pointer;
+  for (const auto& part : context) {
+    if (part == "<root>") continue;
+    std::string_view token = part;
+    if (token.size() >= 2 && token.front() == '[' && token.back() == ']') token = token.substr(1, token.size() - 2);
+    pointer += '/';
+    pointer += escape_pointer_token(token);
+  }
+  return pointer;
+}
+
+// valijson reports a value rejected by a `false` subschema only on its parent ("Failed to validate
+// against schema associated with property name 'x'."); adds the violation at the value itself.
+void add_false_schema_violations(std::vector<Violation>& out) {
+  const std::size_t n = out.size();
+  for (std::size_t i = 0; i < n; ++i) {
+    const std::string& msg = out[i].message;
+    std::string child;
+    static constexpr std::string_view kProperty = "Failed to validate against schema associated with property name '";
+    static constexpr std::string_view kItem = "Failed to validate item #";
+    if (msg.rfind(kProperty, 0) == 0 && msg.size() >= kProperty.size() + 2) {
+      child = out[i].pointer + "/" +
+              escape_pointer_token(std::string_view(msg).substr(kProperty.size(), msg.size() - kProperty.size() - 2));
+    } else if (msg.rfind(kItem, 0) == 0) {
+      // "... against corresponding item schema." is already reported at the item itself.
+      if (msg.find("corresponding item schema") != std::string::npos) continue;
+      const std::size_t end = msg.find_first_not_of("0123456789", kItem.size());
+      if (end == kItem.size()) continue;
+      child = out[i].pointer + "/" + msg.substr(kItem.size(), end - kItem.size());
+    } else {
+      continue;
+    }
+    const bool explained = std::any_of(out.begin(), out.end(), [&child](const Violation& v) {
+      return v.pointer.rfind(child, 0) == 0 && (v.pointer.size() == child.size() || v.pointer[child.size()] == '/');
+    });
+    if (!explained) out.push_back({child, "Value not allowed here (its schema is false)."});
+  }
+}
+
+std::unique_ptr<valijson::Schema> build(const json& doc, std::string* error) {
+  auto schema = std::make_unique<valijson::Schema>();
+  try {
+    valijson::SchemaParser parser(version_of(doc));
+    valijson::adapters::NlohmannJsonAdapter adapter(doc);
+    parser.populateSchema(adapter, *schema);
+  } catch (const std::exception& e) {
+    *error = e.what();
+    return nullptr;
+  } catch (...) {
+    *error = "unknown error";
+    return nullptr;
+  }
+  return schema;
+}
+
+}  // namespace
+
+struct SchemaValidator::Impl {
+  json document;
+  std::unique_ptr<valijson::Schema> schema;          // null: the schema `true`
+  std::unique_ptr<valijson::Schema> without_pattern; // null: no pattern keyword in the schema
+};
+
+std::string to_string(const Violation& v) {
+  return "at " + (v.pointer.empty() ? std::string("(root)") : v.pointer) + ": " + v.message;
+}
+
+SchemaValidator::SchemaValidator() : impl_(std::make_shared<Impl>(Impl{json(true), nullptr, nullptr})) {}
+
+SchemaValidator::SchemaValidator(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
+
+Result<SchemaValidator> SchemaValidator::compile(const json& schema) {
+  if (!schema.is_object() && !schema.is_boolean())
+    return make_error("schema", std::string("a schema is an object or a boolean, not ") + schema.type_name());
+  if (json_depth(schema) > kMaxJsonDepth)
+    return make_error("schema", "schema nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  if (auto cycle = find_ref_cycle(schema))
+    return make_error("schema", "cyclic $ref chain through \"" + *cycle + "\"");
+  if (auto bad = find_bad_pattern(schema)) return make_error("schema", *bad);
+
+  auto impl = std::make_shared<Impl>();
+  impl->document = schema;
+  std::string error;
+  impl->schema = build(impl->document, &error);
+  if (!impl->schema) return make_error("schema", "invalid schema: " + error);
+  json stripped = without_patterns(schema);
+  if (stripped != schema) {
+    impl->without_pattern = build(stripped, &error);
+    if (!impl->without_pattern) return make_error("schema", "invalid schema: " + error);
+  }
+  return SchemaValidator(std::move(impl));
+}
+
+std::vector<Violation> SchemaValidator::check(const json& instance) const {
+  std::vector<Violation> out;
+  if (!impl_->schema) return out;
+  if (json_depth(instance) > kMaxJsonDepth) {
+    out.push_back({"", "document nested deeper than " + std::to_string(kMaxJsonDepth) + " levels; not validated"});
+    return out;
+  }
+  const valijson::Schema* schema = impl_->schema.get();
+  if (impl_->without_pattern && has_long_string(instance)) schema = impl_->without_pattern.get();
+  try {
+    valijson::Validator validator(valijson::Validator::kStrongTypes);
+    valijson::ValidationResults results;
+    valijson::adapters::NlohmannJsonAdapter target(instance);
+    if (!validator.validate(*schema, target, &results)) {
+      for (const auto& e : results) out.push_back({context_to_pointer(e.context), e.description});
+      add_false_schema_violations(out);
+      if (out.empty()) out.push_back({"", "document does not match the schema"});
+    }
+  } catch (const std::exception& e) {
+    out.push_back({"", std::string("validator error: ") + e.what()});
+  } catch (...) {
+    out.push_back({"", "validator error"});
+  }
+  return out;
+}
+
+std::vector<std::string> SchemaValidator::validate(const json& instance) const {
+  std::vector<std::string> out;
+  for (const auto& v : check(instance)) out.push_back(to_string(v));
+  return out;
+}
+
+bool SchemaValidator::is_valid(const json& instance) const {
+  if (!impl_->schema) return true;
+  if (json_depth(instance) > kMaxJsonDepth) return false;
+  const valijson::Schema* schema = impl_->schema.get();
+  if (impl_->without_pattern && has_long_string(instance)) schema = impl_->without_pattern.get();
+  try {
+    valijson::Validator validator(valijson::Validator::kStrongTypes);
+    valijson::adapters::NlohmannJsonAdapter target(instance);
+    return validator.validate(*schema, target, nullptr);
+  } catch (...) {
+    return false;
+  }
+}
+
+const json& SchemaValidator::schema() const { return impl_->document; }
+
+Result<json> parse_json_text(std::string_view text) {
+  json doc;
+  try {
+    doc = json::parse(text.begin(), text.end());
+  } catch (const json::exception& e) {
+    std::string what = e.what();
+    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> drop the tag.
+    if (auto pos = what.find("] "); pos != std::string::npos && what.front() == '[') what.erase(0, pos + 2);
+    return make_error("parse", what);
+  } catch (const std::exception& e) {
+    return make_error("parse", e.what());
+  }
+  if (json_depth(doc) > kMaxJsonDepth)
+    return make_error("parse", "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
+  return doc;
+}
+
+int json_depth(const json& doc) {
+  int max_depth = 0;
+  std::vector<std::pair<const json*, int>> stack{{&doc, 0}};
+  while (!stack.empty()) {
+    auto [node, depth] = stack.back();
+    stack.pop_back();
+    if (!node->is_structured()) continue;
+    max_depth = std::max(max_depth, depth + 1);
+    for (const auto& child : *node) stack.emplace_back(&child, depth + 1);
+  }
+  return max_depth;
+}
+
+const json* resolve_pointer(const json& doc, std::string_view pointer) {
+  const json* node = &doc;
+  std::size_t pos = 0;
+  while (pos < pointer.size()) {
+    if (pointer[pos] != '/') return nullptr;
+    std::size_t next = pointer.find('/', pos + 1);
+    if (next == std::string_view::npos) next = pointer.size();
+    std::string token;
+    for (std::size_t i = pos + 1; i < next; ++i) {
+      if (pointer[i] != '~') {
+        token += pointer[i];
+      } else if (i + 1 < next && (pointer[i + 1] == '0' || pointer[i + 1] == '1')) {
+        token += pointer[i + 1] == '0' ? '~' : '/';
+        ++i;
+      } else {
+        return nullptr;
+      }
+    }
+    pos = next;
+    if (node->is_object()) {
+      auto it = node->find(token);
+      if (it == node->end()) return nullptr;
+      node = &*it;
+    } else if (node->is_array()) {
+      if (token.empty() || token.size() > 18 || (token.size() > 1 && token[0] == '0')) return nullptr;
+      std::size_t index = 0;
+      for (char c : token) {
+        if (c < '0' || c > '9') return nullptr;
+        index = index * 10 + static_cast<std::size_t>(c - '0');
+      }
+      if (index >= node->size()) return nullptr;
+      node = &(*node)[index];
+    } else {
+      return nullptr;
+    }
+  }
+  return node;
+}
+
+std::string escape_pointer_token(std::string_view token) {
+  std::string out;
+  out.reserve(token.size());
+  for (char c : token) {
+    if (c == '~')
+      out += "~0";
+    else if (c == '/')
+      out += "~1";
+    else
+      out += c;
+  }
+  return out;
+}
+
+}  // namespace ctxo::profile

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Installs what ctxo-conform needs to build and test on Debian 12: compilers, CMake, the
+# libraries (all Debian packages), and, with --npm, the real MCP servers used by the
+# integration tests (tests/npm, from the npm registry). Safe to run again.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  cmake ninja-build g++ pkg-config
+  nlohmann-json3-dev libvalijson-dev libcli11-dev librapidcheck-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev libpugixml-dev
+  clang-14 libclang-rt-14-dev
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ! command -v node >/dev/null 2>&1; then missing+=(nodejs npm); fi
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "note: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+if [ "${1:-}" = "--npm" ]; then
+  (cd tests/npm && npm ci --no-audit --no-fund --loglevel=error)
+fi

@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# Fresh machine to green suite: install (Debian packages + the npm servers), build everything,
+# run every test (unit, property, CLI, integration against fixture and npm servers, fuzz corpus
+# replay). The closing ctest line is the verdict.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh --npm
+cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build build -j2
+CTXO_REQUIRE_NPM=1 ctest --test-dir build --output-on-failure -j2 --timeout 600
