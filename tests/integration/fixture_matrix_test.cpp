@@ -63,7 +63,9 @@ TEST_P(Matrix, ReportsExactlyTheDefectsInvariant) {
   EXPECT_EQ(r.exit_code, c.expected.empty() ? 0 : 1) << r.err;
   EXPECT_EQ(r.report["verdict"], c.expected.empty() ? "pass" : "fail");
   EXPECT_GT(r.report["stats"]["calls"].get<int>(), 0);
-  if (c.defect == "--modern") EXPECT_EQ(r.report["server"]["era"], "modern");
+  if (c.defect == "--modern") {
+    EXPECT_EQ(r.report["server"]["era"], "modern");
+  }
   if (c.defect.empty()) {
     EXPECT_GE(r.report["stats"]["notifications"].get<int>(), 1);  // log + progress were tolerated
     EXPECT_GE(r.report["stats"]["server_requests"].get<int>(), 1);  // the ping was answered
@@ -75,8 +77,8 @@ TEST_P(Matrix, ReportsExactlyTheDefectsInvariant) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(Fixture, Matrix, ::testing::ValuesIn(cases()), [](const auto& info) {
-  std::string n = info.param.defect.empty() ? "conformant" : info.param.defect;
+INSTANTIATE_TEST_SUITE_P(Fixture, Matrix, ::testing::ValuesIn(cases()), [](const auto& param_info) {
+  std::string n = param_info.param.defect.empty() ? "conformant" : param_info.param.defect;
   std::string out;
   for (char ch : n)
     if (std::isalnum(static_cast<unsigned char>(ch))) out += ch;
