@@ -58,6 +58,8 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                 {"notifications", r.notifications},
                 {"server_requests", r.server_requests}}},
               {"invariants_checked", r.invariants_checked},
+              {"profiles_detected", r.profiles_detected},
+              {"unprofiled_results", r.unprofiled_results},
               {"tools", tools},
               {"findings", findings},
               {"notes", r.notes},

@@ -18,6 +18,7 @@
 #include "checks/registry.h"
 #include "core/text.h"
 #include "engine/engine.h"
+#include "engine/transcript.h"
 #include "mcp/client.h"
 #include "profile/profile.h"
 #include "reports/json_report.h"
@@ -63,7 +64,92 @@ struct Cli {
   std::size_t max_message_bytes = 64u << 20;
   std::string color = "auto";
   int verbosity = 1;
+  std::string record;
 };
+
+int usage_error(const std::string& message) {
+  std::cerr << "error: " << message << "\n";
+  return kExitUsage;
+}
+
+// Validates --only/--skip ids; "" when fine, else the error message.
+std::string selection_problem(const std::vector<std::string>& only, const std::vector<std::string>& skip) {
+  for (const auto* list : {&only, &skip}) {
+    for (const auto& id : *list) {
+      const auto* inv = ctxo::checks::find_invariant(id);
+      if (!inv) return "unknown invariant '" + id + "' (see --list-invariants)";
+      if (!inv->implemented) std::cerr << "warning: invariant " << id << " is not checked by this version yet\n";
+    }
+  }
+  return "";
+}
+
+ctxo::reports::ConsoleStyle console_style(const std::string& color, int verbosity, bool to_stderr) {
+  const bool tty = ::isatty(to_stderr ? STDERR_FILENO : STDOUT_FILENO);
+  ctxo::reports::ConsoleStyle style;
+  style.color = color == "always" || (color == "auto" && tty && std::getenv("NO_COLOR") == nullptr);
+  style.progress = tty;
+  style.verbosity = verbosity;
+  return style;
+}
+
+// `ctxo-conform check TRANSCRIPT.jsonl`: the checks over recorded exchanges, no server.
+int run_check(int argc, char** argv) {
+  CLI::App app{"ctxo-conform check: validate recorded MCP exchanges offline, without a server.\n\n"
+               "  ctxo-conform check [OPTIONS] TRANSCRIPT.jsonl\n\n"
+               "One JSON object per line: {\"request\": <JSON-RPC request>, \"response\": <JSON-RPC response>,\n"
+               "\"env\": {K: V} (optional: the server's environment overrides in effect)}. Identical calls\n"
+               "are compared (E-STABLE); identical calls under different limit variables form a limit sweep.",
+               "ctxo-conform check"};
+  std::string transcript, tools_list, profile = "auto", root, json_path, color = "auto";
+  std::vector<std::string> only, skip;
+  int verbosity = 1;
+  app.add_option("TRANSCRIPT", transcript, "The transcript (.jsonl, '-' = stdin)")->required();
+  app.add_option("--tools-list", tools_list, "A file with the tools/list result the calls were made against")
+      ->type_name("F");
+  app.add_option("--profile", profile, "Envelope profile: auto|ctxo|budget|meta|truncation-info|none|FILE.json")
+      ->type_name("NAME|FILE")
+      ->capture_default_str();
+  app.add_option("--root", root, "Workspace the positions refer to (enables POS-UTF16)")->type_name("DIR");
+  app.add_option("--json", json_path, "Write the JSON report to F ('-' = stdout)")->type_name("F");
+  app.add_option("--only", only, "Report only these invariants")->type_name("INV,...")->allow_extra_args(false);
+  app.add_option("--skip", skip, "Do not report these invariants")->type_name("INV,...")->allow_extra_args(false);
+  app.add_option("--color", color, "Colour: auto|always|never")->type_name("WHEN")->capture_default_str();
+  app.add_flag("-q,--quiet", [&](std::int64_t) { verbosity = 0; }, "Print only the summary line");
+  app.add_flag("-v,--verbose", [&](std::int64_t) { verbosity = 2; }, "Print each finding's replay reference");
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return kExitPass;
+  } catch (const CLI::ParseError& e) {
+    return usage_error(e.what());
+  }
+  ctxo::engine::CheckOptions o;
+  o.transcript = transcript;
+  if (!tools_list.empty()) o.tools_list = tools_list;
+  o.profile = profile;
+  if (!root.empty()) {
+    std::error_code ec;
+    if (!std::filesystem::is_directory(root, ec)) return usage_error("--root '" + root + "' is not a directory");
+    o.root = std::filesystem::absolute(root).string();
+  }
+  auto only_ids = split_csv(only), skip_ids = split_csv(skip);
+  if (auto p = selection_problem(only_ids, skip_ids); !p.empty()) return usage_error(p);
+  o.selection = ctxo::checks::Selection(only_ids, skip_ids);
+  if (color != "auto" && color != "always" && color != "never") return usage_error("--color expects auto, always or never");
+  auto report = ctxo::engine::check_transcript(o);
+  if (!report.ok()) return usage_error(report.error().message);
+  const bool to_stderr = json_path == "-";
+  std::ostream& con = to_stderr ? std::cerr : std::cout;
+  auto style = console_style(color, verbosity, to_stderr);
+  if (!json_path.empty()) {
+    auto w = ctxo::reports::write_text(json_path, ctxo::reports::to_json(*report, kVersion).dump(2) + "\n");
+    if (!w.ok()) return usage_error(w.error().message);
+  }
+  ctxo::reports::print_summary(con, *report, style);
+  return report->exit_code;
+}
 
 void print_invariants() {
   std::cout << "ID            FAMILY      SEVERITY  STATUS   SUMMARY\n";
@@ -77,14 +163,10 @@ void print_invariants() {
   }
 }
 
-int usage_error(const std::string& message) {
-  std::cerr << "error: " << message << "\n";
-  return kExitUsage;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 2 && std::string(argv[1]) == "check") return run_check(argc - 1, argv + 1);
   Cli cli;
   CLI::App app{"ctxo-conform: conformance harness and fuzzer for the response envelopes of MCP servers.\n\n"
                "  ctxo-conform [OPTIONS] ./server\n"
@@ -93,6 +175,7 @@ int main(int argc, char** argv) {
                "protocol and envelope invariants (--list-invariants), and reports what it found.",
                "ctxo-conform"};
   app.footer(
+      "Offline: ctxo-conform check TRANSCRIPT.jsonl checks recorded exchanges (ctxo-conform check --help).\n"
       "Exit codes: 0 conformant, 1 violations found, 2 usage or configuration error,\n"
       "            3 the server could not be started or initialised.\n"
       "Generated calls can write, move or delete when a tool does so: run servers in a throwaway\n"
@@ -130,6 +213,8 @@ int main(int argc, char** argv) {
       ->type_name("GLOB,...")
       ->allow_extra_args(false);
   app.add_flag("--read-only", cli.read_only, "Call only tools annotated readOnlyHint: true");
+  app.add_option("--record", cli.record, "Write every exchange to F as a transcript for 'ctxo-conform check'")
+      ->type_name("F");
   app.add_option("--max-message-bytes", cli.max_message_bytes, "Longest stdout line accepted from the server")
       ->type_name("N")
       ->capture_default_str();
@@ -190,6 +275,7 @@ int main(int argc, char** argv) {
   if (!cli.root.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_directory(cli.root, ec)) return fail_config("--root '" + cli.root + "' is not a directory");
+    o.root = std::filesystem::absolute(cli.root).string();
   }
   if (!cli.protocol.empty()) {
     const auto& lv = ctxo::mcp::kLegacyVersions;
@@ -223,6 +309,7 @@ int main(int argc, char** argv) {
     char* end = nullptr;
     long long v = std::strtoll(l.c_str(), &end, 10);
     if (!end || *end || v <= 0) return fail_config("--limits expects positive integers L1,L2,..., got '" + l + "'");
+    o.limits.push_back(v);
   }
   if (!cli.shard.empty()) {
     int k = 0, n = 0;
@@ -234,14 +321,7 @@ int main(int argc, char** argv) {
     o.shard_count = n;
   }
   auto only = split_csv(cli.only), skip = split_csv(cli.skip);
-  for (const auto* list : {&only, &skip}) {
-    for (const auto& id : *list) {
-      const auto* inv = ctxo::checks::find_invariant(id);
-      if (!inv) return fail_config("unknown invariant '" + id + "' (see --list-invariants)");
-      if (!inv->implemented)
-        std::cerr << "warning: invariant " << id << " is not checked by this version yet\n";
-    }
-  }
+  if (auto p = selection_problem(only, skip); !p.empty()) return fail_config(p);
   o.selection = ctxo::checks::Selection(only, skip);
   o.tool_globs = split_csv(cli.tools);
   o.exclude_globs = split_csv(cli.exclude_tools);
@@ -253,6 +333,11 @@ int main(int argc, char** argv) {
   for (const auto& [flag, path] : {std::pair{"--junit", cli.junit_path}, std::pair{"--sarif", cli.sarif_path},
                                    std::pair{"--markdown", cli.markdown_path}, std::pair{"--html", cli.html_path}})
     if (!path.empty()) return fail_config(std::string(flag) + " is not available in this version yet; use --json");
+  if (!cli.record.empty()) {
+    std::ofstream probe(cli.record, std::ios::app);
+    if (!probe) return usage_error("cannot write --record file '" + cli.record + "': " + std::strerror(errno));
+    o.record_path = cli.record;
+  }
   int stdout_reports = 0;
   for (const auto* p : {&cli.json_path}) {
     if (p->empty() || *p == "-") {
@@ -273,11 +358,7 @@ int main(int argc, char** argv) {
   // --- run ------------------------------------------------------------------------------------
   // Console output goes to stdout unless a report does; then to stderr.
   std::ostream& con = stdout_reports ? std::cerr : std::cout;
-  const bool tty = ::isatty(stdout_reports ? STDERR_FILENO : STDOUT_FILENO);
-  ctxo::reports::ConsoleStyle style;
-  style.color = cli.color == "always" || (cli.color == "auto" && tty && std::getenv("NO_COLOR") == nullptr);
-  style.progress = tty;
-  style.verbosity = cli.verbosity;
+  auto style = console_style(cli.color, cli.verbosity, stdout_reports > 0);
   ctxo::reports::ConsoleListener listener(con, style);
   ctxo::transport::adopt_orphans();
   auto report = ctxo::engine::run(o, listener);

@@ -6,10 +6,13 @@
 #include <functional>
 #include <set>
 
+#include "checks/envelope.h"
 #include "checks/protocol.h"
 #include "core/text.h"
 #include "mcp/client.h"
+#include "profile/profile.h"
 #include "profile/schema_validator.h"
+#include "engine/transcript.h"
 #include "transport/transport.h"
 
 namespace ctxo::engine {
@@ -59,6 +62,22 @@ class Runner {
     for (const auto& inv : checks::registry())
       if (inv.implemented && o_.selection.enabled(inv.id)) rep_.invariants_checked.push_back(inv.id);
     transport::install_signal_cleanup();
+    env_ = o_.env;
+    if (!o_.record_path.empty()) {
+      auto r = Recorder::open(o_.record_path);
+      if (!r.ok()) {
+        rep_.error = r.error();
+        rep_.exit_code = 2;
+        rep_.verdict = "error";
+        return std::move(rep_);
+      }
+      recorder_.emplace(std::move(r.value()));
+    }
+    if (!load_profiles()) {
+      rep_.exit_code = 2;
+      rep_.verdict = "error";
+      return std::move(rep_);
+    }
     body();
     finish_session(true);
     rep_.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
@@ -76,17 +95,9 @@ class Runner {
   void add(Finding f) {
     if (!o_.selection.enabled(f.invariant)) return;
     if (f.tool.empty()) f.tool = tool_of(f.request);
-    if (f.replay.empty()) f.replay = replay_command(f.request);
-    const std::string key = f.invariant + "\x1f" + f.tool + "\x1f" + f.diagnosis;
-    if (auto it = index_.find(key); it != index_.end()) {
-      rep_.findings[it->second].count++;
-      return;
-    }
-    index_[key] = rep_.findings.size();
-    for (auto& t : rep_.tools)
-      if (t.name == f.tool) t.findings++;
-    l_.on_finding(f);
-    rep_.findings.push_back(ReportedFinding{std::move(f), 1});
+    if (f.replay.empty()) f.replay = replay_command(f.request, env_);
+    Finding copy = f;
+    if (merge_finding(rep_, index_, std::move(f))) l_.on_finding(copy);
   }
 
   void add_all(std::vector<Finding> fs) {
@@ -112,16 +123,16 @@ class Runner {
   }
 
   // The exact bytes to send, then the server command: runs anywhere a POSIX shell does.
-  std::string replay_command(const json& request) const {
+  std::string replay_command(const json& request, const std::map<std::string, std::string>& env) const {
     std::vector<std::string> lines = prelude_;
     if (!request.is_null()) lines.push_back(request.dump());
     std::string cmd = "{ printf '%s\\n'";
     for (const auto& l : lines) cmd += " " + shell_quote(l);
     cmd += "; sleep 2; } | ";
     if (!o_.cwd.empty()) cmd += "(cd " + shell_quote(o_.cwd) + " && ";
-    if (!o_.env.empty()) {
+    if (!env.empty()) {
       cmd += "env";
-      for (const auto& [k, v] : o_.env) cmd += " " + shell_quote(k + "=" + v);
+      for (const auto& [k, v] : env) cmd += " " + shell_quote(k + "=" + v);
       cmd += " ";
     }
     cmd += shell_join(o_.command);
@@ -133,7 +144,7 @@ class Runner {
   Result<void> start(const std::string& forced, bool first) {
     transport::SpawnOptions so;
     so.argv = o_.command;
-    so.env = o_.env;
+    so.env = env_;
     so.cwd = o_.cwd;
     so.max_line_bytes = o_.max_message_bytes;
     auto t = transport::spawn_stdio(so);
@@ -181,6 +192,13 @@ class Runner {
     }
     prelude_ = client_->replay_prelude();
     if (first) {
+      if (recorder_) {
+        Reply init;
+        init.kind = Reply::Kind::kResult;
+        init.request = info->init_request;
+        init.result = info->init_result;
+        record(init);
+      }
       rep_.server_name = info->name;
       rep_.server_version = info->version;
       rep_.protocol_version = info->protocol_version;
@@ -209,7 +227,7 @@ class Runner {
       f.diagnosis = "the server did not exit within " + std::to_string(o_.grace.count()) +
                     " ms after its stdin was closed; it had to be stopped with a signal (" + status.describe() +
                     "). A stdio server must exit when stdin reaches end-of-file";
-      f.replay = replay_command(json());
+      f.replay = replay_command(json(), env_);
       add(std::move(f));
     }
     rep_.stderr_tail = transport_->stderr_tail();
@@ -243,6 +261,7 @@ class Runner {
     l_.on_started(rep_);
 
     auto listing = client_->list_tools();
+    for (const auto& page : listing.pages) record(page);
     add_all(checks::check_tools_list(listing, rep_.era));
     for (const auto& page : listing.pages) {
       if (page.kind == Reply::Kind::kTimeout && !page.stray_seen) {
@@ -260,9 +279,10 @@ class Runner {
       note("tools/list did not return a list of tools, so no tool was called");
       return;
     }
+    all_tools_ = listing.tools;
     std::vector<const json*> tools;
     std::set<std::string> names;
-    for (const auto& t : listing.tools) {
+    for (const auto& t : all_tools_) {
       if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) continue;
       if (!names.insert(t["name"].get<std::string>()).second) continue;
       tools.push_back(&t);
@@ -337,52 +357,234 @@ class Runner {
       }
       auto cases = source.cases(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name));
       std::size_t troubles = 0;
-      for (const auto& c : cases) {
-        if (o_.time_budget_s &&
-            std::chrono::duration<double>(Clock::now() - t0).count() > *o_.time_budget_s) {
-          ts->skipped = "time budget reached";
-          budget_hit_ = true;
-          break;
-        }
+      auto make_ctx = [&](const json& args) {
         checks::CallContext ctx;
         ctx.tool = tool;
         ctx.era = rep_.era;
-        ctx.schema_valid = in_validator.ok() && in_validator->validate(c.arguments).empty();
+        ctx.schema_valid = in_validator.ok() && in_validator->validate(args).empty();
         if (out_validator) {
           const profile::SchemaValidator* ov = &*out_validator;
           ctx.output_validator = [ov](const json& v) { return ov->validate(v); };
         }
-        Reply reply = client_->call_tool(name, c.arguments);
-        ts->elapsed += reply.elapsed;
-        rep_.calls++;
-        ts->calls++;
-        l_.on_call(*ts, rep_.calls);
-        take_observations();
-        if (reply.kind == Reply::Kind::kTimeout) {
-          if (!reply.stray_seen) {
-            Finding f;
-            f.invariant = "T-HANG";
-            f.request = reply.request;
-            f.diagnosis = "no answer to tools/call within " + std::to_string(o_.timeout.count()) +
-                          " ms (raise --timeout if the tool is legitimately slow)";
-            add(std::move(f));
-            ++troubles;
-            if (!(alive = restart())) break;
-          }
-        } else if (reply.kind == Reply::Kind::kClosed) {
-          crash_finding(reply, "this tools/call");
-          ++troubles;
-          if (!(alive = restart())) break;
-        } else {
-          add_all(checks::check_call(ctx, reply));
-        }
-        if (troubles >= 2) {
-          ts->skipped = "stopped after 2 crashes or hangs";
+        return ctx;
+      };
+      const profile::Profile* tool_profile = nullptr;  // first profile detected on this tool's answers
+      for (std::size_t i = 0; i < cases.size() && alive && troubles < 2; ++i) {
+        const auto& c = cases[i];
+        if (over_budget(t0)) {
+          ts->skipped = "time budget reached";
           break;
+        }
+        Reply reply = do_call(*ts, c.arguments, troubles, alive);
+        if (reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) continue;
+        add_all(checks::check_call(make_ctx(c.arguments), reply));
+        if (reply.kind != Reply::Kind::kResult) continue;
+        checks::ParsedEnvelope pe = envelope(*tool, c.arguments, reply, nullptr, true);
+        if (pe.profile && !tool_profile) tool_profile = pe.profile;
+        // E-STABLE: the first case again, straight away.
+        if (i == 0 && pe.profile && o_.envelope_repeat && invariant_wanted("E-STABLE")) {
+          Reply again = do_call(*ts, c.arguments, troubles, alive);
+          if (again.kind == Reply::Kind::kResult) {
+            checks::ParsedEnvelope pe2 = envelope(*tool, c.arguments, again, pe.profile, false);
+            if (pe2.profile) add_all(checks::check_stable(pe, pe2));
+          } else if (again.kind == Reply::Kind::kError) {
+            add_all(checks::check_call(make_ctx(c.arguments), again));
+          }
+        }
+      }
+      if (troubles >= 2) ts->skipped = "stopped after 2 crashes or hangs";
+      // E-MISS: a lookup of an identifier that cannot exist, answered by a server whose envelope
+      // profile is known (forced, or seen on this tool's answers).
+      const profile::Profile* miss_profile = forced_ ? &*forced_ : tool_profile;
+      if (alive && troubles < 2 && miss_profile && !over_budget(t0) && invariant_wanted("E-MISS")) {
+        if (auto absent = gen::absent_lookup(input_schema, o_.seed ^ fnv1a(name))) {
+          Reply reply = do_call(*ts, *absent, troubles, alive);
+          if (reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError)
+            add_all(checks::check_call(make_ctx(*absent), reply));
+          if (reply.kind == Reply::Kind::kResult) {
+            checks::ParsedEnvelope pe = envelope(*tool, *absent, reply, miss_profile, false);
+            add_all(checks::check_miss(pe, reply));
+          }
         }
       }
     }
+    if (alive && !over_budget(t0)) sweep();
+    else if (!sweep_calls_.empty()) note("the limit sweep was skipped (time budget reached or the server died)");
     if (budget_hit_) note("--time-budget reached: some generated calls were not made");
+    if (!forced_ && !profiles_.empty() && rep_.unprofiled_results > 0)
+      note(std::to_string(rep_.unprofiled_results) +
+           " tool result(s) matched no envelope profile; only transport and protocol checks applied to them");
+  }
+
+  bool over_budget(Clock::time_point t0) {
+    if (o_.time_budget_s && std::chrono::duration<double>(Clock::now() - t0).count() > *o_.time_budget_s) {
+      budget_hit_ = true;
+      return true;
+    }
+    return false;
+  }
+
+  bool invariant_wanted(std::string_view id) const { return o_.selection.enabled(id); }
+
+  // One tools/call with the transport-level outcomes handled: T-HANG and T-CRASH are reported and
+  // the server restarted; `alive` turns false when it cannot be restarted.
+  void record(const Reply& reply) {
+    if (!recorder_ || (reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError)) return;
+    json response = {{"jsonrpc", "2.0"}, {"id", reply.request.value("id", json())}};
+    if (reply.kind == Reply::Kind::kResult) response["result"] = reply.result;
+    else response["error"] = reply.error;
+    recorder_->record(reply.request, response, env_);
+  }
+
+  Reply do_call(ToolSummary& ts, const json& args, std::size_t& troubles, bool& alive) {
+    Reply reply = client_->call_tool(ts.name, args);
+    record(reply);
+    ts.elapsed += reply.elapsed;
+    rep_.calls++;
+    ts.calls++;
+    l_.on_call(ts, rep_.calls);
+    take_observations();
+    if (reply.kind == Reply::Kind::kTimeout) {
+      if (!reply.stray_seen) {
+        Finding f;
+        f.invariant = "T-HANG";
+        f.request = reply.request;
+        f.diagnosis = "no answer to tools/call within " + std::to_string(o_.timeout.count()) +
+                      " ms (raise --timeout if the tool is legitimately slow)";
+        add(std::move(f));
+        ++troubles;
+        alive = restart();
+      }
+    } else if (reply.kind == Reply::Kind::kClosed) {
+      crash_finding(reply, "this tools/call");
+      ++troubles;
+      alive = restart();
+    }
+    return reply;
+  }
+
+  // --- envelopes --------------------------------------------------------------------------
+  bool load_profiles() {
+    auto set = load_profile_set(o_.profile);
+    if (!set.ok()) {
+      rep_.error = set.error();
+      return false;
+    }
+    if (!set->problem.empty()) note("envelope checks are off: " + set->problem);
+    profiles_ = std::move(set->candidates);
+    forced_ = std::move(set->forced);
+    return true;
+  }
+
+  checks::EnvelopeInput envelope_input(const json& tool, const json& args, const Reply& reply,
+                                       const profile::Profile* force) const {
+    checks::EnvelopeInput in;
+    in.forced = force ? force : (forced_ ? &*forced_ : nullptr);
+    in.candidates = &profiles_;
+    in.tool = &tool;
+    in.tools = &all_tools_;
+    in.arguments = args;
+    in.env = env_;
+    in.root = o_.root;
+    in.reply = &reply;
+    return in;
+  }
+
+  // Finds the envelope in an answer and runs the per-response checks on it. `record`: keep the
+  // call for the limit sweep.
+  checks::ParsedEnvelope envelope(const json& tool, const json& args, const Reply& reply,
+                                  const profile::Profile* force, bool record) {
+    if (profiles_.empty() && !forced_) return {};
+    auto in = envelope_input(tool, args, reply, force);
+    checks::ParsedEnvelope pe = checks::extract_envelope(in);
+    if (!pe.profile) {
+      rep_.unprofiled_results++;
+      return pe;
+    }
+    rep_.profiles_detected[pe.profile->name]++;
+    add_all(checks::check_envelope(in, pe));
+    if (record && pe.profile->limit && pe.profile->limit->env && sweep_calls_.size() < kMaxSweepCalls)
+      sweep_calls_.push_back(SweepCall{&tool, args, pe.profile, pe});
+    return pe;
+  }
+
+  // The limit sweep (docs/ENVELOPE-CHECKS.md): every recorded call again under the other limits.
+  void sweep() {
+    std::map<const profile::Profile*, std::vector<std::size_t>> by_profile;
+    for (std::size_t i = 0; i < sweep_calls_.size(); ++i) by_profile[sweep_calls_[i].profile].push_back(i);
+    for (const auto& [prof, idx] : by_profile) {
+      const auto& lim = *prof->limit;
+      std::vector<std::int64_t> limits = o_.limits;
+      if (limits.empty() && lim.sweep) limits = {lim.sweep->small, lim.sweep->large};
+      if (limits.empty()) continue;
+      std::vector<std::vector<checks::SweepPoint>> points(idx.size());
+      std::vector<std::vector<std::pair<std::int64_t, Finding>>> per_point(idx.size());
+      for (std::size_t k = 0; k < idx.size(); ++k) {
+        const auto& sc = sweep_calls_[idx[k]];
+        points[k].push_back(checks::SweepPoint{sc.main.limit.value_or(0), true, sc.main});
+      }
+      const std::int64_t main_limit = points.empty() ? 0 : points[0][0].limit;
+      for (std::int64_t limit : limits) {
+        if (limit == main_limit || limit <= 0) continue;
+        env_ = o_.env;
+        env_[*lim.env] = std::to_string(limit);
+        finish_session(false);
+        rep_.restarts++;
+        auto started = start(negotiated_, false);
+        if (!started.ok()) {
+          note("the limit sweep could not start the server with " + *lim.env + "=" + std::to_string(limit) + ": " +
+               started.error().message);
+          continue;
+        }
+        bool alive = true;
+        for (std::size_t k = 0; k < idx.size() && alive; ++k) {
+          const auto& sc = sweep_calls_[idx[k]];
+          ToolSummary* ts = summary_of((*sc.tool)["name"].get<std::string>());
+          std::size_t troubles = 0;
+          Reply reply = do_call(*ts, sc.args, troubles, alive);
+          if (reply.kind != Reply::Kind::kResult) continue;
+          auto in = envelope_input(*sc.tool, sc.args, reply, prof);
+          checks::ParsedEnvelope pe = checks::extract_envelope(in);
+          if (!pe.profile) continue;
+          rep_.profiles_detected[pe.profile->name]++;
+          for (auto& f : checks::check_envelope(in, pe)) {
+            if (f.replay.empty()) f.replay = replay_command(f.request, env_);
+            per_point[k].emplace_back(limit, std::move(f));
+          }
+          pe.limit = limit;
+          points[k].push_back(checks::SweepPoint{limit, false, std::move(pe)});
+        }
+      }
+      for (std::size_t k = 0; k < idx.size(); ++k) {
+        std::vector<std::int64_t> tr_env;
+        auto sweep_findings = checks::check_sweep(points[k], &tr_env);
+        for (auto& f : sweep_findings) {
+          for (const auto& pt : points[k])
+            if (f.replay.empty() && pt.env.request == f.request) f.replay = replay_command(f.request, env_for(*lim.env, pt));
+          add(std::move(f));
+        }
+        for (auto& [limit, f] : per_point[k]) {
+          if (f.invariant == "TR-CAP" && std::find(tr_env.begin(), tr_env.end(), limit) != tr_env.end()) continue;
+          add(std::move(f));
+        }
+      }
+    }
+    env_ = o_.env;
+  }
+
+  std::map<std::string, std::string> env_for(const std::string& var, const checks::SweepPoint& pt) const {
+    auto env = o_.env;
+    if (!pt.is_default) env[var] = std::to_string(pt.limit);
+    return env;
+  }
+
+  ToolSummary* summary_of(const std::string& name) {
+    for (auto& t : rep_.tools)
+      if (t.name == name) return &t;
+    ToolSummary t;
+    t.name = name;
+    rep_.tools.push_back(t);
+    return &rep_.tools.back();
   }
 
   void crash_finding(const Reply& reply, const char* what) {
@@ -413,9 +615,56 @@ class Runner {
   std::vector<std::string> prelude_;
   std::string negotiated_;
   bool budget_hit_ = false;
+  std::map<std::string, std::string> env_;  ///< Environment of the current server process.
+  std::vector<profile::Profile> profiles_;   ///< Candidates for --profile auto.
+  std::optional<profile::Profile> forced_;   ///< --profile NAME|FILE.
+  std::vector<json> all_tools_;              ///< tools/list, as listed (E-HINT-REF).
+  struct SweepCall {
+    const json* tool;
+    json args;
+    const profile::Profile* profile;
+    checks::ParsedEnvelope main;
+  };
+  static constexpr std::size_t kMaxSweepCalls = 200;
+  std::vector<SweepCall> sweep_calls_;
+  std::optional<Recorder> recorder_;
 };
 
 }  // namespace
+
+Result<ProfileSet> load_profile_set(const std::string& value) {
+  ProfileSet set;
+  if (value == "none") return set;
+  if (value == "auto") {
+    auto all = profile::load_builtins();
+    if (!all.ok()) {
+      set.problem = all.error().message;
+      return set;
+    }
+    for (auto& p : all.value())
+      if (p.location != profile::Location::kNone) set.candidates.push_back(std::move(p));
+    return set;
+  }
+  auto names = profile::builtin_names();
+  bool builtin = std::find(names.begin(), names.end(), value) != names.end();
+  auto loaded = builtin ? profile::load_builtin(value) : profile::load_file(value);
+  if (!loaded.ok()) return make_error("usage", "--profile " + value + ": " + loaded.error().message);
+  if (loaded->location != profile::Location::kNone) set.forced.emplace(std::move(loaded.value()));
+  return set;
+}
+
+bool merge_finding(RunReport& report, std::map<std::string, std::size_t>& index, Finding f) {
+  const std::string key = f.invariant + "\x1f" + f.tool + "\x1f" + f.diagnosis;
+  if (auto it = index.find(key); it != index.end()) {
+    report.findings[it->second].count++;
+    return false;
+  }
+  index[key] = report.findings.size();
+  for (auto& t : report.tools)
+    if (t.name == f.tool) t.findings++;
+  report.findings.push_back(ReportedFinding{std::move(f), 1});
+  return true;
+}
 
 std::size_t RunReport::error_count() const {
   return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(), [](const ReportedFinding& f) {

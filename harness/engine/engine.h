@@ -17,6 +17,7 @@
 #include "core/finding.h"
 #include "core/result.h"
 #include "gen/simple.h"
+#include "profile/profile.h"
 
 namespace ctxo::engine {
 
@@ -40,6 +41,10 @@ struct RunOptions {
   std::size_t max_message_bytes = 64u << 20;
   int shard_index = 0, shard_count = 1;       ///< 0-based shard of shard_count.
   std::size_t max_restarts = 20;
+  std::optional<std::string> root;            ///< --root: workspace for POS-UTF16.
+  std::vector<std::int64_t> limits;           ///< --limits: sweep limits (empty = the profile's).
+  bool envelope_repeat = true;                ///< E-STABLE: call each tool's first case twice.
+  std::string record_path;                    ///< --record: write every exchange as a transcript.
 };
 
 /// Per-tool outcome.
@@ -74,6 +79,8 @@ struct RunReport {
   std::vector<ReportedFinding> findings;
   std::vector<std::string> notes;
   std::vector<std::string> invariants_checked;
+  std::map<std::string, std::size_t> profiles_detected;  ///< Envelope profile -> answers seen.
+  std::size_t unprofiled_results = 0;                    ///< Results that matched no profile.
   std::size_t calls = 0, restarts = 0, notifications = 0, server_requests = 0;
   std::chrono::milliseconds duration{0};
   std::string stderr_tail;
@@ -93,6 +100,21 @@ class Listener {
   virtual void on_finding(const Finding& finding) {}
   virtual void on_note(const std::string& note) {}
 };
+
+/// The envelope profiles a run uses: --profile auto gives every built-in envelope profile as a
+/// candidate; a name or file gives one forced profile; "none" gives neither.
+struct ProfileSet {
+  std::vector<profile::Profile> candidates;
+  std::optional<profile::Profile> forced;
+  std::string problem;  ///< Set when auto could not load the built-ins (envelope checks off).
+};
+
+/// Loads the profiles for `--profile VALUE`. Errors ("usage"): an unknown name or a bad file.
+Result<ProfileSet> load_profile_set(const std::string& value);
+
+/// Adds `f` to `report`, merging it into an identical earlier finding (same invariant, tool and
+/// diagnosis: its count grows). Returns true when it was new.
+bool merge_finding(RunReport& report, std::map<std::string, std::size_t>& index, Finding f);
 
 /// Runs the whole pipeline. Never throws; a harness problem is in report.error.
 RunReport run(const RunOptions& options, Listener& listener);

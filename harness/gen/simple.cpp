@@ -2,6 +2,7 @@
 #include "gen/simple.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
 #include <optional>
@@ -277,6 +278,39 @@ json value_for(const json& schema_in, const json& root, std::size_t variant, std
 
 json simple_value(const json& schema, const json& root, std::size_t variant, std::uint64_t seed) {
   return value_for(schema, root, variant, seed, 0);
+}
+
+bool identifier_like(const std::string& p) {
+  std::string l;
+  for (char c : p) l += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  auto ends = [&](const char* suf) {
+    std::string s(suf);
+    return l.size() >= s.size() && l.compare(l.size() - s.size(), s.size(), s) == 0;
+  };
+  auto starts = [&](const char* pre) { return l.rfind(pre, 0) == 0; };
+  return l == "id" || l == "name" || l == "file" || l == "path" || l == "uri" || ends("id") || ends("_id") ||
+         starts("symbol") || starts("node") || ends("file") || ends("path") || ends("filepath") || l == "filename";
+}
+
+std::optional<json> absent_lookup(const json& input_schema, std::uint64_t seed) {
+  if (!input_schema.is_object() || !input_schema.contains("properties") || !input_schema["properties"].is_object())
+    return std::nullopt;
+  json args = simple_value(input_schema, input_schema, 0, seed);
+  if (!args.is_object()) return std::nullopt;
+  bool any = false;
+  for (auto it = input_schema["properties"].begin(); it != input_schema["properties"].end(); ++it) {
+    const json* ps = resolve_ref(it.value(), input_schema);
+    if (!ps || !ps->is_object() || !identifier_like(it.key())) continue;
+    if (ps->contains("enum") || ps->contains("const") || ps->contains("format")) continue;
+    if (pick_type(*ps) != "string") continue;
+    std::string l = it.key();
+    for (auto& c : l) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    bool pathish = l.find("file") != std::string::npos || l.find("path") != std::string::npos;
+    args[it.key()] = pathish ? "no/such/ctxo-conform-absent.txt" : "ctxo-conform-absent-7f3a";
+    any = true;
+  }
+  if (!any) return std::nullopt;
+  return args;
 }
 
 std::vector<CallCase> SimpleSource::cases(const json& input_schema, std::size_t n, std::uint64_t seed) {

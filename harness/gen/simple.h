@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,14 @@ class SimpleSource : public CaseSource {
  public:
   std::vector<CallCase> cases(const json& input_schema, std::size_t n, std::uint64_t seed) override;
 };
+
+/// Arguments for a lookup of something that cannot exist: the typical case with every
+/// identifier-like string property (id, *Id, *_id, name, symbol*, file, path, node*, uri) set to a
+/// value no server has. nullopt when the schema has no such property (E-MISS does not apply).
+std::optional<json> absent_lookup(const json& input_schema, std::uint64_t seed);
+
+/// True when a property name says "identifier" (see absent_lookup).
+bool identifier_like(const std::string& property);
 
 /// One value for `schema` (resolved against `root` for local $ref), for variant `variant`.
 json simple_value(const json& schema, const json& root, std::size_t variant, std::uint64_t seed);

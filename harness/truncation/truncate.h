@@ -164,7 +164,7 @@ Result<BudgetEnvelope> truncate_budget_naive(const nlohmann::json& data, const B
 /// Options of truncate_meta. Placeholders in hint_template: {returned}, {total}.
 struct MetaOptions {
   std::size_t limit = 1048576;  ///< Byte cap (TOOL_MAX_OUTPUT_BYTES); must be > 0.
-  std::string hint_template = "Output truncated to {returned} of {total} items by TOOL_MAX_OUTPUT_BYTES. Pass --offset {returned} to fetch the rest.";
+  std::string hint_template = "Output truncated to {returned} of {total} items by TOOL_MAX_OUTPUT_BYTES. Pass --cursor {returned} to fetch the rest.";
   int indent = -1;
   std::size_t max_depth = kDefaultMaxDepth;
 };

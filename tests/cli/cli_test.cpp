@@ -70,6 +70,7 @@ TEST(Cli, ConfigurationErrorStillWritesTheJsonReport) {
   ASSERT_TRUE(r.report.is_object());
   EXPECT_EQ(r.report["verdict"], "error");
   EXPECT_EQ(r.report["exit_code"], 2);
+  EXPECT_TRUE(r.schema_violations.empty()) << r.schema_violations.front();
 }
 
 TEST(Cli, UnwritableReportPathIsAUsageError) {
@@ -86,6 +87,7 @@ TEST(Cli, MissingServerExitsThreeAndWritesTheReport) {
   EXPECT_EQ(r.report["verdict"], "error");
   EXPECT_EQ(r.report["exit_code"], 3);
   EXPECT_EQ(r.report["error"]["code"], "spawn");
+  EXPECT_TRUE(r.schema_violations.empty()) << r.schema_violations.front();
 }
 
 TEST(Cli, NotExecutableExitsThree) {
@@ -108,6 +110,7 @@ TEST(Cli, ServerThatNeverAnswersInitializeExitsThreeWithoutHanging) {
   EXPECT_EQ(r.exit_code, 3) << r.err;
   ASSERT_TRUE(r.report.is_object());
   EXPECT_EQ(r.error_ids(), std::set<std::string>{"T-HANG"});
+  EXPECT_TRUE(r.schema_violations.empty()) << r.schema_violations.front();
 }
 
 TEST(Cli, GarbageOnStdoutIsAFindingNotACrash) {

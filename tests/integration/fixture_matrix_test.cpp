@@ -57,6 +57,7 @@ TEST_P(Matrix, ReportsExactlyTheDefectsInvariant) {
   else if (!c.defect.empty()) args.insert(args.end(), {"--defect", c.defect});
   HarnessRun r = run_harness(args);
   ASSERT_TRUE(r.report.is_object()) << "no JSON report; stderr:\n" << r.err;
+  EXPECT_TRUE(r.schema_violations.empty()) << r.schema_violations.front();
   std::cout << "[matrix] " << (c.defect.empty() ? "(conformant)" : c.defect) << " -> " << join(r.error_ids())
             << "\n";
   EXPECT_EQ(r.error_ids(), c.expected) << "stdout:\n" << r.out << "\nstderr:\n" << r.err;

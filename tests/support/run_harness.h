@@ -15,12 +15,15 @@
 
 #include <nlohmann/json.hpp>
 
+#include "profile/schema_validator.h"
+
 namespace ctxo::test {
 
 struct HarnessRun {
   int exit_code = -1;
   std::string out, err;
   nlohmann::json report;  ///< Parsed --json report, or null when none was written.
+  std::vector<std::string> schema_violations;  ///< The report against schemas/report.schema.json.
   /// Error-severity invariant ids in the report.
   std::set<std::string> error_ids() const {
     std::set<std::string> s;
@@ -56,6 +59,16 @@ inline std::string slurp(const std::string& path) {
   return ss.str();
 }
 
+/// Violations of schemas/report.schema.json in `report` (empty = valid).
+inline std::vector<std::string> report_schema_violations(const nlohmann::json& report) {
+  static const auto validator = [] {
+    auto schema = nlohmann::json::parse(slurp(std::string(CTXO_SOURCE_DIR) + "/schemas/report.schema.json"));
+    return profile::SchemaValidator::compile(schema);
+  }();
+  if (!validator.ok()) return {"report schema does not compile: " + validator.error().message};
+  return validator->validate(report);
+}
+
 /// Runs `ctxo-conform ARGS...` with a JSON report (unless `with_json` is false).
 inline HarnessRun run_harness(const std::vector<std::string>& args, bool with_json = true) {
   static int counter = 0;
@@ -64,8 +77,13 @@ inline HarnessRun run_harness(const std::vector<std::string>& args, bool with_js
   if (std::system(mk.c_str()) != 0) return {};
   std::string stem = base + "/run-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   std::string cmd = quote(harness_binary());
+  std::size_t first = 0;
+  if (!args.empty() && args[0] == "check") {  // a subcommand comes first
+    cmd += " check";
+    first = 1;
+  }
   if (with_json) cmd += " --json " + quote(stem + ".json");
-  for (const auto& a : args) cmd += " " + quote(a);
+  for (std::size_t i = first; i < args.size(); ++i) cmd += " " + quote(args[i]);
   cmd += " > " + quote(stem + ".out") + " 2> " + quote(stem + ".err") + " < /dev/null";
   HarnessRun r;
   int status = std::system(cmd.c_str());
@@ -76,6 +94,7 @@ inline HarnessRun run_harness(const std::vector<std::string>& args, bool with_js
     std::string text = slurp(stem + ".json");
     r.report = nlohmann::json::parse(text, nullptr, false);
     if (r.report.is_discarded()) r.report = nullptr;
+    if (r.report.is_object()) r.schema_violations = report_schema_violations(r.report);
   }
   return r;
 }

@@ -79,7 +79,7 @@ TEST(CheckToolsList, Violations) {
   EXPECT_EQ(ids(check_tools_list(listing_of({tool("a"), tool("a")}), "legacy")), std::vector<std::string>{"P-LIST"});
   EXPECT_EQ(ids(check_tools_list(listing_of({tool("a", {{"type", "string"}})}), "legacy")),
             std::vector<std::string>{"P-LIST"});
-  EXPECT_EQ(ids(check_tools_list(listing_of({json{{"name", "a"}}}), "legacy")), std::vector<std::string>{"P-LIST"});
+  EXPECT_EQ(ids(check_tools_list(listing_of(json::array({json{{"name", "a"}}})), "legacy")), std::vector<std::string>{"P-LIST"});
   EXPECT_EQ(ids(check_tools_list(listing_of({tool("has space")}), "legacy")), std::vector<std::string>{"P-LIST(w)"});
   auto l = listing_of({tool("a")});
   l.cursor_loop = true;

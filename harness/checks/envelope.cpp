@@ -1,0 +1,706 @@
+// SPDX-License-Identifier: MIT
+// Envelope extraction and the per-response envelope checks (E-PARSE, E-SCHEMA, E-ERROR,
+// E-HINT-REF, TR-HINT, TR-COUNT, TR-CAP, TR-BYTES, B-*) as docs/ENVELOPE-CHECKS.md defines them.
+#include "checks/envelope.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <map>
+#include <set>
+
+#include "checks/envelope_util.h"
+#include "core/text.h"
+#include "truncation/js_json.h"
+#include "truncation/unicode.h"
+
+namespace ctxo::checks {
+
+namespace detail {
+
+const json* at(const json& doc, const std::optional<std::string>& pointer) {
+  if (!pointer) return nullptr;
+  return profile::resolve_pointer(doc, *pointer);
+}
+
+std::optional<std::int64_t> as_int(const json* v) {
+  if (!v) return std::nullopt;
+  if (v->is_number_integer()) return v->get<std::int64_t>();
+  if (v->is_number_unsigned()) {
+    auto u = v->get<std::uint64_t>();
+    return u > static_cast<std::uint64_t>(INT64_MAX) ? INT64_MAX : static_cast<std::int64_t>(u);
+  }
+  if (v->is_number_float()) {
+    double d = v->get<double>();
+    if (std::isfinite(d) && d == std::floor(d) && std::fabs(d) < 9.0e18) return static_cast<std::int64_t>(d);
+  }
+  return std::nullopt;
+}
+
+std::string pointer_name(std::string_view pointer) {
+  if (pointer.empty()) return "the envelope";
+  auto slash = pointer.rfind('/');
+  std::string token(pointer.substr(slash + 1));
+  std::string out;
+  for (std::size_t i = 0; i < token.size(); ++i) {
+    if (token[i] == '~' && i + 1 < token.size()) {
+      out += token[i + 1] == '1' ? '/' : '~';
+      ++i;
+    } else {
+      out += token[i];
+    }
+  }
+  return out;
+}
+
+std::optional<bool> truncated_flag(const profile::Profile& p, const json& env) {
+  if (!p.fields.truncated) return std::nullopt;
+  const json* v = at(env, p.fields.truncated);
+  if (!v) return p.fields.truncated_may_be_absent ? std::optional<bool>(false) : std::nullopt;
+  if (v->is_boolean()) return v->get<bool>();
+  // meta: a null flag is an omitted one.
+  if (v->is_null() && p.fields.truncated_may_be_absent) return false;
+  return std::nullopt;
+}
+
+std::vector<Truncatable> truncatables(const profile::Profile& p, const json& env) {
+  std::vector<Truncatable> out;
+  if (!p.truncation) return out;
+  const auto& tr = *p.truncation;
+  const json* c = profile::resolve_pointer(env, tr.container);
+  if (!c) return out;
+  auto add = [&](const std::string& ptr, const json& v) {
+    if (v.is_array()) {
+      out.push_back({ptr, &v, v.size(), false});
+    } else if (v.is_string() && tr.string_values) {
+      out.push_back({ptr, &v, truncation::code_points(v.get_ref<const std::string&>()), true});
+    }
+  };
+  if (tr.selection == profile::Selection::kContainer || !c->is_object()) {
+    add(tr.container, *c);
+    return out;
+  }
+  std::set<std::string> seen;
+  for (const auto& f : tr.fields) {
+    auto it = c->find(f);
+    if (it == c->end() || !it->is_array()) continue;
+    seen.insert(f);
+    out.push_back({tr.container + "/" + profile::escape_pointer_token(f), &*it, it->size(), false});
+  }
+  if (tr.selection == profile::Selection::kAny && tr.any_array) {
+    for (auto it = c->begin(); it != c->end(); ++it) {
+      if (!it->is_array() || seen.count(it.key())) continue;
+      out.push_back({tr.container + "/" + profile::escape_pointer_token(it.key()), &*it, it->size(), false});
+    }
+  }
+  return out;
+}
+
+std::optional<Truncatable> cut_array(const std::vector<Truncatable>& cands, std::optional<std::int64_t> returned) {
+  if (cands.empty()) return std::nullopt;
+  if (returned) {
+    for (const auto& c : cands)
+      if (static_cast<std::int64_t>(c.length) == *returned) return c;
+  }
+  const Truncatable* best = &cands.front();
+  for (const auto& c : cands)
+    if (c.length > best->length) best = &c;
+  return *best;
+}
+
+namespace {
+truncation::Measure unit_measure(const profile::Profile& p) {
+  if (!p.limit || p.limit->kind == profile::LimitKind::kBytes) return truncation::Measure::kUtf8Bytes;
+  switch (p.limit->unit) {
+    case profile::CountUnit::kUtf8: return truncation::Measure::kUtf8Bytes;
+    case profile::CountUnit::kUtf16: return truncation::Measure::kUtf16Units;
+    case profile::CountUnit::kCodePoint: return truncation::Measure::kCodePoints;
+  }
+  return truncation::Measure::kUtf8Bytes;
+}
+
+std::int64_t tokens_of(const profile::Profile& p, std::size_t chars) {
+  std::int64_t cpt = p.limit && p.limit->chars_per_token && *p.limit->chars_per_token > 0 ? *p.limit->chars_per_token : 4;
+  auto c = static_cast<std::int64_t>(chars);
+  bool up = !p.limit || p.limit->round_up;
+  return up ? (c + cpt - 1) / cpt : c / cpt;
+}
+}  // namespace
+
+std::int64_t limit_size(const profile::Profile& p, std::string_view text) {
+  auto chars = truncation::text_measure(text, unit_measure(p));
+  if (p.limit && p.limit->kind == profile::LimitKind::kTokens) return tokens_of(p, chars);
+  return static_cast<std::int64_t>(chars);
+}
+
+std::string limit_unit_name(const profile::Profile& p) {
+  if (p.limit && p.limit->kind == profile::LimitKind::kTokens) return "tokens";
+  switch (unit_measure(p)) {
+    case truncation::Measure::kUtf8Bytes: return "bytes";
+    case truncation::Measure::kUtf16Units: return "UTF-16 units";
+    case truncation::Measure::kCodePoints: return "code points";
+  }
+  return "units";
+}
+
+int detect_indent(std::string_view text) {
+  std::size_t pos = text.find('\n');
+  while (pos != std::string_view::npos) {
+    std::size_t start = pos + 1;
+    std::size_t n = 0;
+    while (start + n < text.size() && text[start + n] == ' ') ++n;
+    if (n > 0) return static_cast<int>(std::min<std::size_t>(n, 10));
+    pos = text.find('\n', start);
+  }
+  return -1;
+}
+
+Finding make_finding(const char* id, const ParsedEnvelope& env, std::string diagnosis) {
+  Finding f;
+  f.invariant = id;
+  f.severity = Severity::kError;
+  f.request = env.request;
+  f.response_excerpt = excerpt(env.text, 400);
+  f.diagnosis = std::move(diagnosis);
+  return f;
+}
+
+std::string num(std::int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n);
+  std::string out;
+  int k = 0;
+  for (auto it = digits.rbegin(); it != digits.rend(); ++it) {
+    if (k && k % 3 == 0) out += ',';
+    out += *it;
+    ++k;
+  }
+  if (n < 0) out += '-';
+  return {out.rbegin(), out.rend()};
+}
+
+}  // namespace detail
+
+using namespace detail;
+
+namespace {
+
+std::string quote(std::string_view s) { return "`" + std::string(s) + "`"; }
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+/// A JSON object parsed from text; nullopt when the text is not exactly one JSON object.
+std::optional<json> parse_object(const std::string& text) {
+  json j = json::parse(text, nullptr, false);
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  return j;
+}
+
+/// A JSON object embedded in text with something around it ("warning: ... {...}").
+std::optional<json> embedded_object(const std::string& text) {
+  auto b = text.find('{');
+  auto e = text.rfind('}');
+  if (b == std::string::npos || e == std::string::npos || e <= b) return std::nullopt;
+  return parse_object(text.substr(b, e - b + 1));
+}
+
+std::optional<std::int64_t> positive_env(const std::map<std::string, std::string>& env, const std::string& name) {
+  auto it = env.find(name);
+  if (it == env.end() || it->second.empty() || it->second.size() > 18) return std::nullopt;
+  std::int64_t v = 0;
+  for (char c : it->second) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v > 0 ? std::optional<std::int64_t>(v) : std::nullopt;
+}
+
+bool is_error_result(const mcp::Reply* r) {
+  return r && r->result.is_object() && r->result.contains("isError") && r->result["isError"].is_boolean() &&
+         r->result["isError"].get<bool>();
+}
+
+}  // namespace
+
+ParsedEnvelope extract_envelope(const EnvelopeInput& in) {
+  ParsedEnvelope out;
+  try {
+    if (!in.reply) return out;
+    out.request = in.reply->request;
+    if (in.reply->kind != mcp::Reply::Kind::kResult || !in.reply->result.is_object()) return out;
+    const json& result = in.reply->result;
+    std::vector<std::string> texts;
+    if (result.contains("content") && result["content"].is_array()) {
+      for (const auto& part : result["content"]) {
+        if (part.is_object() && part.value("type", json()).is_string() && part["type"] == "text" &&
+            part.contains("text") && part["text"].is_string())
+          texts.push_back(part["text"].get<std::string>());
+      }
+    }
+    // Which text part holds the envelope: the first that is exactly a JSON object, else the first
+    // with one embedded in other text.
+    std::optional<std::size_t> chosen;
+    bool exact = false;
+    std::size_t exact_objects = 0;
+    std::optional<json> obj;
+    for (std::size_t i = 0; i < texts.size(); ++i) {
+      if (auto o = parse_object(texts[i])) {
+        ++exact_objects;
+        if (!exact) {
+          chosen = i;
+          exact = true;
+          obj = std::move(o);
+        }
+      }
+    }
+    if (!chosen) {
+      for (std::size_t i = 0; i < texts.size() && !chosen; ++i) {
+        if (auto o = embedded_object(texts[i])) {
+          chosen = i;
+          obj = std::move(o);
+        }
+      }
+    }
+    // The profile: forced, else detected on the object found.
+    const profile::Profile* prof = nullptr;
+    if (in.forced) {
+      if (in.forced->location == profile::Location::kNone) return out;
+      prof = in.forced;
+    } else if (obj && in.candidates) {
+      prof = profile::detect(*obj, *in.candidates);
+      if (prof && prof->location == profile::Location::kNone) prof = nullptr;
+    }
+    if (!prof) return out;
+    out.profile = prof;
+    if (chosen) out.text = texts[*chosen];
+    else if (!texts.empty()) out.text = texts.front();
+    else out.text = in.reply->raw.empty() ? result.dump() : in.reply->raw;
+    // Limit in effect.
+    if (prof->limit) {
+      if (prof->limit->env) out.limit = positive_env(in.env, *prof->limit->env);
+      if (!out.limit) out.limit = prof->limit->default_value;
+    }
+    if (!obj) {
+      // A plain-text isError answer is an acceptable error for profiles that say so; for other
+      // forced profiles it is E-ERROR (reported by check_envelope), not E-PARSE.
+      if (is_error_result(in.reply)) return out;
+      if (texts.empty()) out.parse_problems.push_back("the result has no text content part");
+      else out.parse_problems.push_back("no text part holds a JSON object (the text is " +
+                                         excerpt(texts.front(), 80) + ")");
+      return out;
+    }
+    out.envelope = std::move(*obj);
+    out.indent = detect_indent(out.text);
+    out.form = profile::classify(*prof, out.envelope);
+    if (!exact) out.parse_problems.push_back("the JSON object in text part " + std::to_string(*chosen + 1) +
+                                             " has other text before or after it");
+    if (texts.size() != 1)
+      out.parse_problems.push_back("the result has " + std::to_string(texts.size()) +
+                                   " text parts; an envelope is exactly one text part" +
+                                   (exact_objects > 1 ? " (" + std::to_string(exact_objects) + " of them hold JSON objects)"
+                                                      : std::string()));
+  } catch (...) {
+    // Never throws: what was found so far stands.
+  }
+  return out;
+}
+
+namespace {
+
+// ----- E-HINT-REF helpers ---------------------------------------------------------------------
+
+bool tok_char(char c) {
+  return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
+}
+bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
+
+std::string first_segment(std::string_view s) {
+  auto p = s.find_first_of("_-.");
+  return std::string(s.substr(0, p));
+}
+
+std::string normalise(std::string_view s) {
+  std::string o;
+  for (char c : s)
+    if (c != '_' && c != '-') o += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return o;
+}
+
+const json* schema_properties(const json* tool) {
+  if (!tool || !tool->is_object()) return nullptr;
+  auto it = tool->find("inputSchema");
+  if (it == tool->end() || !it->is_object()) return nullptr;
+  auto p = it->find("properties");
+  if (p == it->end() || !p->is_object()) return nullptr;
+  return &*p;
+}
+
+bool has_param(const json& props, const std::string& name) {
+  if (props.contains(name)) return true;
+  auto n = normalise(name);
+  for (auto it = props.begin(); it != props.end(); ++it)
+    if (normalise(it.key()) == n) return true;
+  return false;
+}
+
+struct HintText {
+  std::string label;  ///< Where it came from, e.g. "_meta.hint".
+  std::string text;
+  bool command = false;
+};
+
+void check_hint_refs(const EnvelopeInput& in, const ParsedEnvelope& env, const std::vector<HintText>& hints,
+                     std::vector<Finding>& out) {
+  std::vector<std::string> tool_names;
+  std::set<std::string> all_params;
+  if (in.tools) {
+    for (const auto& t : *in.tools) {
+      if (t.is_object() && t.contains("name") && t["name"].is_string()) tool_names.push_back(t["name"].get<std::string>());
+      if (const json* props = schema_properties(&t))
+        for (auto it = props->begin(); it != props->end(); ++it) all_params.insert(it.key());
+    }
+  }
+  // First segment -> the separator characters listed tools with that segment use ("_", "-.").
+  std::map<std::string, std::set<char>> prefixes;
+  bool dotted_tools = false;
+  for (const auto& n : tool_names) {
+    auto& seps = prefixes[first_segment(n)];
+    for (char ch : n)
+      if (ch == '_' || ch == '-' || ch == '.') seps.insert(ch);
+    dotted_tools = dotted_tools || n.find('.') != std::string::npos;
+  }
+  auto listed = [&](const std::string& s) { return std::find(tool_names.begin(), tool_names.end(), s) != tool_names.end(); };
+
+  for (const auto& h : hints) {
+    const std::string& s = h.text;
+    const json* named_tool = nullptr;
+    bool unknown_tool_named = false;  // then no schema is known for its parameters
+    // Tool names.
+    if (!tool_names.empty()) {
+      std::size_t i = 0;
+      while (i < s.size()) {
+        if (!tok_char(s[i])) {
+          ++i;
+          continue;
+        }
+        std::size_t b = i;
+        while (i < s.size() && tok_char(s[i])) ++i;
+        std::size_t e = i;
+        while (e > b && (s[e - 1] == '.' || s[e - 1] == '-')) --e;
+        std::string tok = s.substr(b, e - b);
+        if (tok.empty() || tok[0] == '-' || tok[0] == '.') continue;
+        if (tok.find_first_of("_-.") == std::string::npos) continue;
+        if (i < s.size() && (s[i] == '=' || s[i] == ':')) continue;  // a parameter, not a tool
+        if (listed(tok)) {
+          if (!named_tool)
+            for (const auto& t : *in.tools)
+              if (t.is_object() && t.value("name", json()) == tok) named_tool = &t;
+          continue;
+        }
+        if (all_params.count(tok)) continue;
+        if (b > 0 && (s[b - 1] == '/' || s[b - 1] == '\\')) continue;  // a path component
+        if (!dotted_tools && tok.find('.') != std::string::npos) continue;  // a file name, version, domain
+        auto pit = prefixes.find(first_segment(tok));
+        if (pit == prefixes.end()) continue;
+        // Only tokens written in the tools' own style: "read-only" is English next to read_file.
+        bool same_style = std::all_of(tok.begin(), tok.end(), [&](char ch) {
+          return (ch != '_' && ch != '-' && ch != '.') || pit->second.count(ch);
+        });
+        if (!same_style) continue;
+        unknown_tool_named = true;
+        out.push_back(make_finding("E-HINT-REF", env,
+                                   h.label + " names the tool " + quote(tok) +
+                                       ", which is not in tools/list (an agent following the hint gets "
+                                       "\"unknown tool\")"));
+      }
+    }
+    // Parameters.
+    const json* tool = named_tool ? named_tool : (unknown_tool_named ? nullptr : in.tool);
+    const json* props = schema_properties(tool);
+    std::string tool_name = tool && tool->is_object() && tool->value("name", json()).is_string()
+                                ? tool->value("name", std::string())
+                                : std::string("the called tool");
+    std::set<std::string> reported;
+    auto report_param = [&](const std::string& shown, const std::string& name) {
+      if (!props || has_param(*props, name) || !reported.insert(name).second) return;
+      out.push_back(make_finding("E-HINT-REF", env,
+                                 h.label + " tells the agent to use " + quote(shown) + ", but " + quote(tool_name) +
+                                     "'s input schema has no parameter " + quote(name)));
+    };
+    if (h.command) {
+      for (std::size_t i = 0; i + 2 < s.size(); ++i) {
+        if (s[i] != '-' || s[i + 1] != '-' || (i > 0 && tok_char(s[i - 1]))) continue;
+        std::size_t b = i + 2, e = b;
+        if (e >= s.size() || !std::isalpha(static_cast<unsigned char>(s[e]))) continue;
+        while (e < s.size() && (ident_char(s[e]) || s[e] == '-')) ++e;
+        report_param("--" + s.substr(b, e - b), s.substr(b, e - b));
+        i = e;
+      }
+      if (in.forced || env.profile) {
+        const auto* p = env.profile;
+        if (p && p->hint)
+          for (const auto& m : p->hint->must_mention)
+            if (s.find(m) == std::string::npos)
+              out.push_back(make_finding("E-HINT-REF", env,
+                                         h.label + " is a command to fetch the rest but does not mention " + quote(m) +
+                                             ", which the profile requires (the hint is " + excerpt(s, 120) + ")"));
+      }
+    } else {
+      for (std::size_t i = 0; i < s.size(); ++i) {
+        if (!(std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_')) continue;
+        if (i > 0 && (tok_char(s[i - 1]) || s[i - 1] == '?' || s[i - 1] == '&')) {
+          while (i < s.size() && ident_char(s[i])) ++i;
+          continue;
+        }
+        std::size_t b = i;
+        while (i < s.size() && ident_char(s[i])) ++i;
+        if (i >= s.size()) break;
+        std::string name = s.substr(b, i - b);
+        char sep = s[i];
+        if (sep == '=') {
+          report_param(name + "=", name);
+        } else if (sep == ':') {
+          char next = i + 1 < s.size() ? s[i + 1] : ' ';
+          if (next == '/' || next == ':') continue;  // a URL scheme or C++ scope
+          bool identifier_like = name.find('_') != std::string::npos ||
+                                 std::any_of(name.begin() + 1, name.end(), [](char c) { return std::isupper(static_cast<unsigned char>(c)); });
+          bool spaced = std::isspace(static_cast<unsigned char>(next));
+          if (!spaced || identifier_like) report_param(name + ":", name);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
+  std::vector<Finding> out;
+  try {
+    if (!env.profile) return out;
+    const profile::Profile& p = *env.profile;
+    // E-ERROR: an isError result with no envelope under a profile that does not accept plain text.
+    if (!env.envelope.is_object()) {
+      if (is_error_result(in.reply)) {
+        if (!p.is_error_text)
+          out.push_back(make_finding("E-ERROR", env,
+                                     "the result has isError:true with plain text, but profile " + quote(p.name) +
+                                         " says errors are envelopes"));
+        return out;
+      }
+      for (const auto& prob : env.parse_problems)
+        out.push_back(make_finding("E-PARSE", env, prob + " (profile " + quote(p.name) + ")"));
+      return out;
+    }
+    for (const auto& prob : env.parse_problems)
+      out.push_back(make_finding("E-PARSE", env, prob + " (profile " + quote(p.name) + ")"));
+    const json& e = env.envelope;
+
+    // E-SCHEMA.
+    auto vc = profile::validate_envelope(p, e);
+    if (!vc.ok()) {
+      std::string d = "the " + std::string(vc.form ? profile::form_name(*vc.form) : "envelope") +
+                      " envelope breaks profile " + quote(p.name) + "'s schema: ";
+      for (std::size_t i = 0; i < vc.violations.size() && i < 3; ++i)
+        d += (i ? "; " : "") + profile::to_string(vc.violations[i]);
+      if (vc.violations.size() > 3) d += " (and " + std::to_string(vc.violations.size() - 3) + " more)";
+      out.push_back(make_finding("E-SCHEMA", env, d));
+    }
+
+    const profile::Form* form = env.form ? p.form(*env.form) : nullptr;
+    // E-ERROR: code outside the stable set.
+    if (env.form == profile::FormKind::kError && form && form->code_pointer && !form->codes.empty()) {
+      const json* code = at(e, form->code_pointer);
+      if (code && code->is_string()) {
+        auto c = code->get<std::string>();
+        if (std::find(form->codes.begin(), form->codes.end(), c) == form->codes.end()) {
+          std::string list;
+          for (std::size_t i = 0; i < form->codes.size(); ++i) list += (i ? ", " : "") + form->codes[i];
+          out.push_back(make_finding("E-ERROR", env,
+                                     "error code " + quote(c) + " is not one of profile " + quote(p.name) +
+                                         "'s stable codes (" + list + ")"));
+        }
+      } else {
+        out.push_back(make_finding("E-ERROR", env, "the error envelope has no string code at " +
+                                                       *form->code_pointer + " (profile " + quote(p.name) + ")"));
+      }
+    }
+
+    // E-HINT-REF.
+    std::vector<HintText> hints;
+    const bool success = env.form == profile::FormKind::kSuccess;
+    if (success && p.fields.hint) {
+      const json* h = at(e, p.fields.hint);
+      bool reason = p.hint && p.hint->kind == profile::HintKind::kReason;
+      if (h && h->is_string() && !reason)
+        hints.push_back({pointer_name(*p.fields.hint), h->get<std::string>(),
+                         p.hint && p.hint->kind == profile::HintKind::kCommand});
+    }
+    if (form && !success && form->hint_pointer) {
+      const json* h = at(e, form->hint_pointer);
+      if (h && h->is_string())
+        hints.push_back({"the " + std::string(profile::form_name(*env.form)) + " hint", h->get<std::string>(), false});
+    }
+    check_hint_refs(in, env, hints, out);
+
+    if (success) {
+      auto truncated = truncated_flag(p, e);
+      // TR-HINT.
+      if (truncated == true && p.fields.hint) {
+        const json* h = at(e, p.fields.hint);
+        std::string name = pointer_name(*p.fields.hint);
+        if (!h) out.push_back(make_finding("TR-HINT", env, "truncated is true but there is no " + name + " saying what was cut or how to get the rest"));
+        else if (!h->is_string()) out.push_back(make_finding("TR-HINT", env, "truncated is true but " + name + " is not a string"));
+        else if (trim(h->get<std::string>()).empty()) out.push_back(make_finding("TR-HINT", env, "truncated is true but " + name + " is empty"));
+      }
+      // TR-COUNT.
+      auto cands = truncatables(p, e);
+      auto returned = as_int(at(e, p.fields.returned_count));
+      auto total = as_int(at(e, p.fields.total_count));
+      auto cut = cut_array(cands, returned);
+      std::string rname = p.fields.returned_count ? pointer_name(*p.fields.returned_count) : "returned";
+      std::string tname = p.fields.total_count ? pointer_name(*p.fields.total_count) : "total";
+      if (returned && cut && static_cast<std::int64_t>(cut->length) != *returned)
+        out.push_back(make_finding("TR-COUNT", env,
+                                   rname + " says " + num(*returned) + " but " + quote(pointer_name(cut->pointer)) +
+                                       " has " + num(static_cast<std::int64_t>(cut->length)) +
+                                       (cut->is_string ? " characters" : " items")));
+      if (returned && total && *total < *returned)
+        out.push_back(make_finding("TR-COUNT", env, tname + " is " + num(*total) + ", less than " + rname + " " + num(*returned)));
+      bool single_too_large = false;
+      if (p.hint && p.hint->kind == profile::HintKind::kReason) {
+        const json* r = at(e, p.fields.hint);
+        single_too_large = r && r->is_string() && r->get<std::string>() == "single_result_too_large";
+      }
+      if (truncated && returned && total && *truncated != (*returned < *total) &&
+          !(single_too_large && *truncated && *returned == *total))
+        out.push_back(make_finding("TR-COUNT", env,
+                                   "truncated is " + std::string(*truncated ? "true" : "false") + " but " + rname +
+                                       " is " + num(*returned) + " of " + tname + " " + num(*total) +
+                                       (*truncated ? " (nothing was cut)" : " (items were silently omitted)")));
+      if (p.budget && p.fields.dropped_count && truncated) {
+        const json* dv = at(e, p.fields.dropped_count);
+        auto dc = as_int(dv);
+        bool dropped = dc && *dc > 0;
+        if (*truncated != dropped)
+          out.push_back(make_finding("TR-COUNT", env,
+                                     *truncated ? "truncated is true but nothing is reported dropped (" +
+                                                      pointer_name(*p.fields.dropped_count) + " is " +
+                                                      (dv ? dv->dump() : std::string("absent")) + ")"
+                                                : "truncated is false but " + pointer_name(*p.fields.dropped_count) +
+                                                      " says " + num(*dc) + " were dropped"));
+      }
+      // TR-CAP. L: the env/default limit; with a budget, the call's clamped budget.
+      std::optional<std::int64_t> limit = env.limit;
+      std::string limit_label;
+      if (p.limit && p.limit->env) limit_label = *p.limit->env + "=";
+      if (p.budget) {
+        auto arg = in.arguments.is_object() ? as_int(in.arguments.contains(p.budget->parameter)
+                                                         ? &in.arguments[p.budget->parameter]
+                                                         : nullptr)
+                                            : std::nullopt;
+        bool given_bad = in.arguments.is_object() && in.arguments.contains(p.budget->parameter) && !arg;
+        if (given_bad) limit.reset();
+        else limit = std::clamp(arg.value_or(p.budget->default_value), p.budget->min, p.budget->max);
+        limit_label = p.budget->parameter + "=";
+      }
+      // Token budgets: B-USED and B-ESTIMATE say whether the envelope kept to the budget.
+      const bool tokens = p.limit && p.limit->kind == profile::LimitKind::kTokens;
+      if (limit && cut && !tokens && (cut->length > 0 || (total && *total > 0))) {
+        auto size = limit_size(p, env.text);
+        // A response that already cut everything it may cut cannot be smaller (the fixed part alone
+        // is over the limit), and seed 004 sends one result that is too large on purpose.
+        bool exempt = cut->length == 0 || (single_too_large && cut->length == 1);
+        if (size > *limit && !exempt)
+          out.push_back(make_finding("TR-CAP", env,
+                                     "the text part is " + num(size) + " " + limit_unit_name(p) + ", over " +
+                                         limit_label + num(*limit) + ", and truncated is " +
+                                         (truncated ? (*truncated ? "true" : "false") : std::string("not set")) +
+                                         " with " + num(static_cast<std::int64_t>(cut->length)) + " items in " +
+                                         quote(pointer_name(cut->pointer))));
+      }
+      // TR-BYTES (untruncated responses; truncated ones are checked in the sweep).
+      // A response whose counts say items are missing is not untruncated, whatever its flag says
+      // (that is TR-COUNT); its totalBytes describes the full payload.
+      bool really_whole = !(returned && total && *returned < *total);
+      if (p.fields.total_bytes && truncated == false && really_whole) {
+        auto reported = as_int(at(e, p.fields.total_bytes));
+        const std::string& ptr = *p.fields.total_bytes;
+        std::string parent = ptr.substr(0, ptr.rfind('/'));
+        if (reported) {
+          json payload = e;
+          remove_at(payload, parent.empty() ? ptr : parent);
+          auto compact = static_cast<std::int64_t>(truncation::js_json_size(payload, -1));
+          auto indented = static_cast<std::int64_t>(truncation::js_json_size(payload, env.indent));
+          if (*reported != compact && *reported != indented)
+            out.push_back(make_finding("TR-BYTES", env,
+                                       pointer_name(ptr) + " says " + num(*reported) + " but the payload without " +
+                                           (parent.empty() ? pointer_name(ptr) : pointer_name(parent)) + " is " +
+                                           num(compact) + " UTF-8 bytes compact" +
+                                           (indented != compact ? " (" + num(indented) + " indented)" : std::string()) +
+                                           (*reported == static_cast<std::int64_t>(truncation::js_json_utf16_size(payload, -1)) ||
+                                                    *reported == static_cast<std::int64_t>(truncation::js_json_utf16_size(payload, env.indent))
+                                                ? "; the server counted UTF-16 units, not bytes"
+                                                : "")));
+        }
+      }
+    }
+
+    // B-*: wherever the budget object is present.
+    if (p.budget) {
+      const auto& b = *p.budget;
+      auto requested = as_int(profile::resolve_pointer(e, b.requested_pointer));
+      auto used = as_int(profile::resolve_pointer(e, b.used_pointer));
+      auto maxv = as_int(profile::resolve_pointer(e, b.max_pointer));
+      // The budget used must respect is the one the call asked for, clamped: when the envelope
+      // misreports `requested` (B-CLAMP), comparing against the misreported value would blame the
+      // wrong field, so B-USED compares against the clamped argument whenever it is known.
+      const json* barg = in.arguments.is_object() && in.arguments.contains(b.parameter) ? &in.arguments[b.parameter] : nullptr;
+      std::optional<std::int64_t> budget = requested;
+      if (!barg || as_int(barg)) budget = std::clamp(as_int(barg).value_or(b.default_value), b.min, b.max);
+      if (used && budget && *used > *budget)
+        out.push_back(make_finding("B-USED", env,
+                                   "used is " + num(*used) + " tokens, more than the budget " + num(*budget) +
+                                       (requested && *requested != *budget ? " (requested says " + num(*requested) + ")"
+                                                                           : std::string())));
+      if (requested) {
+        const json* a = barg;
+        auto arg = as_int(a);
+        if (!a || arg) {
+          auto want = std::clamp(arg.value_or(b.default_value), b.min, b.max);
+          if (*requested != want)
+            out.push_back(make_finding("B-CLAMP", env,
+                                       "requested is " + num(*requested) + " but " + b.parameter + " " +
+                                           (a ? "was " + num(*arg) : "was not given (default " + num(b.default_value) + ")") +
+                                           ", so it should be " + num(want) + " (clamped to [" + num(b.min) + ", " +
+                                           num(b.max) + "])"));
+        }
+      }
+      if (maxv && *maxv != b.max)
+        out.push_back(make_finding("B-CLAMP", env, "max is " + num(*maxv) + " but the profile's maximum is " + num(b.max)));
+      if (used) {
+        auto units = truncation::utf16_length(env.text);
+        std::int64_t cpt = p.limit && p.limit->chars_per_token && *p.limit->chars_per_token > 0 ? *p.limit->chars_per_token : 4;
+        auto expect = (static_cast<std::int64_t>(units) + cpt - 1) / cpt;
+        if (std::fabs(static_cast<double>(*used - expect)) > b.tolerance * static_cast<double>(expect))
+          out.push_back(make_finding("B-ESTIMATE", env,
+                                     "used says " + num(*used) + " tokens but the text is " +
+                                         num(static_cast<std::int64_t>(units)) + " UTF-16 units, about " + num(expect) +
+                                         " tokens at " + std::to_string(cpt) + " chars per token (tolerance " +
+                                         std::to_string(static_cast<int>(std::lround(b.tolerance * 100))) + "%)"));
+      }
+    }
+
+    // POS-*.
+    check_positions(in, env, out);
+  } catch (...) {
+    // Never throws; findings so far stand.
+  }
+  return out;
+}
+
+}  // namespace ctxo::checks

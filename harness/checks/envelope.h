@@ -1,0 +1,78 @@
+// SPDX-License-Identifier: MIT
+// Envelope, truncation, budget and position checks (E-*, TR-*, B-*, POS-*), as pure functions
+// over parsed answers. docs/ENVELOPE-CHECKS.md is their exact contract. The truncation core is
+// the oracle for sizes; profiles (data) say where every field lives.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/finding.h"
+#include "mcp/client.h"
+#include "profile/profile.h"
+
+namespace ctxo::checks {
+
+using nlohmann::json;
+
+/// What the engine knows about one answered tools/call.
+struct EnvelopeInput {
+  const profile::Profile* forced = nullptr;                   ///< --profile NAME|FILE; nullptr = auto.
+  const std::vector<profile::Profile>* candidates = nullptr;  ///< Profiles --profile auto chooses from.
+  const json* tool = nullptr;                                 ///< tools/list entry of the called tool.
+  const std::vector<json>* tools = nullptr;                   ///< Every tool listed (E-HINT-REF).
+  json arguments = json::object();                            ///< The call's arguments.
+  std::map<std::string, std::string> env;                     ///< Server environment overrides in effect.
+  std::optional<std::string> root;                            ///< --root DIR (POS-UTF16).
+  const mcp::Reply* reply = nullptr;                          ///< The answer (kind kResult to apply).
+};
+
+/// The envelope found in an answer.
+struct ParsedEnvelope {
+  const profile::Profile* profile = nullptr;  ///< nullptr: not an envelope of any profile (no checks).
+  json envelope;                              ///< The parsed JSON object.
+  std::string text;                           ///< Its text part exactly as sent.
+  int indent = -1;                            ///< The server's JSON.stringify indent (-1 compact).
+  std::optional<profile::FormKind> form;      ///< success / miss / error.
+  std::optional<std::int64_t> limit;          ///< The limit in effect (env override or default).
+  json request;                               ///< The request that produced it.
+  /// E-PARSE problems found while extracting (e.g. a text part before the JSON part).
+  std::vector<std::string> parse_problems;
+};
+
+/// Finds the envelope in `in.reply` and its profile (forced or detected). Never throws.
+ParsedEnvelope extract_envelope(const EnvelopeInput& in);
+
+/// Per-response checks: E-PARSE, E-SCHEMA, E-ERROR, E-HINT-REF, TR-HINT, TR-COUNT, TR-CAP,
+/// TR-BYTES (untruncated), B-USED, B-CLAMP, B-ESTIMATE, POS-BASE, POS-PATH, POS-UTF16.
+std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env);
+
+/// E-STABLE: the same call answered twice.
+std::vector<Finding> check_stable(const ParsedEnvelope& first, const ParsedEnvelope& second);
+
+/// E-MISS: `env` answers a lookup of an identifier that cannot exist (`reply` is its answer, for
+/// the isError / non-envelope cases).
+std::vector<Finding> check_miss(const ParsedEnvelope& env, const mcp::Reply& reply);
+
+/// One answer of the limit sweep: the same call under one limit.
+struct SweepPoint {
+  std::int64_t limit = 0;
+  bool is_default = false;  ///< The main run's answer (limit not overridden).
+  ParsedEnvelope env;
+};
+
+/// TR-ENV, TR-PREFIX, TR-MAXIMAL, TR-VERBATIM, TR-BYTES across the answers to one call under
+/// different limits. The point with the largest limit is the full payload; when it is itself
+/// truncated, only TR-ENV is checked. `tr_env_limits` receives the limits whose answers were
+/// reported as TR-ENV (the engine then drops their TR-CAP findings).
+std::vector<Finding> check_sweep(const std::vector<SweepPoint>& points, std::vector<std::int64_t>* tr_env_limits);
+
+/// Anchors (objects with a file and a line) anywhere in `payload`, as JSON pointers.
+std::vector<std::string> find_anchors(const json& payload);
+
+}  // namespace ctxo::checks

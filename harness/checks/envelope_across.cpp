@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+// Envelope checks across responses: E-STABLE (same call twice), E-MISS (lookup of an absent
+// identifier) and the limit sweep (TR-ENV, TR-PREFIX, TR-MAXIMAL, TR-VERBATIM, TR-BYTES).
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+#include "checks/envelope.h"
+#include "checks/envelope_util.h"
+#include "core/text.h"
+#include "truncation/js_json.h"
+#include "truncation/unicode.h"
+
+namespace ctxo::checks {
+
+using namespace detail;
+
+namespace {
+
+std::string quote(std::string_view s) { return "`" + std::string(s) + "`"; }
+
+}  // namespace
+
+namespace detail {
+void remove_at(json& doc, const std::string& pointer) {
+  auto slash = pointer.rfind('/');
+  if (slash == std::string::npos) return;
+  const json* parent = profile::resolve_pointer(doc, pointer.substr(0, slash));
+  if (!parent) return;
+  json& mp = const_cast<json&>(*parent);
+  std::string key = pointer_name(pointer);
+  if (mp.is_object()) {
+    mp.erase(key);
+  } else if (mp.is_array() && !key.empty() && std::all_of(key.begin(), key.end(), ::isdigit) && key.size() < 10) {
+    auto i = std::stoul(key);
+    if (i < mp.size()) mp.erase(i);
+  }
+}
+}  // namespace detail
+
+namespace {
+
+/// The pointer itself when it is a member of the root, else its top-level ancestor (e.g. /_meta).
+std::string top_level(const std::string& pointer) {
+  auto second = pointer.find('/', 1);
+  return second == std::string::npos ? pointer : pointer.substr(0, second);
+}
+
+/// Pointers of everything that describes truncation rather than payload.
+std::vector<std::string> indicator_pointers(const profile::Profile& p) {
+  std::vector<std::string> v;
+  for (const auto* f : {&p.fields.ok, &p.fields.truncated, &p.fields.total_count, &p.fields.returned_count,
+                        &p.fields.total_bytes, &p.fields.hint, &p.fields.dropped_count, &p.fields.dropped_kind,
+                        &p.fields.warnings})
+    if (*f && !f->value().empty()) v.push_back(top_level(**f));
+  if (p.budget)
+    for (const auto* s : {&p.budget->requested_pointer, &p.budget->used_pointer, &p.budget->max_pointer})
+      if (!s->empty()) v.push_back(top_level(*s));
+  return v;
+}
+
+json payload_of(const profile::Profile& p, const json& env) {
+  json out = env;
+  for (const auto& ptr : indicator_pointers(p)) remove_at(out, ptr);
+  return out;
+}
+
+/// Keys whose values legitimately change from call to call (timings, clocks).
+bool volatile_key(const std::string& key) {
+  std::string k;
+  for (char c : key) k += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* w : {"elapsed", "duration", "latency", "took", "timestamp", "timing", "time_ms", "timems",
+                        "generatedat", "generated_at", "requestid", "request_id"})
+    if (k.find(w) != std::string::npos) return true;
+  return false;
+}
+
+void drop_volatile(json& j) {
+  std::vector<json*> stack{&j};
+  while (!stack.empty()) {
+    json* n = stack.back();
+    stack.pop_back();
+    if (n->is_object()) {
+      for (auto it = n->begin(); it != n->end();) {
+        if (volatile_key(it.key())) it = n->erase(it);
+        else {
+          if (it->is_structured()) stack.push_back(&*it);
+          ++it;
+        }
+      }
+    } else if (n->is_array()) {
+      for (auto& c : *n)
+        if (c.is_structured()) stack.push_back(&c);
+    }
+  }
+}
+
+std::vector<std::string> hint_pointers(const profile::Profile& p) {
+  std::vector<std::string> v;
+  if (p.fields.hint) v.push_back(*p.fields.hint);
+  for (auto k : {profile::FormKind::kSuccess, profile::FormKind::kMiss, profile::FormKind::kError})
+    if (const auto* f = p.form(k); f && f->hint_pointer) v.push_back(*f->hint_pointer);
+  return v;
+}
+
+bool is_error_result(const mcp::Reply& r) {
+  return r.result.is_object() && r.result.contains("isError") && r.result["isError"].is_boolean() &&
+         r.result["isError"].get<bool>();
+}
+
+std::int64_t effective(const profile::Profile& p, std::int64_t limit) {
+  double m = p.limit ? p.limit->margin : 1.0;
+  if (!(m > 0.0) || m > 1.0) m = 1.0;
+  return static_cast<std::int64_t>(std::floor(static_cast<double>(limit) * m));
+}
+
+}  // namespace
+
+std::vector<Finding> check_stable(const ParsedEnvelope& first, const ParsedEnvelope& second) {
+  std::vector<Finding> out;
+  try {
+    if (!first.profile || !second.profile || !first.envelope.is_object() || !second.envelope.is_object()) return out;
+    if (first.text == second.text) return out;
+    const profile::Profile& p = *first.profile;
+    // Hints are compared strictly when the profile says they are stable (safe to pattern-match);
+    // otherwise (e.g. a command with an opaque cursor) they are left out of the comparison.
+    bool strict = !p.hint || p.hint->stable;
+    json a = first.envelope, b = second.envelope;
+    for (const auto& ptr : hint_pointers(p)) {
+      const json* ha = profile::resolve_pointer(a, ptr);
+      const json* hb = profile::resolve_pointer(b, ptr);
+      if (strict && ha && hb && *ha != *hb) {
+        out.push_back(make_finding("E-STABLE", second,
+                                   "the same call answered twice gave two different hints at " + ptr + ": " +
+                                       excerpt(ha->dump(), 120) + " then " + excerpt(hb->dump(), 120)));
+      }
+      remove_at(a, ptr);
+      remove_at(b, ptr);
+    }
+    if (p.fields.warnings) {
+      remove_at(a, *p.fields.warnings);
+      remove_at(b, *p.fields.warnings);
+    }
+    drop_volatile(a);
+    drop_volatile(b);
+    if (a != b) {
+      json d = json::diff(a, b);
+      std::string path = d.empty() ? "" : d[0].value("path", std::string());
+      const json* va = profile::resolve_pointer(a, path);
+      const json* vb = profile::resolve_pointer(b, path);
+      out.push_back(make_finding("E-STABLE", second,
+                                 "the same call answered twice gave different envelopes; first difference at " +
+                                     (path.empty() ? std::string("(root)") : path) + ": " +
+                                     (va ? excerpt(va->dump(), 100) : std::string("absent")) + " then " +
+                                     (vb ? excerpt(vb->dump(), 100) : std::string("absent"))));
+    }
+  } catch (...) {
+  }
+  return out;
+}
+
+std::vector<Finding> check_miss(const ParsedEnvelope& env, const mcp::Reply& reply) {
+  std::vector<Finding> out;
+  try {
+    if (reply.kind != mcp::Reply::Kind::kResult || !env.profile) return out;
+    const profile::Profile& p = *env.profile;
+    ParsedEnvelope ctx = env;
+    if (ctx.request.is_null()) ctx.request = reply.request;
+    if (ctx.text.empty()) ctx.text = reply.raw;
+    bool is_error = is_error_result(reply);
+    if (!env.envelope.is_object()) {
+      if (is_error)
+        out.push_back(make_finding("E-MISS", ctx,
+                                   "looking up an identifier that does not exist gave an isError result with plain "
+                                   "text instead of a graceful " +
+                                       std::string(p.miss ? "miss" : "answer")));
+      return out;
+    }
+    if (env.form == profile::FormKind::kMiss) return out;
+    if (env.form == profile::FormKind::kError) {
+      const profile::Form* f = p.form(profile::FormKind::kError);
+      std::string code;
+      if (f && f->code_pointer)
+        if (const json* c = at(env.envelope, f->code_pointer); c && c->is_string()) code = c->get<std::string>();
+      if (f && !code.empty() && std::find(f->miss_codes.begin(), f->miss_codes.end(), code) != f->miss_codes.end())
+        return out;
+      std::string want = p.miss ? "the miss form" : (f && !f->miss_codes.empty() ? "an error with a miss code" : "a graceful answer");
+      out.push_back(make_finding("E-MISS", ctx,
+                                 "looking up an identifier that does not exist gave an error envelope" +
+                                     (code.empty() ? std::string() : " with code " + quote(code)) + " instead of " + want));
+      return out;
+    }
+    // Success (e.g. an empty search) is accepted: a tool whose parameter only filters may answer
+    // an absent identifier with nothing found. An isError flag on it is not.
+    if (is_error)
+      out.push_back(make_finding("E-MISS", ctx, "looking up an identifier that does not exist gave an isError result"));
+  } catch (...) {
+  }
+  return out;
+}
+
+std::vector<Finding> check_sweep(const std::vector<SweepPoint>& points, std::vector<std::int64_t>* tr_env_limits) {
+  std::vector<Finding> out;
+  try {
+    std::vector<const SweepPoint*> pts;
+    for (const auto& pt : points)
+      if (pt.env.profile && pt.env.envelope.is_object() && pt.env.form == profile::FormKind::kSuccess && pt.limit > 0)
+        pts.push_back(&pt);
+    if (pts.size() < 2) return out;
+    const profile::Profile& p = *pts.front()->env.profile;
+    for (const auto* q : pts)
+      if (q->env.profile != &p && q->env.profile->name != p.name) return out;  // answers of different shapes
+    const SweepPoint* full = *std::max_element(pts.begin(), pts.end(), [](auto* x, auto* y) { return x->limit < y->limit; });
+    const SweepPoint* def = nullptr;
+    for (const auto* q : pts)
+      if (q->is_default) def = q;
+    const std::string unit = limit_unit_name(p);
+    const std::string var = p.limit && p.limit->env ? *p.limit->env + "=" : std::string("limit ");
+
+    // TR-ENV.
+    if (def) {
+      auto d_size = limit_size(p, def->env.text);
+      auto d_trunc = truncated_flag(p, def->env.envelope);
+      auto d_cut = cut_array(truncatables(p, def->env.envelope), as_int(at(def->env.envelope, p.fields.returned_count)));
+      for (const auto* q : pts) {
+        if (q == def || q->limit == def->limit || q->env.text != def->env.text) continue;
+        bool smaller = effective(p, q->limit) < d_size && d_cut && d_cut->length > 0 && q->limit < def->limit;
+        bool larger = q->limit > def->limit && d_trunc == true;
+        if (!smaller && !larger) continue;
+        if (tr_env_limits) tr_env_limits->push_back(q->limit);
+        out.push_back(make_finding(
+            "TR-ENV", q->env,
+            "with " + var + num(q->limit) + " the answer is byte-identical to the answer under the default limit " +
+                num(def->limit) + (smaller ? " although that answer is " + num(d_size) + " " + unit + ", over " + num(q->limit)
+                                           : std::string(" although that answer was truncated")) +
+                ": the limit override is ignored"));
+      }
+    }
+
+    if (truncated_flag(p, full->env.envelope) != false) return out;
+    const json& fe = full->env.envelope;
+    auto full_size = limit_size(p, full->env.text);
+    json full_payload = payload_of(p, fe);
+    drop_volatile(full_payload);
+
+    for (const auto* q : pts) {
+      if (q == full) continue;
+      const json& qe = q->env.envelope;
+      auto q_trunc = truncated_flag(p, qe);
+      auto eff = effective(p, q->limit);
+      // TR-VERBATIM.
+      if (full_size <= eff) {
+        if (q_trunc == true)
+          out.push_back(make_finding("TR-VERBATIM", q->env,
+                                     "with " + var + num(q->limit) + " the answer is truncated although the full answer is only " +
+                                         num(full_size) + " " + unit + " and fits"));
+        else if (json qp = payload_of(p, qe); drop_volatile(qp), qp != full_payload)
+          out.push_back(make_finding("TR-VERBATIM", q->env,
+                                     "with " + var + num(q->limit) + " the payload differs from the full answer (" + num(full_size) +
+                                         " " + unit + ", which fits) although truncated is false"));
+        continue;
+      }
+      if (q_trunc != true) continue;
+      auto returned = as_int(at(qe, p.fields.returned_count));
+      auto cut = cut_array(truncatables(p, qe), returned);
+      // TR-BYTES on truncated answers: the size of the full payload.
+      if (p.fields.total_bytes) {
+        auto reported = as_int(at(qe, p.fields.total_bytes));
+        if (reported) {
+          json base = fe;
+          const std::string& tb = *p.fields.total_bytes;
+          auto slash = tb.rfind('/');
+          remove_at(base, slash == 0 || slash == std::string::npos ? tb : tb.substr(0, slash));
+          auto c = static_cast<std::int64_t>(truncation::js_json_size(base, -1));
+          auto i1 = static_cast<std::int64_t>(truncation::js_json_size(base, full->env.indent));
+          auto i2 = static_cast<std::int64_t>(truncation::js_json_size(base, q->env.indent));
+          if (*reported != c && *reported != i1 && *reported != i2)
+            out.push_back(make_finding("TR-BYTES", q->env,
+                                       pointer_name(tb) + " says " + num(*reported) + " but the full payload (from " + var +
+                                           num(full->limit) + ") is " + num(c) + " UTF-8 bytes compact" +
+                                           (i1 != c ? " (" + num(i1) + " indented)" : std::string())));
+        }
+      }
+      if (!cut) continue;
+      const json* fa = profile::resolve_pointer(fe, cut->pointer);
+      std::string name = quote(pointer_name(cut->pointer));
+      // TR-PREFIX.
+      bool prefix_ok = true;
+      if (!fa || fa->type() != cut->value->type()) {
+        prefix_ok = false;
+        out.push_back(make_finding("TR-PREFIX", q->env,
+                                   "the truncated " + name + " has no counterpart of the same type in the full answer from " +
+                                       var + num(full->limit)));
+      } else if (cut->is_string) {
+        const auto& qs = cut->value->get_ref<const std::string&>();
+        const auto& fs = fa->get_ref<const std::string&>();
+        if (fs.compare(0, qs.size(), qs) != 0) {
+          prefix_ok = false;
+          out.push_back(make_finding("TR-PREFIX", q->env,
+                                     "the truncated string " + name + " is not a prefix of the full string from " + var + num(full->limit)));
+        }
+      } else {
+        for (std::size_t i = 0; i < cut->value->size(); ++i) {
+          if (i >= fa->size() || (*cut->value)[i] != (*fa)[i]) {
+            prefix_ok = false;
+            out.push_back(make_finding("TR-PREFIX", q->env,
+                                       "item " + std::to_string(i) + " of the truncated " + name +
+                                           (i >= fa->size() ? " does not exist in the full answer (it has " + std::to_string(fa->size()) + " items)"
+                                                            : " differs from item " + std::to_string(i) + " of the full answer from " + var + num(full->limit)) +
+                                           ": the truncated list is not a prefix of the full one"));
+            break;
+          }
+        }
+      }
+      // TR-MAXIMAL: not for token budgets (the seed reserves unspecified headroom).
+      if (!prefix_ok || (p.limit && p.limit->kind == profile::LimitKind::kTokens)) continue;
+      std::size_t full_len = cut->is_string ? truncation::code_points(fa->get_ref<const std::string&>()) : fa->size();
+      if (cut->length + 1 >= full_len) continue;  // the next answer would be the verbatim one (TR-VERBATIM)
+      json cand = qe;
+      json& arr = const_cast<json&>(*profile::resolve_pointer(cand, cut->pointer));
+      if (cut->is_string) {
+        const auto& fs = fa->get_ref<const std::string&>();
+        std::size_t off = cut->value->get_ref<const std::string&>().size();
+        auto step = truncation::decode_utf8(fs, off);
+        if (step.length == 0) continue;
+        arr = arr.get<std::string>() + fs.substr(off, step.length);
+      } else {
+        arr.push_back((*fa)[cut->length]);
+      }
+      if (p.fields.returned_count && returned) {
+        if (const json* r = profile::resolve_pointer(cand, *p.fields.returned_count))
+          const_cast<json&>(*r) = *returned + 1;
+      }
+      // Slack of 2 units for self-describing sizes (e.g. estimated_chars) whose digits may grow.
+      auto size = limit_size(p, truncation::to_js_json(cand, q->env.indent)) + 2;
+      if (size <= eff)
+        out.push_back(make_finding("TR-MAXIMAL", q->env,
+                                   "with " + var + num(q->limit) + " the answer keeps " + num(static_cast<std::int64_t>(cut->length)) +
+                                       " of " + num(static_cast<std::int64_t>(full_len)) + " items of " + name +
+                                       ", but with one more it would be " + num(size - 2) + " " + unit + " and still fit"));
+    }
+  } catch (...) {
+  }
+  return out;
+}
+
+}  // namespace ctxo::checks

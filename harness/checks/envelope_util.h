@@ -1,0 +1,69 @@
+// SPDX-License-Identifier: MIT
+// Internal helpers shared by the envelope checks (envelope*.cpp): pointer access through profile
+// fields, integer reading, sizes in a profile's unit, truncatable arrays and finding construction.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checks/envelope.h"
+#include "core/finding.h"
+#include "profile/profile.h"
+
+namespace ctxo::checks::detail {
+
+using nlohmann::json;
+
+/// The value at `pointer` (nullptr when the pointer is unset or names nothing).
+const json* at(const json& doc, const std::optional<std::string>& pointer);
+
+/// A whole number (integer, or a float with no fraction) as int64; nullopt otherwise.
+std::optional<std::int64_t> as_int(const json* v);
+
+/// The last reference token of a JSON Pointer, unescaped ("" -> "the envelope").
+std::string pointer_name(std::string_view pointer);
+
+/// What the envelope's truncation flag says (absent counts as false when the profile allows it).
+std::optional<bool> truncated_flag(const profile::Profile& p, const json& env);
+
+/// One array (or string, with string_values) that the profile allows a server to cut.
+struct Truncatable {
+  std::string pointer;       ///< JSON Pointer into the envelope.
+  const json* value = nullptr;
+  std::size_t length = 0;    ///< Items, or code points for a string.
+  bool is_string = false;
+};
+
+/// The truncatable values present in `env`, in the profile's order.
+std::vector<Truncatable> truncatables(const profile::Profile& p, const json& env);
+
+/// The cut array: the truncatable whose length equals `returned`; else the largest (first wins).
+std::optional<Truncatable> cut_array(const std::vector<Truncatable>& cands, std::optional<std::int64_t> returned);
+
+/// Size of `text` in the profile limit's own unit (bytes, characters, or estimated tokens).
+std::int64_t limit_size(const profile::Profile& p, std::string_view text);
+
+/// Name of that unit for diagnoses ("bytes", "UTF-16 units", "code points", "tokens").
+std::string limit_unit_name(const profile::Profile& p);
+
+/// The JSON.stringify indent of a text part: the first indented line's indent, else -1.
+int detect_indent(std::string_view text);
+
+/// A finding with the house fields filled (tool and replay left empty).
+Finding make_finding(const char* id, const ParsedEnvelope& env, std::string diagnosis);
+
+/// `n` with thousands separators ("9,273").
+std::string num(std::int64_t n);
+
+/// Removes the member `pointer` names from `doc` (no-op when it names nothing or the root).
+void remove_at(json& doc, const std::string& pointer);
+
+/// Per-response position checks (POS-BASE, POS-PATH, POS-UTF16).
+void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, std::vector<Finding>& out);
+
+}  // namespace ctxo::checks::detail

@@ -1,0 +1,45 @@
+// SPDX-License-Identifier: MIT
+// Offline checking of recorded exchanges (`ctxo-conform check TRANSCRIPT.jsonl`, SPEC §1) and the
+// writer of that format (`--record FILE`). One JSON object per line: {"request": <JSON-RPC
+// request>, "response": <JSON-RPC response>, "env"?: {K: V}}; other fields are ignored.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "core/result.h"
+#include "engine/engine.h"
+
+namespace ctxo::engine {
+
+struct CheckOptions {
+  std::string transcript;                   ///< Path of the .jsonl file ('-' = stdin).
+  std::optional<std::string> tools_list;    ///< File with a tools/list result (or a whole response).
+  std::string profile = "auto";
+  std::optional<std::string> root;
+  checks::Selection selection;
+};
+
+/// Runs every check that needs no live server over the transcript: T-ID, P-INIT, P-LIST,
+/// P-RESULT, P-NO-THROW, the envelope checks, E-STABLE (identical calls), and the limit sweep
+/// checks (identical calls under different limit variables in `env`). Errors (exit 2): the
+/// transcript or tools list cannot be read or parsed (the message names the line).
+Result<RunReport> check_transcript(const CheckOptions& options);
+
+/// Appends exchanges to a transcript file as they happen.
+class Recorder {
+ public:
+  /// Opens (truncates) `path`. Errors: "io".
+  static Result<Recorder> open(const std::string& path);
+  void record(const nlohmann::json& request, const nlohmann::json& response,
+              const std::map<std::string, std::string>& env);
+
+ private:
+  std::string path_;
+};
+
+}  // namespace ctxo::engine
