@@ -595,7 +595,9 @@ std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelop
                                                       " says " + num(*dc) + " were dropped"));
       }
       // TR-CAP. L: the env/default limit; with a budget, the call's clamped budget.
-      std::optional<std::int64_t> limit = env.limit;
+      // Plain value + flag: GCC 12 at -O2 wrongly warns that an optional's value may be uninitialised.
+      bool has_limit = env.limit.has_value();
+      std::int64_t limit_value = env.limit.value_or(0);
       std::string limit_label;
       if (p.limit && p.limit->env) limit_label = *p.limit->env + "=";
       if (p.budget) {
@@ -604,21 +606,21 @@ std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelop
                                                          : nullptr)
                                             : std::nullopt;
         bool given_bad = in.arguments.is_object() && in.arguments.contains(p.budget->parameter) && !arg;
-        if (given_bad) limit.reset();
-        else limit = std::clamp(arg.value_or(p.budget->default_value), p.budget->min, p.budget->max);
+        has_limit = !given_bad;
+        if (!given_bad) limit_value = std::clamp(arg.value_or(p.budget->default_value), p.budget->min, p.budget->max);
         limit_label = p.budget->parameter + "=";
       }
       // Token budgets: B-USED and B-ESTIMATE say whether the envelope kept to the budget.
       const bool tokens = p.limit && p.limit->kind == profile::LimitKind::kTokens;
-      if (limit && cut && !tokens && (cut->length > 0 || (total && *total > 0))) {
+      if (has_limit && cut && !tokens && (cut->length > 0 || (total && *total > 0))) {
         auto size = limit_size(p, env.text);
         // A response that already cut everything it may cut cannot be smaller (the fixed part alone
         // is over the limit), and seed 004 sends one result that is too large on purpose.
         bool exempt = cut->length == 0 || (single_too_large && cut->length == 1);
-        if (size > *limit && !exempt)
+        if (size > limit_value && !exempt)
           out.push_back(make_finding("TR-CAP", env,
                                      "the text part is " + num(size) + " " + limit_unit_name(p) + ", over " +
-                                         limit_label + num(*limit) + ", and truncated is " +
+                                         limit_label + num(limit_value) + ", and truncated is " +
                                          (truncated ? (*truncated ? "true" : "false") : std::string("not set")) +
                                          " with " + num(static_cast<std::int64_t>(cut->length)) + " items in " +
                                          quote(pointer_name(cut->pointer))));

@@ -72,6 +72,23 @@ struct SweepPoint {
 /// reported as TR-ENV (the engine then drops their TR-CAP findings).
 std::vector<Finding> check_sweep(const std::vector<SweepPoint>& points, std::vector<std::int64_t>* tr_env_limits);
 
+/// TR-RESUME: the arguments that fetch the page after the truncated answer `env` to `tool`,
+/// read from a cursor field of the envelope (nextCursor, next_cursor, cursor) or from the
+/// `--name value` pairs of a command hint, mapped onto the tool's input-schema properties (names
+/// compared without case, `_` and `-`). nullopt when the answer is not truncated, names no way to
+/// resume on the same tool, or the arguments would not change.
+std::optional<json> resume_arguments(const ParsedEnvelope& env, const json& tool, const json& arguments);
+
+/// TR-RESUME: `pages[0]` is a truncated answer and each next page was fetched with
+/// resume_arguments() of the one before. The pages' cut arrays, concatenated, must continue each
+/// other with no gap and no overlap and, when `full` (the complete array, e.g. from the
+/// large-limit answer) is given, rebuild it.
+std::vector<Finding> check_resume(const std::vector<ParsedEnvelope>& pages, const json* full);
+
+/// The items of the array an answer cut (its truncatable array whose length is the returned count,
+/// else the largest); nullptr when it has none.
+const json* cut_items(const ParsedEnvelope& env);
+
 /// Anchors (objects with a file and a line) anywhere in `payload`, as JSON pointers.
 std::vector<std::string> find_anchors(const json& payload);
 

@@ -61,7 +61,7 @@ const std::vector<InvariantInfo>& registry() {
       {"TR-VERBATIM", "truncation", Severity::kError, "under the limit the payload is complete and not truncated",
        "seed 000 §Truncation", true},
       {"TR-RESUME", "truncation", Severity::kError,
-       "following the hint or cursor returns the items right after the prefix", "seed 003", false},
+       "following the hint or cursor returns the items right after the prefix", "seed 003", true},
       {"B-USED", "budget", Severity::kError, "used <= requested", "seed 001 §Token budgets", true},
       {"B-CLAMP", "budget", Severity::kError, "requested = clamp(argument or default, min, max)",
        "seed 001 §Token budgets", true},

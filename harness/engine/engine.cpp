@@ -191,6 +191,7 @@ class Runner {
       return make_error("init", msg);
     }
     prelude_ = client_->replay_prelude();
+    session_env_ = env_;
     if (first) {
       if (recorder_) {
         Reply init;
@@ -408,7 +409,10 @@ class Runner {
         }
       }
     }
-    if (alive && !over_budget(t0)) sweep();
+    if (alive && !over_budget(t0)) {
+      sweep();
+      if (!over_budget(t0)) resume();
+    }
     else if (!sweep_calls_.empty()) note("the limit sweep was skipped (time budget reached or the server died)");
     if (budget_hit_) note("--time-budget reached: some generated calls were not made");
     if (!forced_ && !profiles_.empty() && rep_.unprofiled_results > 0)
@@ -556,6 +560,28 @@ class Runner {
         }
       }
       for (std::size_t k = 0; k < idx.size(); ++k) {
+        // The largest limit's answer, when complete, is the full array TR-RESUME rebuilds.
+        const checks::SweepPoint* largest = nullptr;
+        for (const auto& pt : points[k])
+          if (!largest || pt.limit > largest->limit) largest = &pt;
+        if (largest && largest->env.profile) {
+          auto t = checks::resume_arguments(largest->env, *sweep_calls_[idx[k]].tool, sweep_calls_[idx[k]].args);
+          const json* items = checks::cut_items(largest->env);
+          if (!t && items) full_arrays_[idx[k]] = *items;
+        }
+        // Where to start following hints: the main answer if it was cut, else the answer cut
+        // under the smallest limit (the server resumes under that same limit).
+        const checks::SweepPoint* start_point = nullptr;
+        for (const auto& pt : points[k]) {
+          if (!checks::resume_arguments(pt.env, *sweep_calls_[idx[k]].tool, sweep_calls_[idx[k]].args)) continue;
+          if (pt.is_default) {
+            start_point = &pt;
+            break;
+          }
+          if (!start_point || pt.limit < start_point->limit) start_point = &pt;
+        }
+        if (start_point)
+          resume_starts_[idx[k]] = ResumeStart{env_for(*lim.env, *start_point), start_point->env};
         std::vector<std::int64_t> tr_env;
         auto sweep_findings = checks::check_sweep(points[k], &tr_env);
         for (auto& f : sweep_findings) {
@@ -568,6 +594,50 @@ class Runner {
           add(std::move(f));
         }
       }
+    }
+    env_ = o_.env;
+  }
+
+  // TR-RESUME: for each recorded truncated answer that says how to fetch the rest, follow it page
+  // by page (under the main run's environment) and compare with the full array when known.
+  void resume() {
+    if (!invariant_wanted("TR-RESUME")) return;
+    std::size_t chains = 0;
+    // Without a sweep (no limit variable), the main answers are the starting points.
+    for (std::size_t i = 0; i < sweep_calls_.size(); ++i)
+      if (!resume_starts_.count(i) && checks::resume_arguments(sweep_calls_[i].main, *sweep_calls_[i].tool,
+                                                               sweep_calls_[i].args))
+        resume_starts_[i] = ResumeStart{o_.env, sweep_calls_[i].main};
+    for (const auto& [i, rs] : resume_starts_) {
+      if (chains >= kMaxResumeChains) break;
+      const auto& sc = sweep_calls_[i];
+      auto next = checks::resume_arguments(rs.first_page, *sc.tool, sc.args);
+      if (!next) continue;
+      if (session_env_ != rs.env || !client_) {
+        env_ = rs.env;
+        finish_session(false);
+        rep_.restarts++;
+        if (auto st = start(negotiated_, false); !st.ok()) {
+          note("could not restart the server to follow truncation hints: " + st.error().message);
+          return;
+        }
+      }
+      ++chains;
+      std::vector<checks::ParsedEnvelope> pages = {rs.first_page};
+      ToolSummary* ts = summary_of((*sc.tool)["name"].get<std::string>());
+      bool alive = true;
+      std::size_t troubles = 0;
+      for (std::size_t k = 0; k < kMaxResumePages && next && alive; ++k) {
+        Reply reply = do_call(*ts, *next, troubles, alive);
+        if (reply.kind != Reply::Kind::kResult) break;
+        checks::ParsedEnvelope pe = envelope(*sc.tool, *next, reply, sc.profile, false);
+        if (!pe.profile) break;
+        pages.push_back(pe);
+        next = checks::resume_arguments(pe, *sc.tool, *next);
+      }
+      auto full = full_arrays_.find(i);
+      add_all(checks::check_resume(pages, full != full_arrays_.end() ? &full->second : nullptr));
+      if (!alive) break;
     }
     env_ = o_.env;
   }
@@ -627,6 +697,15 @@ class Runner {
   };
   static constexpr std::size_t kMaxSweepCalls = 200;
   std::vector<SweepCall> sweep_calls_;
+  std::map<std::size_t, json> full_arrays_;  ///< sweep call -> its complete array (largest limit)
+  struct ResumeStart {
+    std::map<std::string, std::string> env;  ///< The environment the first page was cut under.
+    checks::ParsedEnvelope first_page;
+  };
+  std::map<std::size_t, ResumeStart> resume_starts_;
+  std::map<std::string, std::string> session_env_;  ///< Environment the running server got.
+  static constexpr std::size_t kMaxResumeChains = 8;
+  static constexpr std::size_t kMaxResumePages = 50;
   std::optional<Recorder> recorder_;
 };
 

@@ -41,6 +41,7 @@ const std::vector<EnvCase>& env_cases() {
       {"ctxo", "not-prefix", {"TR-PREFIX"}},
       {"ctxo", "not-maximal", {"TR-MAXIMAL"}},
       {"ctxo", "always-truncate", {"TR-VERBATIM"}},
+      {"meta", "resume-overlap", {"TR-RESUME"}},
       {"budget", "used-over", {"B-USED"}},
       {"budget", "no-clamp", {"B-CLAMP"}},
       {"budget", "estimate-half", {"B-ESTIMATE"}},

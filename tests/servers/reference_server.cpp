@@ -42,7 +42,8 @@ struct DefectSpec {
   std::string_view profiles;
 };
 
-constexpr std::array<DefectSpec, 20> kDefects = {{
+constexpr std::array<DefectSpec, 21> kDefects = {{
+    {"resume-overlap", "meta"},
     {"warning-part", "ctxo"},   {"meta-type", "ctxo"},        {"unstable-hint", "ctxo"},
     {"miss-as-error", "ctxo"},  {"bad-error-code", "budget"}, {"dead-hint", "ctxo"},
     {"no-hint", "ctxo"},        {"count-off", "ctxo"},        {"cap-chars", "ctxo"},
@@ -668,6 +669,7 @@ class ReferenceServer {
       auto parsed = it->is_string() ? parse_cursor(it->get<std::string>(), query) : std::nullopt;
       if (!parsed) return meta_error("cursor: not a cursor this tool handed out for this query");
       offset = *parsed;
+      if (defect("resume-overlap") && offset > 0) offset -= 1;  // the next page repeats the last item
     }
     json page = json::array();
     for (std::size_t i = offset; i < items.size(); ++i) page.push_back(items[i]);

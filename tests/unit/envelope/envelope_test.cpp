@@ -670,5 +670,92 @@ TEST(EnvelopeGoldens, ValidGoldensHaveNoFindingButLimitDependentOnes) {
   EXPECT_GE(seen, 15);
 }
 
+// ---------------------------------------------------------------------------------- TR-RESUME
+
+namespace resume {
+
+// A meta server's pages over `all`: page from `offset`, cut at `limit`, with a cursor hint.
+truncation::MetaEnvelope page(const json& all, std::size_t offset, std::size_t limit) {
+  json rest = json::array();
+  for (std::size_t i = offset; i < all.size(); ++i) rest.push_back(all[i]);
+  return meta_env(rest, limit, "list_items --cursor " + std::to_string(offset) + "+{returned} --limit 50.");
+}
+
+Call list_call(std::size_t limit) {
+  Call c;
+  c.env["TOOL_MAX_OUTPUT_BYTES"] = std::to_string(limit);
+  c.tools = {tool("list_items", {"limit", "cursor"})};
+  c.tool = &c.tools[0];
+  return c;
+}
+
+// Follows the hints the way the engine does, with `shift` items of overlap (negative) or gap.
+std::vector<ParsedEnvelope> follow(const json& all, std::size_t limit, int shift) {
+  Call c = list_call(limit);
+  std::vector<ParsedEnvelope> pages = {parsed(page(all, 0, limit).text, c)};
+  json args = json::object();
+  std::size_t offset = 0;
+  for (int guard = 0; guard < 100; ++guard) {
+    auto next = resume_arguments(pages.back(), c.tools[0], args);
+    if (!next) break;
+    // The cursor is "<offset>+<returned>": the next page starts at their sum (plus the shift).
+    std::string cur = (*next)["cursor"].get<std::string>();
+    auto plus = cur.find('+');
+    offset = std::stoul(cur.substr(0, plus)) + std::stoul(cur.substr(plus + 1));
+    offset = static_cast<std::size_t>(static_cast<long>(offset) + shift);
+    args = *next;
+    pages.push_back(parsed(page(all, offset, limit).text, c));
+  }
+  return pages;
+}
+
+TEST(EnvelopeResume, ArgumentsComeFromTheCommandHintMappedOntoTheSchema) {
+  Call c = list_call(700);
+  auto first = parsed(page(symbols(30), 0, 700).text, c);
+  auto next = resume_arguments(first, c.tools[0], json{{"limit", 5}});
+  ASSERT_TRUE(next.has_value());
+  EXPECT_TRUE((*next)["cursor"].is_string());
+  EXPECT_EQ((*next)["limit"], "50");  // the schema says string here; the trailing '.' is dropped
+  // Untruncated: nothing to resume.
+  EXPECT_FALSE(resume_arguments(parsed(page(symbols(2), 0, 700).text, c), c.tools[0], json::object()));
+  // A hint for another tool is not a resume of this one.
+  Call other = list_call(700);
+  other.tools = {tool("records_get", {"id"})};
+  EXPECT_FALSE(resume_arguments(first, other.tools[0], json::object()));
+}
+
+TEST(EnvelopeResume, CursorFieldIsFollowed) {
+  ParsedEnvelope e = parsed(page(symbols(30), 0, 700).text, list_call(700));
+  e.envelope["meta"]["nextCursor"] = "opaque-7";
+  auto next = resume_arguments(e, tool("list_items", {"cursor"}), json::object());
+  ASSERT_TRUE(next.has_value());
+  EXPECT_EQ((*next)["cursor"], "opaque-7");
+}
+
+TEST(EnvelopeResume, ContiguousPagesRebuildTheArray) {
+  json all = symbols(40);
+  auto pages = follow(all, 700, 0);
+  ASSERT_GE(pages.size(), 3u);
+  EXPECT_TRUE(check_resume(pages, &all).empty());
+  EXPECT_TRUE(check_resume(pages, nullptr).empty());
+}
+
+TEST(EnvelopeResume, OverlapAndGapAreNamed) {
+  json all = symbols(40);
+  auto overlap = check_resume(follow(all, 700, -1), &all);
+  ASSERT_EQ(overlap.size(), 1u);
+  EXPECT_EQ(overlap[0].invariant, "TR-RESUME");
+  EXPECT_NE(overlap[0].diagnosis.find("overlap"), std::string::npos) << overlap[0].diagnosis;
+  auto gap = check_resume(follow(all, 700, 2), &all);
+  ASSERT_EQ(gap.size(), 1u);
+  EXPECT_NE(gap[0].diagnosis.find("skipped"), std::string::npos) << gap[0].diagnosis;
+  // Without the full array an overlap is still visible.
+  auto blind = check_resume(follow(all, 700, -1), nullptr);
+  ASSERT_EQ(blind.size(), 1u);
+  EXPECT_NE(blind[0].diagnosis.find("overlap"), std::string::npos);
+}
+
+}  // namespace resume
+
 }  // namespace
 }  // namespace ctxo::checks
