@@ -40,13 +40,14 @@ Result<std::vector<Line>> read_transcript(const std::string& path) {
     json j = json::parse(text, nullptr, false);
     if (j.is_discarded() || !j.is_object())
       return make_error("parse", path + ":" + std::to_string(number) + ": not a JSON object");
-    if (!j.contains("request") || !j["request"].is_object() || !j.contains("response") || !j["response"].is_object())
+    if (!j.contains("request") || !j["request"].is_object())
       return make_error("parse", path + ":" + std::to_string(number) +
                                      ": each line needs \"request\" and \"response\" (whole JSON-RPC messages)");
     Line line;
     line.number = number;
     line.request = j["request"];
-    line.response = j["response"];
+    // A notification (or a request whose answer was not captured) has no response to check.
+    line.response = j.contains("response") && j["response"].is_object() ? j["response"] : json();
     if (j.contains("env")) {
       if (!j["env"].is_object())
         return make_error("parse", path + ":" + std::to_string(number) + ": \"env\" must be an object of strings");
@@ -144,10 +145,15 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   const json empty_tool = json{{"name", ""}, {"inputSchema", {{"type", "object"}}}};
   std::string era = "legacy";
 
+  std::size_t unanswered = 0;
   for (const auto& line : *lines) {
     const std::string method = line.request.value("method", "");
+    if (!line.response.is_object()) {
+      ++unanswered;
+      continue;
+    }
     mcp::Reply reply = reply_of(line);
-    if (!line.request.contains("id") || !line.response.contains("id") || line.response["id"] != line.request["id"]) {
+    if (line.request.contains("id") && (!line.response.contains("id") || line.response["id"] != line.request["id"])) {
       Finding f;
       f.invariant = "T-ID";
       f.request = line.request;
@@ -255,6 +261,11 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     }
   }
 
+  if (unanswered > 0)
+    rep.notes.push_back(std::to_string(unanswered) + " transcript line(s) had no response object and were skipped");
+  if (rep.unprofiled_results > 0 && !forced && !profiles->candidates.empty())
+    rep.notes.push_back(std::to_string(rep.unprofiled_results) +
+                        " tool result(s) matched no envelope profile; only protocol checks applied to them");
   rep.verdict = rep.error_count() > 0 ? "fail" : "pass";
   rep.exit_code = rep.error_count() > 0 ? 1 : 0;
   return rep;

@@ -112,13 +112,27 @@ TEST(Transcript, CheckFindsWhatTheLiveRunFound) {
   EXPECT_GT(offline_ok.report["profiles_detected"].value("ctxo", 0), 0);
 }
 
+TEST(Transcript, NotificationsAndIdlessLinesAreTolerated) {
+  const std::string t = std::string(CTXO_BINARY_DIR) + "/test-tmp/notes.jsonl";
+  std::ofstream(t) << R"({"request":{"jsonrpc":"2.0","method":"notifications/initialized"}})" << "\n"
+                   << R"({"request":{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"x"}},)"
+                   << R"("response":{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"hi"}]}}})"
+                   << "\n"
+                   << R"({"request":{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"x"}},)"
+                   << R"("response":{"jsonrpc":"2.0","id":6,"result":{"content":[]}}})" << "\n";
+  HarnessRun r = run_harness({"check", t});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.error_ids(), std::set<std::string>{"T-ID"}) << r.report["findings"].dump(2);
+  EXPECT_EQ(r.report["stats"]["calls"], 2);
+}
+
 TEST(Transcript, BadTranscriptIsAUsageError) {
   const std::string bad = std::string(CTXO_BINARY_DIR) + "/test-tmp/bad.jsonl";
   std::ofstream(bad) << "{\"request\": {}}\nnot json\n";
   HarnessRun r = run_harness({"check", bad}, false);
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_EQ(r.err.rfind("error: ", 0), 0u) << r.err;
-  EXPECT_NE(r.err.find(":1:"), std::string::npos) << r.err;
+  EXPECT_NE(r.err.find(":2:"), std::string::npos) << r.err;  // line 1 (no response) is skipped
 }
 
 }  // namespace
