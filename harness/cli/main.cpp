@@ -72,6 +72,23 @@ int usage_error(const std::string& message) {
   return kExitUsage;
 }
 
+// Parses argv with CLI11 (whose exceptions stop here). nullopt: go on; else the exit code, after
+// printing --help, or one `error:` line for a bad command line.
+std::optional<int> parse_command_line(CLI::App& app, int argc, char** argv, bool takes_server) {
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return kExitPass;
+  } catch (const CLI::ParseError& e) {
+    std::string msg = e.what();
+    if (takes_server && msg.find("not expected") != std::string::npos)
+      msg += " (unknown option; to pass options to the server, put its command after --)";
+    return usage_error(msg);
+  }
+  return std::nullopt;
+}
+
 // Validates --only/--skip ids; "" when fine, else the error message.
 std::string selection_problem(const std::vector<std::string>& only, const std::vector<std::string>& skip) {
   for (const auto* list : {&only, &skip}) {
@@ -117,14 +134,7 @@ int run_check(int argc, char** argv) {
   app.add_option("--color", color, "Colour: auto|always|never")->type_name("WHEN")->capture_default_str();
   app.add_flag("-q,--quiet", [&](std::int64_t) { verbosity = 0; }, "Print only the summary line");
   app.add_flag("-v,--verbose", [&](std::int64_t) { verbosity = 2; }, "Print each finding's replay reference");
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return kExitPass;
-  } catch (const CLI::ParseError& e) {
-    return usage_error(e.what());
-  }
+  if (auto done = parse_command_line(app, argc, argv, false)) return *done;
   ctxo::engine::CheckOptions o;
   o.transcript = transcript;
   if (!tools_list.empty()) o.tools_list = tools_list;
@@ -226,17 +236,7 @@ int main(int argc, char** argv) {
   app.add_flag("--list-invariants", cli.list_invariants, "List the invariant ids and exit");
   app.add_flag("--version", cli.version, "Print the version and exit");
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp&) {
-    std::cout << app.help();
-    return kExitPass;
-  } catch (const CLI::ParseError& e) {
-    std::string msg = e.what();
-    if (msg.find("not expected") != std::string::npos)
-      msg += " (unknown option; to pass options to the server, put its command after --)";
-    return usage_error(msg);
-  }
+  if (auto done = parse_command_line(app, argc, argv, true)) return *done;
 
   if (cli.version) {
     std::cout << "ctxo-conform " << kVersion << "\n";
