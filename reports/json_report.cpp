@@ -55,6 +55,7 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                 {"errors", r.error_count()},
                 {"warnings", r.warning_count()},
                 {"restarts", r.restarts},
+                {"sweep_runs", r.sweep_runs},
                 {"notifications", r.notifications},
                 {"server_requests", r.server_requests}}},
               {"invariants_checked", r.invariants_checked},
@@ -131,6 +132,12 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
       << " tool(s), " << timebuf << "; seed " << r.seed;
   if (r.restarts) out << "; " << r.restarts << " restart" << (r.restarts == 1 ? "" : "s");
   out << "\n";
+  if (style.verbosity >= 1 && !r.profiles_detected.empty()) {
+    out << c.dim << "envelopes checked:";
+    for (const auto& [name, count] : r.profiles_detected) out << " " << name << " (" << count << ")";
+    if (r.sweep_runs) out << "; limit sweep: " << r.sweep_runs << " extra server run" << (r.sweep_runs == 1 ? "" : "s");
+    out << c.reset << "\n";
+  }
 }
 
 void ConsoleListener::clear_line() {

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "kit/mcp_server_kit.h"
+#include "truncation/js_json.h"
+#include "truncation/truncate.h"
 
 namespace {
 
@@ -98,6 +100,38 @@ json search_words_tool(const json& args) {
                                            {"total", total}});
 }
 
+// A ctxo envelope (seed 000), conformant by construction: the truncation core cuts `results` to
+// the largest prefix that fits CTXO_RESPONSE_LIMIT (default 8192 bytes) and fills `_meta`.
+json find_words_tool(const json& args) {
+  if (auto known = ctxo::kit::only_known_args(args, {"query"}); !known) {
+    return ctxo::kit::text_result(ctxo::truncation::to_js_json(json{{"error", true}, {"message", known.error().message}}));
+  }
+  auto query = ctxo::kit::string_arg(args, "query");
+  if (!query || ctxo::kit::code_points(*query) < 1) {
+    return ctxo::kit::text_result(
+        ctxo::truncation::to_js_json(json{{"error", true}, {"message", "query: must contain at least 1 character"}}));
+  }
+  // Every word containing the query's first character, in list order: most queries match many.
+  const std::string first = ascii_lower(query->substr(0, 1));
+  json results = json::array();
+  for (std::size_t i = 0; i < words().size(); ++i)
+    if (ascii_lower(words()[i]).find(first) != std::string::npos)
+      results.push_back(json{{"word", words()[i]}, {"index", i + 1}, {"utf16Length", ctxo::kit::utf16_units(words()[i])}});
+  ctxo::truncation::CtxoOptions o;
+  o.hint = "Use find_words with a longer query, or search_words with a limit";
+  if (const char* env = std::getenv("CTXO_RESPONSE_LIMIT")) {
+    char* end = nullptr;
+    long long v = std::strtoll(env, &end, 10);
+    if (end && *end == '\0' && v > 0) o.limit = static_cast<std::size_t>(v);
+  }
+  auto envelope = ctxo::truncation::truncate_ctxo(json{{"query", *query}, {"results", std::move(results)}}, o);
+  if (!envelope) {
+    return ctxo::kit::text_result(
+        ctxo::truncation::to_js_json(json{{"error", true}, {"message", envelope.error().message}}));
+  }
+  return ctxo::kit::text_result(envelope->text);
+}
+
 json text_stats_tool(const json& args) {
   if (auto known = ctxo::kit::only_known_args(args, {"text"}); !known) {
     return ctxo::kit::error_result(known.error().message);
@@ -159,6 +193,15 @@ std::vector<ctxo::kit::ToolSpec> example_tools() {
             {"required", {"query", "matches", "count", "total"}},
             {"additionalProperties", false}},
        read_only_annotations("Search words"), search_words_tool});
+
+  tools.push_back({"find_words", "Find words (ctxo envelope)",
+                   "Words sharing the query's first letter, as a ctxo envelope whose results are cut to "
+                   "CTXO_RESPONSE_LIMIT bytes (default 8192) with _meta counts and a hint.",
+                   json{{"type", "object"},
+                        {"properties", {{"query", {{"type", "string"}, {"minLength", 1}}}}},
+                        {"required", {"query"}},
+                        {"additionalProperties", false}},
+                   nullptr, read_only_annotations("Find words"), find_words_tool});
 
   tools.push_back({"text_stats", "Text statistics",
                    "Counts the UTF-8 bytes, Unicode code points and UTF-16 code units of a text.",

@@ -533,7 +533,7 @@ class Runner {
         env_ = o_.env;
         env_[*lim.env] = std::to_string(limit);
         finish_session(false);
-        rep_.restarts++;
+        rep_.sweep_runs++;
         auto started = start(negotiated_, false);
         if (!started.ok()) {
           note("the limit sweep could not start the server with " + *lim.env + "=" + std::to_string(limit) + ": " +
@@ -616,7 +616,7 @@ class Runner {
       if (session_env_ != rs.env || !client_) {
         env_ = rs.env;
         finish_session(false);
-        rep_.restarts++;
+        rep_.sweep_runs++;
         if (auto st = start(negotiated_, false); !st.ok()) {
           note("could not restart the server to follow truncation hints: " + st.error().message);
           return;

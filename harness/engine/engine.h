@@ -82,6 +82,7 @@ struct RunReport {
   std::map<std::string, std::size_t> profiles_detected;  ///< Envelope profile -> answers seen.
   std::size_t unprofiled_results = 0;                    ///< Results that matched no profile.
   std::size_t calls = 0, restarts = 0, notifications = 0, server_requests = 0;
+  std::size_t sweep_runs = 0;  ///< Server starts for the limit sweep and hint following (not restarts).
   std::chrono::milliseconds duration{0};
   std::string stderr_tail;
   std::string started_at;  ///< ISO 8601 UTC.

@@ -92,6 +92,10 @@ TEST(Integration, ExampleServerIsConformant) {
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   EXPECT_TRUE(r.all_ids().empty()) << r.report["findings"].dump(2);
   EXPECT_GE(r.report["stats"]["tools"].get<int>(), 3);
+  // find_words answers with ctxo envelopes built by the truncation core; the limit sweep ran
+  // (its small limit really truncates) and found nothing either.
+  EXPECT_GT(r.report["profiles_detected"].value("ctxo", 0), 0) << r.report.dump(2);
+  EXPECT_GE(r.report["stats"]["sweep_runs"].get<int>(), 1);
 }
 
 TEST(Integration, CrashReportCarriesSignalAndStderrTail) {
