@@ -73,5 +73,25 @@ TEST(NpmFilesystem, ReadOnlyRunCompletesWithAReport) {
               << f["diagnosis"].get<std::string>() << "\n";
 }
 
+// A ctxo-envelope server written against the official TypeScript SDK (tests/npm/fixtures): the
+// size oracle must agree with JSON.stringify and Buffer.byteLength, and detection with the SDK's
+// framing. Conformant: nothing; each defect (set through the environment): exactly its id.
+TEST(NpmSdkCtxo, EnvelopeChecksAgreeWithAJavaScriptServer) {
+  const std::string sdk = std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk";
+  REQUIRE_NPM(sdk);
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/ctxo-sdk-server.mjs";
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"", ""}, {"count-off", "TR-COUNT"}, {"no-hint", "TR-HINT"}, {"bytes-utf16", "TR-BYTES"}, {"cap-chars", "TR-CAP"}};
+  for (const auto& [defect, id] : cases) {
+    HarnessRun r = run_harness({"--seed", "5", "--env", "CTXO_SDK_DEFECT=" + defect, "--", "node", server});
+    ASSERT_TRUE(r.report.is_object()) << defect << ": " << r.err;
+    std::set<std::string> want;
+    if (!id.empty()) want.insert(id);
+    EXPECT_EQ(r.error_ids(), want) << defect << ": " << r.report["findings"].dump(2);
+    EXPECT_GT(r.report["profiles_detected"].value("ctxo", 0), 10) << defect;
+    EXPECT_GE(r.report["stats"]["sweep_runs"].get<int>(), 1) << defect;
+  }
+}
+
 }  // namespace
 }  // namespace ctxo::test
