@@ -381,7 +381,9 @@ class Runner {
         add_all(checks::check_call(make_ctx(c.arguments), reply));
         if (reply.kind != Reply::Kind::kResult) continue;
         checks::ParsedEnvelope pe = envelope(*tool, c.arguments, reply, nullptr, true);
-        if (pe.profile && !tool_profile) tool_profile = pe.profile;
+        // Only a success or miss answer establishes the tool's profile for E-MISS: an error
+        // object alone ({"error": ...}) is common outside any envelope design.
+        if (pe.profile && !tool_profile && pe.form && *pe.form != profile::FormKind::kError) tool_profile = pe.profile;
         // E-STABLE: the first case again, straight away.
         if (i == 0 && pe.profile && o_.envelope_repeat && invariant_wanted("E-STABLE")) {
           Reply again = do_call(*ts, c.arguments, troubles, alive);

@@ -91,6 +91,16 @@ INSTANTIATE_TEST_SUITE_P(Reference, EnvelopeMatrix, ::testing::ValuesIn(env_case
   return out;
 });
 
+// A server outside every envelope design, whose errors happen to be {"error": ...} objects (the
+// shape of truncation-info's error form), is not blamed for envelope rules it never promised.
+TEST(EnvelopeAuto, JsonErrorsAloneDoNotMakeAnEnvelopeServer) {
+  HarnessRun r = run_harness({"--seed", "1", "--", "python3",
+                              std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/json_error_server.py"});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_TRUE(r.all_ids().empty()) << r.report["findings"].dump(2);
+  EXPECT_EQ(r.exit_code, 0);
+}
+
 // Recorded live, checked offline: the per-response envelope findings agree.
 TEST(Transcript, CheckFindsWhatTheLiveRunFound) {
   const std::string rec = std::string(CTXO_BINARY_DIR) + "/test-tmp/count-off.jsonl";
