@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-  cmake ninja-build g++ pkg-config
+  cmake ninja-build g++ pkg-config python3
   nlohmann-json3-dev libvalijson-dev libcli11-dev librapidcheck-dev
   libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev libpugixml-dev
   clang-14 libclang-rt-14-dev
