@@ -10,6 +10,10 @@
 #include <algorithm>
 #include <vector>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 #include "truncation/unicode.h"
 
 namespace ctxo::truncation {
@@ -116,17 +120,186 @@ std::size_t format_number(const json& v, char* out) {
   }
 }
 
-constexpr std::uint64_t kOnes = 0x0101010101010101ULL;
-constexpr std::uint64_t kHighs = 0x8080808080808080ULL;
+// Decimal digits of u (1 for 0).
+inline std::size_t u64_digits(std::uint64_t u) {
+  std::size_t d = 1;
+  for (; u >= 10000; u /= 10000) d += 4;
+  if (u >= 100) {
+    u /= 100;
+    d += 2;
+  }
+  return d + (u >= 10 ? 1 : 0);
+}
 
-// True when none of the 8 bytes at p is >= 0x80, < 0x20, '"' or '\\' (SWAR "has zero byte" tests).
-inline bool plain_ascii8(const unsigned char* p) {
-  std::uint64_t w;
-  std::memcpy(&w, p, sizeof w);
-  auto has_zero = [](std::uint64_t x) { return ((x - kOnes) & ~x & kHighs) != 0; };
-  if ((w & kHighs) != 0) return false;
-  if (((w - kOnes * 0x20) & ~w & kHighs) != 0) return false;  // some byte < 0x20 (all are < 0x80 here)
-  return !has_zero(w ^ (kOnes * '"')) && !has_zero(w ^ (kOnes * '\\'));
+// Length of format_double(value) without building the text.
+std::size_t double_length(double value) {
+  if (!std::isfinite(value)) return 4;
+  if (value == 0) return 1;
+  // An integral |value| < 2^53 prints as that integer (no shortest-digits search needed).
+  if (std::fabs(value) < kMaxSafeInteger && value == std::trunc(value)) {
+    const auto i = static_cast<std::int64_t>(value);
+    return i < 0 ? 1 + u64_digits(static_cast<std::uint64_t>(-i)) : u64_digits(static_cast<std::uint64_t>(i));
+  }
+  char sci[kNumberBuffer];
+  const auto r = std::to_chars(sci, sci + sizeof sci, value, std::chars_format::scientific);
+  const char* p = sci;
+  std::size_t len = 0;
+  if (*p == '-') {
+    len = 1;
+    ++p;
+  }
+  // d[.ddd]e[+-]xx[x]: k digits, exponent x (two or three digits)
+  const char* e = r.ptr[-4] == 'e' ? r.ptr - 4 : r.ptr - 5;
+  const int k = static_cast<int>(e - p) - (e - p > 1 ? 1 : 0);
+  int x = 0;
+  for (const char* q = e + 2; q < r.ptr; ++q) x = x * 10 + (*q - '0');
+  if (e[1] == '-') x = -x;
+  const int n = x + 1;
+  if (k <= n && n <= 21) return len + static_cast<std::size_t>(n);
+  if (0 < n && n <= 21) return len + static_cast<std::size_t>(k) + 1;
+  if (-6 < n && n <= 0) return len + 2 + static_cast<std::size_t>(-n) + static_cast<std::size_t>(k);
+  return len + 1 + (k > 1 ? static_cast<std::size_t>(k) : 0) + 2 + u64_digits(static_cast<std::uint64_t>(x < 0 ? -x : x));
+}
+
+// Length of format_number(v) for a number v.
+inline std::size_t number_length(const json& v) {
+  switch (v.type()) {
+    case json::value_t::number_integer: {
+      const std::int64_t i = v.get_ref<const json::number_integer_t&>();
+      if (i >= -static_cast<std::int64_t>(kMaxSafeInteger) && i <= static_cast<std::int64_t>(kMaxSafeInteger))
+        return i < 0 ? 1 + u64_digits(static_cast<std::uint64_t>(-i)) : u64_digits(static_cast<std::uint64_t>(i));
+      return double_length(static_cast<double>(i));
+    }
+    case json::value_t::number_unsigned: {
+      const std::uint64_t u = v.get_ref<const json::number_unsigned_t&>();
+      if (u <= static_cast<std::uint64_t>(kMaxSafeInteger)) return u64_digits(u);
+      return double_length(static_cast<double>(u));
+    }
+    default:
+      return double_length(v.get_ref<const json::number_float_t&>());
+  }
+}
+
+// 1 for an ASCII byte that stands for itself in a JSON string literal (not < 0x20, '"', '\\').
+struct PlainTable {
+  bool plain[256];
+  constexpr PlainTable() : plain() {
+    for (int c = 0x20; c < 0x80; ++c) plain[c] = c != '"' && c != '\\';
+  }
+};
+constexpr PlainTable kPlain;
+
+#if defined(__SSE2__)
+// Bit i set when byte i of v is not plain (>= 0x80, < 0x20, '"' or '\\').
+inline unsigned special_mask(__m128i v) {
+  // Signed compare: bytes >= 0x80 are negative, so "< 0x20" also catches them.
+  const __m128i bad = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                                   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+  return static_cast<unsigned>(_mm_movemask_epi8(bad));
+}
+
+// special_mask of the 16 bytes at p.
+inline unsigned special16(const unsigned char* p) {
+  return special_mask(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+}
+#endif
+
+// js_string_measure for one measure. Starts from 2 + size (quotes, one unit per byte) and
+// corrects for each byte that is not plain ASCII.
+template <Measure M>
+std::size_t string_measure_slow(std::string_view text) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t len = text.size();
+  std::size_t n = 2 + len, i = 0;
+  while (i < len) {
+#if defined(__SSE2__)
+    if (i + 16 <= len) {
+      const unsigned bad = special16(p + i);
+      if (bad == 0) {
+        i += 16;
+        continue;
+      }
+      i += static_cast<std::size_t>(__builtin_ctz(bad));
+    } else if (len >= 16) {
+      const std::size_t base = len - 16;  // overlapping load of the last 16 bytes
+      const unsigned bad = special16(p + base) >> (i - base);
+      if (bad == 0) break;
+      i += static_cast<std::size_t>(__builtin_ctz(bad));
+    } else
+#endif
+    {
+      if (kPlain.plain[p[i]]) {
+        ++i;
+        continue;
+      }
+    }
+    const unsigned char c = p[i];
+    if (c < 0x80) {
+      n += kEscape.len[c] - 1u;
+      ++i;
+      continue;
+    }
+    // Well-formed 2- and 3-byte sequences without special cases (not E0/ED lead bytes) inline.
+    if (c >= 0xC2 && c <= 0xDF && i + 1 < len && (p[i + 1] & 0xC0) == 0x80) {
+      i += 2;
+      if constexpr (M != Measure::kUtf8Bytes) n -= 1;  // one UTF-16 unit, one code point
+      continue;
+    }
+    if (c >= 0xE1 && c <= 0xEF && c != 0xED && i + 2 < len && (p[i + 1] & 0xC0) == 0x80 &&
+        (p[i + 2] & 0xC0) == 0x80) {
+      i += 3;
+      if constexpr (M != Measure::kUtf8Bytes) n -= 2;  // one UTF-16 unit (BMP), one code point
+      continue;
+    }
+    const Utf8Step st = decode_utf8(text, i);
+    i += st.length;
+    n -= st.length;
+    if constexpr (M == Measure::kUtf8Bytes) {
+      n += st.valid ? st.length : 3;
+    } else if constexpr (M == Measure::kUtf16Units) {
+      n += utf16_units(st.code_point);
+    } else {
+      n += 1;
+    }
+  }
+  return n;
+}
+
+#if defined(__SSE2__)
+// The bytes of a string of 1..15 bytes gathered (with repeats) into 16 lanes; lanes beyond the
+// string repeat its bytes or hold 'a', so special16-style tests see only the string's bytes.
+inline __m128i short16(const unsigned char* p, std::size_t len) {
+  if (len >= 8) {
+    std::uint64_t a, b;
+    std::memcpy(&a, p, 8);
+    std::memcpy(&b, p + len - 8, 8);
+    return _mm_set_epi64x(static_cast<long long>(b), static_cast<long long>(a));
+  }
+  if (len >= 4) {
+    std::uint32_t a, b;
+    std::memcpy(&a, p, 4);
+    std::memcpy(&b, p + len - 4, 4);
+    return _mm_set_epi32(0x61616161, 0x61616161, static_cast<int>(b), static_cast<int>(a));
+  }
+  const std::uint32_t w = 0x61000000u | static_cast<std::uint32_t>(p[0]) | static_cast<std::uint32_t>(p[len / 2]) << 8 |
+                          static_cast<std::uint32_t>(p[len - 1]) << 16;
+  return _mm_set_epi32(0x61616161, 0x61616161, 0x61616161, static_cast<int>(w));
+}
+
+#endif
+
+// string_measure_slow with an inline fast path for short plain-ASCII strings (object keys).
+template <Measure M>
+inline std::size_t string_measure(std::string_view text) {
+#if defined(__SSE2__)
+  const std::size_t len = text.size();
+  if (len < 16) {
+    if (len == 0) return 2;
+    if (special_mask(short16(reinterpret_cast<const unsigned char*>(text.data()), len)) == 0) return 2 + len;
+  }
+#endif
+  return string_measure_slow<M>(text);
 }
 
 json binary_as_json(const json& v) {
@@ -186,15 +359,6 @@ struct StringSink {
   void put(std::string_view sv) { out.append(sv); }
   void spaces(std::size_t n) { out.append(n, ' '); }
   void string(std::string_view sv) { append_js_string(out, sv); }
-};
-
-struct CountSink {
-  Measure measure;
-  std::size_t n = 0;
-  void put(char) { ++n; }
-  void put(std::string_view sv) { n += sv.size(); }  // structural text is ASCII
-  void spaces(std::size_t k) { n += k; }
-  void string(std::string_view sv) { n += js_string_measure(sv, measure); }
 };
 
 int clamp_indent(int indent) { return indent <= 0 ? 0 : indent > 10 ? 10 : indent; }
@@ -276,10 +440,177 @@ std::size_t walk_with(const json& root, int indent_in, std::size_t depth0, Sink&
   return deepest;
 }
 
+namespace {
+
+// Size of to_js_json(root) in measure M, root at depth0; *deepest receives json_depth(root).
+// Same output as walk_with over a counting sink, but each container's punctuation and
+// indentation is added in one step when it is opened.
+// True for null, booleans, numbers and strings (what scalar_length counts).
+inline bool is_plain_scalar(const json& v) {
+  switch (v.type()) {
+    case json::value_t::null:
+    case json::value_t::boolean:
+    case json::value_t::number_integer:
+    case json::value_t::number_unsigned:
+    case json::value_t::number_float:
+    case json::value_t::string:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// Size of a value for which is_plain_scalar is true.
+template <Measure M>
+inline std::size_t scalar_length(const json& v) {
+  switch (v.type()) {
+    case json::value_t::boolean:
+      return v.get_ref<const json::boolean_t&>() ? 4 : 5;
+    case json::value_t::number_integer: {
+      const std::int64_t i = v.get_ref<const json::number_integer_t&>();
+      if (i >= 0 && i <= static_cast<std::int64_t>(kMaxSafeInteger)) return u64_digits(static_cast<std::uint64_t>(i));
+      return number_length(v);
+    }
+    case json::value_t::number_unsigned: {
+      const std::uint64_t u = v.get_ref<const json::number_unsigned_t&>();
+      if (u <= static_cast<std::uint64_t>(kMaxSafeInteger)) return u64_digits(u);
+      return number_length(v);
+    }
+    case json::value_t::number_float:
+      return double_length(v.get_ref<const json::number_float_t&>());
+    case json::value_t::string:
+      return string_measure<M>(v.get_ref<const json::string_t&>());
+    default:
+      return 4;  // null
+  }
+}
+
+template <Measure M>
+std::size_t count_walk(const json& root, std::size_t indent, std::size_t depth0,
+                       std::vector<JsonMeasurer::CountFrame>& stack, std::size_t* deepest_out) {
+  stack.clear();
+  std::size_t n = 0, deepest = 0;
+  const json* v = &root;
+  for (;;) {
+    // Count v: a scalar, or a container whose structural text is added here before it is pushed.
+    switch (v->type()) {
+      case json::value_t::null:
+      case json::value_t::discarded:
+        n += 4;
+        break;
+      case json::value_t::boolean:
+        n += v->get_ref<const json::boolean_t&>() ? 4 : 5;
+        break;
+      case json::value_t::number_integer:
+      case json::value_t::number_unsigned:
+      case json::value_t::number_float:
+        n += number_length(*v);
+        break;
+      case json::value_t::string:
+        n += string_measure<M>(v->get_ref<const json::string_t&>());
+        break;
+      case json::value_t::binary: {
+        std::vector<JsonMeasurer::CountFrame> inner;
+        std::size_t d = 0;
+        n += count_walk<M>(binary_as_json(*v), indent, depth0 + stack.size(), inner, &d);
+        deepest = std::max(deepest, stack.size() + d);
+        break;
+      }
+      case json::value_t::array: {
+        deepest = std::max(deepest, stack.size() + 1);
+        const auto& a = v->get_ref<const json::array_t&>();
+        const std::size_t c = a.size();
+        if (c == 0) {
+          n += 2;
+          break;
+        }
+        const std::size_t d = depth0 + stack.size();  // the array's own depth
+        // "[" items joined by "," "]"; indented: "\n" + gap before each item and before "]".
+        n += 2 + (c - 1);
+        if (indent) n += c * (1 + indent * (d + 1)) + 1 + indent * d;
+        stack.push_back(JsonMeasurer::CountFrame{a.data(), a.data() + c, {}, {}, false});
+        break;
+      }
+      case json::value_t::object: {
+        deepest = std::max(deepest, stack.size() + 1);
+        const auto& o = v->get_ref<const json::object_t&>();
+        const std::size_t c = o.size();
+        if (c == 0) {
+          n += 2;
+          break;
+        }
+        const std::size_t d = depth0 + stack.size();
+        // as an array, plus ":" (": " when indented) after each key
+        n += 2 + (c - 1) + c;
+        if (indent) n += c * (2 + indent * (d + 1)) + 1 + indent * d;
+        stack.push_back(JsonMeasurer::CountFrame{nullptr, nullptr, o.begin(), o.end(), true});
+        break;
+      }
+    }
+    // Next value: the next child of the innermost open container (closing finished ones). Runs of
+    // scalar children are counted here with the iterators in locals; other children go round
+    // the outer loop.
+    for (;;) {
+      if (stack.empty()) {
+        *deepest_out = deepest;
+        return n;
+      }
+      JsonMeasurer::CountFrame& f = stack.back();
+      v = nullptr;
+      if (f.is_object) {
+        auto it = f.oit;
+        const auto end = f.oend;
+        for (; it != end; ++it) {
+          n += string_measure<M>(it->first);
+          const json& c = it->second;
+          if (is_plain_scalar(c)) {
+            n += scalar_length<M>(c);
+          } else {
+            v = &c;
+            ++it;
+            break;
+          }
+        }
+        f.oit = it;
+      } else {
+        const json* it = f.ait;
+        const json* const end = f.aend;
+        for (; it != end; ++it) {
+          if (is_plain_scalar(*it)) {
+            n += scalar_length<M>(*it);
+          } else {
+            v = it;
+            ++it;
+            break;
+          }
+        }
+        f.ait = it;
+      }
+      if (v) break;
+      stack.pop_back();
+    }
+  }
+}
+
+}  // namespace
+
 std::size_t JsonMeasurer::measure(const nlohmann::json& value, int depth) {
-  CountSink sink{measure_};
-  max_depth_ = std::max(max_depth_, walk_with(value, indent_, static_cast<std::size_t>(depth < 0 ? 0 : depth), sink, stack_));
-  return sink.n;
+  const std::size_t indent = static_cast<std::size_t>(clamp_indent(indent_));
+  const std::size_t d0 = static_cast<std::size_t>(depth < 0 ? 0 : depth);
+  std::size_t deepest = 0, n = 0;
+  switch (measure_) {
+    case Measure::kUtf8Bytes:
+      n = count_walk<Measure::kUtf8Bytes>(value, indent, d0, stack_, &deepest);
+      break;
+    case Measure::kUtf16Units:
+      n = count_walk<Measure::kUtf16Units>(value, indent, d0, stack_, &deepest);
+      break;
+    case Measure::kCodePoints:
+      n = count_walk<Measure::kCodePoints>(value, indent, d0, stack_, &deepest);
+      break;
+  }
+  max_depth_ = std::max(max_depth_, deepest);
+  return n;
 }
 
 std::string js_number(double value) {
@@ -309,36 +640,15 @@ std::size_t text_measure(std::string_view text, Measure measure) {
 }
 
 std::size_t js_string_measure(std::string_view text, Measure measure) {
-  std::size_t n = 2, i = 0;
-  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
-  while (i < text.size()) {
-    // Eight plain ASCII bytes at a time (none >= 0x80, < 0x20, '"' or '\\'): one unit each.
-    while (i + 8 <= text.size() && plain_ascii8(p + i)) {
-      n += 8;
-      i += 8;
-    }
-    if (i >= text.size()) break;
-    const unsigned char c = p[i];
-    if (c < 0x80) {
-      n += kEscape.len[c];
-      ++i;
-      continue;
-    }
-    const Utf8Step st = decode_utf8(text, i);
-    i += st.length;
-    switch (measure) {
-      case Measure::kUtf8Bytes:
-        n += st.valid ? st.length : 3;
-        break;
-      case Measure::kUtf16Units:
-        n += utf16_units(st.code_point);
-        break;
-      case Measure::kCodePoints:
-        n += 1;
-        break;
-    }
+  switch (measure) {
+    case Measure::kUtf8Bytes:
+      return string_measure<Measure::kUtf8Bytes>(text);
+    case Measure::kUtf16Units:
+      return string_measure<Measure::kUtf16Units>(text);
+    case Measure::kCodePoints:
+      return string_measure<Measure::kCodePoints>(text);
   }
-  return n;
+  return 0;
 }
 
 std::string to_js_json(const nlohmann::json& value, int indent) {

@@ -63,11 +63,20 @@ class JsonMeasurer {
     bool first;
   };
 
+  /// Implementation detail of the counting walk: one open array (ait/aend) or object (oit/oend).
+  struct CountFrame {
+    const nlohmann::json* ait;
+    const nlohmann::json* aend;
+    nlohmann::json::object_t::const_iterator oit;
+    nlohmann::json::object_t::const_iterator oend;
+    bool is_object;
+  };
+
  private:
   Measure measure_;
   int indent_;
   std::size_t max_depth_ = 0;
-  std::vector<Frame> stack_;
+  std::vector<CountFrame> stack_;
 };
 
 /// Size of a JSON string literal (quotes and escapes included) of `text` in `measure`.
