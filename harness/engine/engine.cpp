@@ -5,6 +5,7 @@
 #include <ctime>
 #include <functional>
 #include <set>
+#include <thread>
 
 #include "checks/envelope.h"
 #include "checks/protocol.h"
@@ -509,7 +510,9 @@ class Runner {
     }
     rep_.profiles_detected[pe.profile->name]++;
     add_all(checks::check_envelope(in, pe));
-    if (record && pe.profile->limit && pe.profile->limit->env && sweep_calls_.size() < kMaxSweepCalls)
+    // Only success answers carry something to cut; misses and errors are not swept.
+    if (record && pe.form == profile::FormKind::kSuccess && pe.profile->limit && pe.profile->limit->env &&
+        sweep_calls_.size() < kMaxSweepCalls)
       sweep_calls_.push_back(SweepCall{&tool, args, pe.profile, pe});
     return pe;
   }
@@ -521,7 +524,16 @@ class Runner {
     for (const auto& [prof, idx] : by_profile) {
       const auto& lim = *prof->limit;
       std::vector<std::int64_t> limits = o_.limits;
-      if (limits.empty() && lim.sweep) limits = {lim.sweep->small, lim.sweep->large};
+      if (limits.empty() && lim.sweep) {
+        // The small limit must really cut this server's answers: when even the largest answer
+        // fits the profile's small value, sweep two thirds of that answer's size instead.
+        std::int64_t small = lim.sweep->small;
+        std::size_t largest = 0;
+        for (std::size_t i : idx) largest = std::max(largest, sweep_calls_[i].main.text.size());
+        if (lim.kind != profile::LimitKind::kTokens && largest > 0 && static_cast<std::int64_t>(largest) <= small)
+          small = std::max<std::int64_t>(static_cast<std::int64_t>(largest) * 2 / 3, 1);
+        limits = {small, lim.sweep->large};
+      }
       if (limits.empty()) continue;
       std::vector<std::vector<checks::SweepPoint>> points(idx.size());
       std::vector<std::vector<std::pair<std::int64_t, Finding>>> per_point(idx.size());
@@ -661,10 +673,11 @@ class Runner {
 
   void crash_finding(const Reply& reply, const char* what) {
     // The process closed stdout; give it a moment to be reaped so the status is known.
+    // receive() returns at once after EOF, so sleep between polls: an aborting process (core
+    // dump) can take a while to be reapable. At most about 2 s.
     std::optional<transport::ExitStatus> st = transport_->exit_status();
-    for (int i = 0; i < 50 && !st; ++i) {
-      auto rr = transport_->receive(std::chrono::milliseconds(10));
-      (void)rr;
+    for (int i = 0; i < 200 && !st; ++i) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
       st = transport_->exit_status();
     }
     std::string tail = transport_->stderr_tail();

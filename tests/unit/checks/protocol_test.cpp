@@ -72,19 +72,19 @@ json tool(const std::string& name, json schema = {{"type", "object"}}) {
 }
 
 TEST(CheckToolsList, ConformantListHasNoFinding) {
-  EXPECT_TRUE(check_tools_list(listing_of({tool("a"), tool("b.c-d_e")}), "legacy").empty());
+  EXPECT_TRUE(check_tools_list(listing_of(json::array({tool("a"), tool("b.c-d_e")})), "legacy").empty());
 }
 
 TEST(CheckToolsList, Violations) {
-  EXPECT_EQ(ids(check_tools_list(listing_of({tool("a"), tool("a")}), "legacy")), std::vector<std::string>{"P-LIST"});
-  EXPECT_EQ(ids(check_tools_list(listing_of({tool("a", {{"type", "string"}})}), "legacy")),
+  EXPECT_EQ(ids(check_tools_list(listing_of(json::array({tool("a"), tool("a")})), "legacy")), std::vector<std::string>{"P-LIST"});
+  EXPECT_EQ(ids(check_tools_list(listing_of(json::array({tool("a", {{"type", "string"}})})), "legacy")),
             std::vector<std::string>{"P-LIST"});
   EXPECT_EQ(ids(check_tools_list(listing_of(json::array({json{{"name", "a"}}})), "legacy")), std::vector<std::string>{"P-LIST"});
-  EXPECT_EQ(ids(check_tools_list(listing_of({tool("has space")}), "legacy")), std::vector<std::string>{"P-LIST(w)"});
-  auto l = listing_of({tool("a")});
+  EXPECT_EQ(ids(check_tools_list(listing_of(json::array({tool("has space")})), "legacy")), std::vector<std::string>{"P-LIST(w)"});
+  auto l = listing_of(json::array({tool("a")}));
   l.cursor_loop = true;
   EXPECT_EQ(ids(check_tools_list(l, "legacy")), std::vector<std::string>{"P-LIST"});
-  l = listing_of({tool("a")});
+  l = listing_of(json::array({tool("a")}));
   l.pages[0].kind = mcp::Reply::Kind::kError;
   l.pages[0].error = {{"code", -32603}, {"message", "boom"}};
   EXPECT_EQ(ids(check_tools_list(l, "legacy")), std::vector<std::string>{"P-LIST"});
