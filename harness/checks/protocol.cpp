@@ -238,6 +238,31 @@ std::vector<Finding> check_tools_list(const mcp::Client::ToolsListing& listing, 
   return out;
 }
 
+ToolValidators::ToolValidators(const json& input_schema, const json* tool) {
+  if (!input_schema.is_null()) {
+    auto v = profile::SchemaValidator::compile(input_schema);
+    if (v.ok()) input_.emplace(std::move(v.value()));
+    else input_problem_ = v.error().message;
+  }
+  if (tool && tool->is_object() && tool->contains("outputSchema") && (*tool)["outputSchema"].is_object()) {
+    auto v = profile::SchemaValidator::compile((*tool)["outputSchema"]);
+    if (v.ok()) output_.emplace(std::move(v.value()));
+    else output_problem_ = v.error().message;
+  }
+}
+
+CallContext ToolValidators::context(const json* tool, const json& arguments, const std::string& era) const {
+  CallContext ctx;
+  ctx.tool = tool;
+  ctx.era = era;
+  ctx.schema_valid = input_ && input_->validate(arguments).empty();
+  if (output_) {
+    const profile::SchemaValidator* ov = &*output_;  // lives as long as this ToolValidators
+    ctx.output_validator = [ov](const json& v) { return ov->validate(v); };
+  }
+  return ctx;
+}
+
 std::vector<Finding> check_call(const CallContext& ctx, const mcp::Reply& reply) {
   std::vector<Finding> out;
   const std::string raw = raw_of(reply);

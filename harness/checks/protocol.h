@@ -5,6 +5,7 @@
 #pragma once
 
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 
 #include "core/finding.h"
 #include "mcp/client.h"
+#include "profile/schema_validator.h"
 
 namespace ctxo::checks {
 
@@ -36,6 +38,25 @@ struct CallContext {
   bool schema_valid = false;           ///< Arguments validate against the tool's inputSchema.
   ValueValidator output_validator;     ///< Set when the tool declares an outputSchema we could compile.
   std::string era = "legacy";
+};
+
+/// A tool's input and output schemas, compiled once, from which the CallContext of each of its
+/// calls is made. A schema that is absent or cannot be compiled gives no validator: calls are then
+/// not held to P-NO-THROW (input) or checked against an outputSchema (output).
+class ToolValidators {
+ public:
+  /// `input_schema`: the schema to judge arguments by (null = unknown, every call counts as not
+  /// schema-valid); the outputSchema is read from `tool` (may be null).
+  ToolValidators(const json& input_schema, const json* tool);
+  /// The context for one call with `arguments`.
+  CallContext context(const json* tool, const json& arguments, const std::string& era) const;
+  /// Why the input / output schema could not be compiled ("" when it was, or was absent).
+  const std::string& input_problem() const { return input_problem_; }
+  const std::string& output_problem() const { return output_problem_; }
+
+ private:
+  std::optional<profile::SchemaValidator> input_, output_;
+  std::string input_problem_, output_problem_;
 };
 
 /// P-RESULT and P-NO-THROW for one answered tools/call (reply kind result or error).

@@ -286,14 +286,10 @@ int main(int argc, char** argv) {
     o.protocol = cli.protocol;
   }
   if (cli.profile != "auto") {
-    auto names = ctxo::profile::builtin_names();
-    bool builtin = std::find(names.begin(), names.end(), cli.profile) != names.end();
-    auto loaded = builtin ? ctxo::profile::load_builtin(cli.profile) : ctxo::profile::load_file(cli.profile);
-    if (!loaded.ok()) {
+    if (auto loaded = ctxo::engine::load_profile_set(cli.profile); !loaded.ok()) {
       std::string known;
-      for (const auto& n : names) known += (known.empty() ? "" : ", ") + n;
-      return fail_config("--profile '" + cli.profile + "': " + loaded.error().message + " (built-in profiles: auto, " +
-                         known + ")");
+      for (const auto& n : ctxo::profile::builtin_names()) known += (known.empty() ? "" : ", ") + n;
+      return fail_config(loaded.error().message + " (built-in profiles: auto, " + known + ")");
     }
   }
   o.profile = cli.profile;

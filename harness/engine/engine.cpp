@@ -347,29 +347,15 @@ class Runner {
       const json input_schema = tool->contains("inputSchema") && (*tool)["inputSchema"].is_object()
                                     ? (*tool)["inputSchema"]
                                     : json{{"type", "object"}};
-      auto in_validator = profile::SchemaValidator::compile(input_schema);
-      if (!in_validator.ok())
-        note("cannot validate the inputSchema of tool " + name + " (" + in_validator.error().message +
+      const checks::ToolValidators validators(input_schema, tool);
+      if (!validators.input_problem().empty())
+        note("cannot validate the inputSchema of tool " + name + " (" + validators.input_problem() +
              "); its calls are not held to P-NO-THROW");
-      std::optional<profile::SchemaValidator> out_validator;
-      if (tool->contains("outputSchema") && (*tool)["outputSchema"].is_object()) {
-        auto v = profile::SchemaValidator::compile((*tool)["outputSchema"]);
-        if (v.ok()) out_validator.emplace(std::move(v.value()));
-        else note("cannot compile the outputSchema of tool " + name + ": " + v.error().message);
-      }
+      if (!validators.output_problem().empty())
+        note("cannot compile the outputSchema of tool " + name + ": " + validators.output_problem());
       auto cases = source.cases(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name));
       std::size_t troubles = 0;
-      auto make_ctx = [&](const json& args) {
-        checks::CallContext ctx;
-        ctx.tool = tool;
-        ctx.era = rep_.era;
-        ctx.schema_valid = in_validator.ok() && in_validator->validate(args).empty();
-        if (out_validator) {
-          const profile::SchemaValidator* ov = &*out_validator;
-          ctx.output_validator = [ov](const json& v) { return ov->validate(v); };
-        }
-        return ctx;
-      };
+      auto make_ctx = [&](const json& args) { return validators.context(tool, args, rep_.era); };
       const profile::Profile* tool_profile = nullptr;  // first profile detected on this tool's answers
       for (std::size_t i = 0; i < cases.size() && alive && troubles < 2; ++i) {
         const auto& c = cases[i];

@@ -192,23 +192,9 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     const json* tool = find_tool(name);
     for (auto& ts : rep.tools)
       if (ts.name == name) ts.calls++;
-    checks::CallContext ctx;
-    ctx.tool = tool;
-    ctx.era = era;
-    std::optional<profile::SchemaValidator> out_validator;
-    if (tool && tool->contains("inputSchema")) {
-      auto v = profile::SchemaValidator::compile((*tool)["inputSchema"]);
-      ctx.schema_valid = v.ok() && v->validate(args).empty();
-    }
-    if (tool && tool->contains("outputSchema") && (*tool)["outputSchema"].is_object()) {
-      auto v = profile::SchemaValidator::compile((*tool)["outputSchema"]);
-      if (v.ok()) {
-        out_validator.emplace(std::move(v.value()));
-        const profile::SchemaValidator* ov = &*out_validator;
-        ctx.output_validator = [ov](const json& x) { return ov->validate(x); };
-      }
-    }
-    for (auto& f : checks::check_call(ctx, reply)) add(std::move(f), line);
+    const checks::ToolValidators validators(tool && tool->contains("inputSchema") ? (*tool)["inputSchema"] : json(),
+                                            tool);
+    for (auto& f : checks::check_call(validators.context(tool, args, era), reply)) add(std::move(f), line);
     if (reply.kind != mcp::Reply::Kind::kResult) continue;
     if (profiles->candidates.empty() && !forced) continue;
     json tool_json = tool ? *tool : empty_tool;
