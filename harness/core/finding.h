@@ -2,8 +2,10 @@
 // Finding: one broken rule, with the evidence a person needs to reproduce and understand it.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <cstdint>
 #include <string>
+
+#include <nlohmann/json.hpp>
 
 namespace ctxo {
 
@@ -20,6 +22,10 @@ struct Finding {
   std::string response_excerpt;  ///< At most a few hundred bytes of what the server sent.
   std::string diagnosis;         ///< Plain English: what was promised and what happened.
   std::string replay;            ///< One-line command that re-runs this case (may be empty).
+  /// A workspace file the finding points at (POS-* findings), relative to --root; "" = none.
+  std::string file;
+  std::int64_t line = 0;         ///< 1-based line in `file` (0 = unknown).
+  std::int64_t column = 0;       ///< 1-based column in UTF-16 code units (0 = unknown).
 };
 
 }  // namespace ctxo

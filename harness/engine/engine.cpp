@@ -748,11 +748,20 @@ bool merge_finding(RunReport& report, std::map<std::string, std::size_t>& index,
 
 std::size_t RunReport::error_count() const {
   return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(), [](const ReportedFinding& f) {
-    return f.finding.severity == Severity::kError;
+    return !f.baselined && f.finding.severity == Severity::kError;
   }));
 }
 
-std::size_t RunReport::warning_count() const { return findings.size() - error_count(); }
+std::size_t RunReport::warning_count() const {
+  return static_cast<std::size_t>(std::count_if(findings.begin(), findings.end(), [](const ReportedFinding& f) {
+    return !f.baselined && f.finding.severity == Severity::kWarning;
+  }));
+}
+
+std::size_t RunReport::baselined_count() const {
+  return static_cast<std::size_t>(
+      std::count_if(findings.begin(), findings.end(), [](const ReportedFinding& f) { return f.baselined; }));
+}
 
 bool glob_match(std::string_view p, std::string_view t) {
   std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;

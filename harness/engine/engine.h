@@ -56,12 +56,22 @@ struct ToolSummary {
   std::size_t findings = 0;
   std::chrono::milliseconds elapsed{0};  ///< Time spent in this tool's calls.
   std::string skipped;  ///< Why calls stopped early ("" = all made).
+  /// Invariant ids applied to this tool's answers, in registry order (JUnit/Markdown/HTML
+  /// matrices). Server-level ids (T-SHUTDOWN, P-INIT, P-LIST) are in RunReport::server_invariants.
+  std::vector<std::string> invariants;
 };
 
 /// A finding plus how often it recurred (same invariant, tool and diagnosis).
 struct ReportedFinding {
   Finding finding;
   std::size_t count = 1;
+  bool baselined = false;  ///< Listed in --baseline: reported, but does not fail the gate.
+};
+
+/// A --baseline entry (invariant + tool; tool "" = server-level).
+struct BaselineEntry {
+  std::string invariant;
+  std::string tool;
 };
 
 /// What a run found. verdict: "pass" | "fail" | "error".
@@ -79,6 +89,9 @@ struct RunReport {
   std::vector<ReportedFinding> findings;
   std::vector<std::string> notes;
   std::vector<std::string> invariants_checked;
+  std::vector<std::string> server_invariants;  ///< Server-level ids checked (handshake, list, shutdown).
+  std::vector<BaselineEntry> baseline_stale;   ///< Baseline entries that no longer fail: remove them.
+  std::optional<std::string> root;             ///< --root, when given.
   std::map<std::string, std::size_t> profiles_detected;  ///< Envelope profile -> answers seen.
   std::size_t unprofiled_results = 0;                    ///< Results that matched no profile.
   std::size_t calls = 0, restarts = 0, notifications = 0, server_requests = 0;
@@ -86,8 +99,9 @@ struct RunReport {
   std::chrono::milliseconds duration{0};
   std::string stderr_tail;
   std::string started_at;  ///< ISO 8601 UTC.
-  std::size_t error_count() const;
-  std::size_t warning_count() const;
+  std::size_t error_count() const;    ///< Error findings not accepted by the baseline.
+  std::size_t warning_count() const;  ///< Warning findings not accepted by the baseline.
+  std::size_t baselined_count() const;
 };
 
 /// Receives progress as the run goes. All methods have empty defaults.
