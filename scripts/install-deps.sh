@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # Installs what ctxo-conform needs to build and test on Debian 12: compilers, CMake, the
-# libraries (all Debian packages), and, with --npm, the real MCP servers used by the
+# libraries (all Debian packages), xmllint (JUnit XSD validation in tests), headless Chromium
+# (renders the HTML report in a test), and, with --npm, the real MCP servers used by the
 # integration tests (tests/npm, from the npm registry). Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -11,6 +12,7 @@ packages=(
   nlohmann-json3-dev libvalijson-dev libcli11-dev librapidcheck-dev
   libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev libpugixml-dev
   clang-14 libclang-rt-14-dev
+  libxml2-utils chromium
 )
 missing=()
 for p in "${packages[@]}"; do
