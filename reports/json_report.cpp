@@ -10,6 +10,8 @@
 
 #include "checks/registry.h"
 #include "core/text.h"
+#include "profile/profile.h"
+#include "profile/schema_validator.h"
 
 namespace ctxo::reports {
 
@@ -23,6 +25,7 @@ json to_json(const engine::RunReport& r, const std::string& version) {
     json jt = {{"name", t.name}, {"read_only", t.read_only}, {"selected", t.selected}, {"calls", t.calls},
                {"findings", t.findings}, {"elapsed_ms", t.elapsed.count()}};
     if (!t.skipped.empty()) jt["skipped"] = t.skipped;
+    jt["invariants"] = t.invariants;
     tools.push_back(jt);
   }
   json findings = json::array();
@@ -35,8 +38,17 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                         {"response_excerpt", f.response_excerpt},
                         {"diagnosis", f.diagnosis},
                         {"replay", f.replay},
-                        {"count", rf.count}});
+                        {"count", rf.count},
+                        {"baselined", rf.baselined}});
+    if (!f.file.empty()) {
+      json loc = {{"file", f.file}};
+      if (f.line > 0) loc["line"] = f.line;
+      if (f.column > 0) loc["column"] = f.column;
+      findings.back()["location"] = loc;
+    }
   }
+  json stale = json::array();
+  for (const auto& b : r.baseline_stale) stale.push_back({{"invariant", b.invariant}, {"tool", b.tool}});
   json out = {{"tool", "ctxo-conform"},
               {"version", version},
               {"seed", r.seed},
@@ -54,21 +66,124 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                 {"findings", r.findings.size()},
                 {"errors", r.error_count()},
                 {"warnings", r.warning_count()},
+                {"baselined", r.baselined_count()},
                 {"restarts", r.restarts},
                 {"sweep_runs", r.sweep_runs},
                 {"notifications", r.notifications},
                 {"server_requests", r.server_requests}}},
               {"invariants_checked", r.invariants_checked},
+              {"server_invariants", r.server_invariants},
               {"profiles_detected", r.profiles_detected},
               {"unprofiled_results", r.unprofiled_results},
               {"tools", tools},
               {"findings", findings},
               {"notes", r.notes},
+              {"baseline_stale", stale},
               {"stderr_tail", excerpt(r.stderr_tail.size() > 4000 ? r.stderr_tail.substr(r.stderr_tail.size() - 4000)
                                                                    : r.stderr_tail,
                                       4000)}};
   if (r.error) out["error"] = {{"code", r.error->code}, {"message", r.error->message}};
+  if (r.root) out["root"] = *r.root;
   return out;
+}
+
+namespace {
+
+// Reads `key` of `obj` into `out` when present with the right type; the schema validated types.
+template <typename T>
+void read(const json& obj, const char* key, T& out) {
+  if (obj.is_object() && obj.contains(key) && !obj[key].is_null()) out = obj[key].get<T>();
+}
+
+}  // namespace
+
+Result<engine::RunReport> from_json(const json& doc) {
+  static const Result<profile::SchemaValidator> schema = []() -> Result<profile::SchemaValidator> {
+    auto dir = profile::schemas_dir();
+    if (!dir.ok()) return dir.error();
+    std::ifstream f(*dir + "/report.schema.json", std::ios::binary);
+    json schema_doc = json::parse(f, nullptr, false);
+    if (schema_doc.is_discarded()) return make_error("config", *dir + "/report.schema.json is not JSON");
+    return profile::SchemaValidator::compile(schema_doc);
+  }();
+  if (!schema.ok()) return make_error("config", "cannot load the report schema: " + schema.error().message);
+  if (auto problems = schema->validate(doc); !problems.empty())
+    return make_error("parse", "not a ctxo-conform JSON report: " + problems.front());
+  try {
+    engine::RunReport r;
+    read(doc, "verdict", r.verdict);
+    read(doc, "exit_code", r.exit_code);
+    read(doc, "seed", r.seed);
+    read(doc, "started_at", r.started_at);
+    std::int64_t ms = 0;
+    read(doc, "duration_ms", ms);
+    r.duration = std::chrono::milliseconds(ms);
+    read(doc, "profile", r.profile);
+    if (doc.contains("root")) r.root = doc["root"].get<std::string>();
+    const json& server = doc["server"];
+    read(server, "command", r.command);
+    read(server, "name", r.server_name);
+    read(server, "version", r.server_version);
+    read(server, "protocol", r.protocol_version);
+    read(server, "era", r.era);
+    read(server, "cwd", r.cwd);
+    read(server, "env", r.env);
+    const json& st = doc["stats"];
+    read(st, "calls", r.calls);
+    read(st, "restarts", r.restarts);
+    read(st, "sweep_runs", r.sweep_runs);
+    read(st, "notifications", r.notifications);
+    read(st, "server_requests", r.server_requests);
+    read(doc, "invariants_checked", r.invariants_checked);
+    read(doc, "server_invariants", r.server_invariants);
+    read(doc, "profiles_detected", r.profiles_detected);
+    read(doc, "unprofiled_results", r.unprofiled_results);
+    read(doc, "notes", r.notes);
+    read(doc, "stderr_tail", r.stderr_tail);
+    if (doc.contains("error"))
+      r.error = Error{doc["error"]["code"].get<std::string>(), doc["error"]["message"].get<std::string>()};
+    if (doc.contains("tools")) {
+      for (const auto& jt : doc["tools"]) {
+        engine::ToolSummary t;
+        read(jt, "name", t.name);
+        read(jt, "read_only", t.read_only);
+        read(jt, "selected", t.selected);
+        read(jt, "calls", t.calls);
+        read(jt, "findings", t.findings);
+        std::int64_t el = 0;
+        read(jt, "elapsed_ms", el);
+        t.elapsed = std::chrono::milliseconds(el);
+        read(jt, "skipped", t.skipped);
+        read(jt, "invariants", t.invariants);
+        r.tools.push_back(std::move(t));
+      }
+    }
+    for (const auto& jf : doc["findings"]) {
+      engine::ReportedFinding rf;
+      auto& f = rf.finding;
+      read(jf, "invariant", f.invariant);
+      read(jf, "tool", f.tool);
+      f.severity = jf.value("severity", "error") == "warning" ? Severity::kWarning : Severity::kError;
+      f.request = jf.value("request", json());
+      read(jf, "response_excerpt", f.response_excerpt);
+      read(jf, "diagnosis", f.diagnosis);
+      read(jf, "replay", f.replay);
+      read(jf, "count", rf.count);
+      read(jf, "baselined", rf.baselined);
+      if (jf.contains("location")) {
+        read(jf["location"], "file", f.file);
+        read(jf["location"], "line", f.line);
+        read(jf["location"], "column", f.column);
+      }
+      r.findings.push_back(std::move(rf));
+    }
+    if (doc.contains("baseline_stale"))
+      for (const auto& b : doc["baseline_stale"])
+        r.baseline_stale.push_back({b.value("invariant", ""), b.value("tool", "")});
+    return r;
+  } catch (const json::exception& e) {
+    return make_error("parse", std::string("not a ctxo-conform JSON report: ") + e.what());
+  }
 }
 
 Result<void> write_text(const std::string& path, const std::string& text) {
@@ -104,7 +219,9 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
     for (const auto& rf : r.findings) {
       const auto& f = rf.finding;
       const char* col = f.severity == Severity::kError ? c.red : c.yellow;
+      if (rf.baselined) col = c.dim;
       out << "\n" << col << c.bold << f.invariant << c.reset << " " << col << to_string(f.severity) << c.reset;
+      if (rf.baselined) out << c.dim << " (accepted by the baseline)" << c.reset;
       if (!f.tool.empty()) out << "  tool " << c.bold << f.tool << c.reset;
       if (rf.count > 1) out << c.dim << "  (" << rf.count << " times)" << c.reset;
       out << "\n  " << f.diagnosis << "\n";
@@ -131,7 +248,11 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
       << std::count_if(r.tools.begin(), r.tools.end(), [](const engine::ToolSummary& t) { return t.calls > 0; })
       << " tool(s), " << timebuf << "; seed " << r.seed;
   if (r.restarts) out << "; " << r.restarts << " restart" << (r.restarts == 1 ? "" : "s");
+  if (auto accepted = r.baselined_count()) out << "; " << accepted << " accepted by the baseline";
   out << "\n";
+  for (const auto& b : r.baseline_stale)
+    out << c.yellow << "baseline" << c.reset << ": " << b.invariant << (b.tool.empty() ? " (server)" : " in " + b.tool)
+        << " no longer fails; remove it from the baseline\n";
   if (style.verbosity >= 1 && !r.profiles_detected.empty()) {
     out << c.dim << "envelopes checked:";
     for (const auto& [name, count] : r.profiles_detected) out << " " << name << " (" << count << ")";
@@ -177,9 +298,16 @@ void ConsoleListener::on_tool(const engine::ToolSummary& tool, std::size_t index
 
 void ConsoleListener::on_call(const engine::ToolSummary& tool, std::size_t calls_total) {
   if (!style_.progress || style_.verbosity < 1) return;
+  // Redraw at most ten times a second, but always when a tool starts (calls_total 0).
+  const auto now = std::chrono::steady_clock::now();
+  if (calls_total != 0 && line_open_ && now - last_draw_ < std::chrono::milliseconds(100)) return;
+  last_draw_ = now;
   Colors c = colors(style_.color);
-  out_ << "\r\x1b[2K" << c.dim << "  [" << index_ + 1 << "/" << total_ << "] " << tool.name << "  " << calls_total
-       << " calls, " << findings_ << " findings" << c.reset;
+  char elapsed[32];
+  std::snprintf(elapsed, sizeof elapsed, "%.1fs", std::chrono::duration<double>(now - started_).count());
+  out_ << "\r\x1b[2K" << c.dim << "  " << index_ << "/" << total_ << " tools done, now " << tool.name << "  "
+       << calls_total << " calls, " << findings_ << " finding" << (findings_ == 1 ? "" : "s") << ", " << elapsed
+       << c.reset;
   out_.flush();
   line_open_ = true;
 }

@@ -3,6 +3,7 @@
 // schemas/report.schema.json. Also the console summary printer.
 #pragma once
 
+#include <chrono>
 #include <ostream>
 #include <string>
 
@@ -15,6 +16,11 @@ namespace ctxo::reports {
 
 /// The report as JSON (see schemas/report.schema.json).
 nlohmann::json to_json(const engine::RunReport& report, const std::string& version);
+
+/// Reads a JSON report back (for `ctxo-conform merge` and --baseline). The document must
+/// validate against schemas/report.schema.json. Errors: "parse" (not a report; the message
+/// names the first problem), "config" (the schema cannot be found).
+Result<engine::RunReport> from_json(const nlohmann::json& doc);
 
 /// Writes `text` to `path` ('-' = stdout). Errors: "io" with the path and the reason.
 Result<void> write_text(const std::string& path, const std::string& text);
@@ -29,7 +35,8 @@ struct ConsoleStyle {
 /// Prints the findings and the summary line a person reads at the end of a run.
 void print_summary(std::ostream& out, const engine::RunReport& report, const ConsoleStyle& style);
 
-/// A Listener that prints the server banner, per-tool progress (TTY only) and notes.
+/// A Listener that prints the server banner, a progress line redrawn in place on a TTY (tools
+/// done, calls made, findings so far, elapsed; nothing when not a TTY) and notes.
 class ConsoleListener : public engine::Listener {
  public:
   ConsoleListener(std::ostream& out, ConsoleStyle style) : out_(out), style_(style) {}
@@ -49,6 +56,8 @@ class ConsoleListener : public engine::Listener {
   std::size_t findings_ = 0;
   std::string tool_;
   std::size_t index_ = 0, total_ = 0;
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point last_draw_{};
 };
 
 }  // namespace ctxo::reports

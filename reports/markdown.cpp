@@ -1,8 +1,311 @@
 // SPDX-License-Identifier: MIT
+// Renders the Markdown report. Every piece of server text goes through one of four escapers,
+// chosen by where it lands: inline text (backslash escapes, entities, <br> for newlines, \| in
+// tables), code spans and fenced blocks (delimiters longer than any backtick run inside), and
+// HTML (<summary>, where Markdown escapes do not apply).
 #include "reports/markdown.h"
+
+#include <algorithm>
+#include <cctype>
+
+#include <nlohmann/json.hpp>
+
+#include "checks/registry.h"
+#include "reports/html.h"
+#include "reports/matrix.h"
 
 namespace ctxo::reports {
 
-std::string to_markdown(const engine::RunReport&, const std::string&) { return {}; }
+namespace {
+
+using nlohmann::json;
+
+// GitHub rejects step summaries over 1 MiB; stop adding evidence blocks well before that.
+constexpr std::size_t kEvidenceBudget = 900 * 1024;
+// Longest request or response excerpt shown inline (the JSON report has the whole of it).
+constexpr std::size_t kMaxBlock = 16 * 1024;
+
+/// Inline Markdown text (paragraphs, list items, headings, table cells). Newlines become <br>
+/// when `multiline`; otherwise they are shown as \x0A.
+std::string md_text(std::string_view raw, bool multiline = false) {
+  std::string s = display_text(raw, multiline), out;
+  out.reserve(s.size() + 16);
+  // A leading list or heading marker would change the block structure of a list item.
+  std::size_t i = 0;
+  if (!s.empty() && (s[0] == '-' || s[0] == '+' || s[0] == '=')) {
+    out += '\\';
+  } else {
+    while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) ++i;
+    if (i > 0 && i < s.size() && (s[i] == '.' || s[i] == ')')) {
+      out.append(s, 0, i);
+      out += '\\';
+      s.erase(0, i);
+    }
+  }
+  for (char c : s) {
+    switch (c) {
+      case '\\': case '`': case '*': case '_': case '[': case ']': case '|': case '~': case '#': case '!':
+      case '$': case '{': case '}': case ':':  // ':' stops autolinks and :emoji: codes
+        out += '\\';
+        out += c;
+        break;
+      case '<': out += "&lt;"; break;
+      case '>': out += "&gt;"; break;
+      case '&': out += "&amp;"; break;
+      case '\n': out += "<br>"; break;
+      default: out += c;
+    }
+  }
+  return out;
+}
+
+std::size_t longest_backtick_run(std::string_view s) {
+  std::size_t best = 0, run = 0;
+  for (char c : s) {
+    run = c == '`' ? run + 1 : 0;
+    best = std::max(best, run);
+  }
+  return best;
+}
+
+/// A code span. In a table cell a '|' must still be written "\|" (GFM splits cells first).
+std::string md_code(std::string_view raw, bool in_table = false) {
+  std::string s = display_text(raw, false);
+  if (s.empty()) return "*(empty)*";
+  if (in_table) {
+    std::string t;
+    for (char c : s) {
+      if (c == '|') t += '\\';
+      t += c;
+    }
+    s = std::move(t);
+  }
+  std::string ticks(longest_backtick_run(s) + 1, '`');
+  bool pad = s.front() == '`' || s.back() == '`' || s.front() == ' ' || s.back() == ' ';
+  return ticks + (pad ? " " : "") + s + (pad ? " " : "") + ticks;
+}
+
+/// At most kMaxBlock bytes of `s`, cut on a UTF-8 boundary, with a note when cut.
+std::string capped(const std::string& s) {
+  if (s.size() <= kMaxBlock) return s;
+  std::size_t cut = kMaxBlock;
+  while (cut > 0 && (static_cast<unsigned char>(s[cut]) & 0xC0) == 0x80) --cut;
+  return s.substr(0, cut) + "\n… (" + std::to_string(s.size() - cut) + " more bytes: see the JSON report)";
+}
+
+/// A fenced code block whose fence is longer than any backtick run inside.
+std::string fence(std::string_view raw, const char* lang) {
+  std::string s = display_text(raw, true);
+  std::string ticks(std::max<std::size_t>(3, longest_backtick_run(s) + 1), '`');
+  std::string out = ticks + lang + "\n" + s;
+  if (s.empty() || s.back() != '\n') out += '\n';
+  return out + ticks + "\n";
+}
+
+std::string plural(std::size_t n, const char* one, const char* many) {
+  return std::to_string(n) + " " + (n == 1 ? one : many);
+}
+
+template <typename Info>
+std::string help_of(const Info& info) {
+  if constexpr (requires { info.help; }) return std::string(info.help);
+  else return {};
+}
+
+const char* cell(Outcome o) {
+  switch (o) {
+    case Outcome::kNotChecked: return "·";
+    case Outcome::kPass: return "✓";
+    case Outcome::kFail: return "✗";
+    case Outcome::kWarn: return "⚠";
+    case Outcome::kBaselined: return "baselined";
+  }
+  return "";
+}
+
+/// Indexes of findings in display order: errors, then warnings, each in report order.
+std::vector<std::size_t> ordered(const engine::RunReport& r, bool baselined) {
+  std::vector<std::size_t> idx;
+  for (Severity want : {Severity::kError, Severity::kWarning})
+    for (std::size_t i = 0; i < r.findings.size(); ++i)
+      if (r.findings[i].baselined == baselined && r.findings[i].finding.severity == want) idx.push_back(i);
+  return idx;
+}
+
+void write_header(std::string& o, const engine::RunReport& r, const std::string& version) {
+  const std::size_t errors = r.error_count(), warnings = r.warning_count(), base = r.baselined_count();
+  std::string word = r.verdict == "fail" ? "FAIL" : r.verdict == "error" ? "ERROR" : "PASS";
+  std::string server = r.server_name.empty() ? "(unnamed server)" : r.server_name;
+  if (!r.server_version.empty()) server += " " + r.server_version;
+  o += "# ctxo-conform: " + word + " — ";
+  bool counts = r.verdict != "error" || errors || warnings || base;
+  if (r.verdict == "error") o += counts ? "run incomplete, " : "run incomplete";
+  if (counts) o += plural(errors, "error", "errors") + ", " + plural(warnings, "warning", "warnings");
+  if (base) o += " (" + std::to_string(base) + " baselined)";
+  o += " on " + md_text(server) + "\n\n";
+  if (r.error) {
+    o += "> **Run error**";
+    if (!r.error->code.empty()) o += " (" + md_code(r.error->code) + ")";
+    o += ": " + md_text(r.error->message, true) + "\n\n";
+  }
+
+  std::size_t called = static_cast<std::size_t>(
+      std::count_if(r.tools.begin(), r.tools.end(), [](const engine::ToolSummary& t) { return t.calls > 0; }));
+  // The first fact is the table's header row (GFM tables need one; an empty one looks broken).
+  o += "| **Server** | " + md_text(server) + " |\n|---|---|\n";
+  auto row = [&](const char* k, const std::string& v) { o += std::string("| **") + k + "** | " + v + " |\n"; };
+  if (!r.command.empty()) {
+    std::string cmd;
+    for (const auto& a : r.command) cmd += (cmd.empty() ? "" : " ") + a;
+    row("Command", md_code(cmd, true));
+  }
+  if (!r.protocol_version.empty())
+    row("Protocol", md_text(r.protocol_version) + (r.era.empty() ? "" : " (" + md_text(r.era) + ")"));
+  std::string prof = md_text(r.profile);
+  if (!r.profiles_detected.empty()) {
+    prof += "; envelopes:";
+    for (const auto& [name, n] : r.profiles_detected) prof += " " + md_text(name) + " ×" + std::to_string(n);
+    if (r.unprofiled_results) prof += "; " + std::to_string(r.unprofiled_results) + " matched no profile";
+  }
+  row("Profile", prof);
+  row("Seed", "`" + std::to_string(r.seed) + "`");
+  std::string calls = std::to_string(r.calls) + " to " + std::to_string(called) + " of " +
+                      plural(r.tools.size(), "tool", "tools");
+  if (r.restarts) calls += "; " + plural(r.restarts, "restart", "restarts");
+  if (r.sweep_runs) calls += "; " + std::to_string(r.sweep_runs) + " limit-sweep runs";
+  row("Calls", calls);
+  row("Duration", format_duration(r.duration.count()));
+  if (r.root) row("Root", md_code(*r.root, true));
+  if (!r.started_at.empty()) row("Started", md_text(r.started_at));
+  row("Harness", "ctxo-conform " + md_text(version));
+  o += "\n";
+  if (!r.notes.empty()) {
+    o += "**Notes**\n\n";
+    for (const auto& n : r.notes) o += "- " + md_text(n, true) + "\n";
+    o += "\n";
+  }
+}
+
+void write_matrix(std::string& o, const engine::RunReport& r) {
+  Matrix m = build_matrix(r);
+  o += "## Tool × invariant matrix\n\n";
+  if (m.rows.empty() || m.columns.empty()) {
+    o += "No invariant was applied (no tool was called).\n\n";
+    return;
+  }
+  o += "| tool |";
+  for (const auto& c : m.columns) o += " " + md_text(c) + " |";
+  o += "\n|:---|";
+  for (std::size_t i = 0; i < m.columns.size(); ++i) o += ":---:|";
+  o += "\n";
+  for (const auto& row : m.rows) {
+    o += "| " + (row.server ? std::string("*(server)*") : md_code(row.name, true)) + " |";
+    for (std::size_t c = 0; c < m.columns.size(); ++c) {
+      Outcome oc = row.cells[c];
+      std::string v = cell(oc);
+      if ((oc == Outcome::kFail || oc == Outcome::kWarn || oc == Outcome::kBaselined) && row.occurrences[c])
+        v += " " + std::to_string(row.occurrences[c]);
+      o += " " + v + " |";
+    }
+    o += "\n";
+  }
+  o += "\n✓ pass, ✗ *n* fail, ⚠ *n* warning, baselined *n* accepted by the baseline, "
+       "`·` not checked; *n* counts occurrences.\n\n";
+}
+
+void write_finding(std::string& o, const engine::ReportedFinding& rf, std::size_t number, bool evidence) {
+  const Finding& f = rf.finding;
+  o += "### " + std::to_string(number) + ". " + md_code(f.invariant) + " " + to_string(f.severity) + " — " +
+       (f.tool.empty() ? std::string("server-level") : "tool " + md_code(f.tool));
+  if (rf.count > 1) o += " (" + std::to_string(rf.count) + " times)";
+  o += "\n\n";
+  o += "**Diagnosis:** " + md_text(f.diagnosis, true) + "\n\n";
+  if (!f.file.empty()) {
+    std::string loc = f.file + (f.line ? ":" + std::to_string(f.line) : "") +
+                      (f.line && f.column ? ":" + std::to_string(f.column) : "");
+    o += "**Location:** " + md_code(loc) + "\n\n";
+  }
+  if (const auto* info = checks::find_invariant(f.invariant)) {
+    o += "**Rule:** " + md_text(info->summary);
+    if (!info->spec_ref.empty()) o += " (" + md_text(info->spec_ref) + ")";
+    o += "\n\n";
+    std::string help = help_of(*info);
+    if (!help.empty()) o += "**How to fix:** " + md_text(help, true) + "\n\n";
+  }
+  if (!evidence) {
+    o += "*Evidence left out to keep this summary under 1 MiB; see the JSON or HTML report.*\n\n";
+    return;
+  }
+  o += "<details>\n<summary>request / response</summary>\n\n";
+  o += "Request:\n\n";
+  if (f.request.is_null()) o += "*none: a server-level finding*\n\n";
+  else o += fence(capped(f.request.dump(2, ' ', false, json::error_handler_t::replace)), "json") + "\n";
+  o += "Response excerpt:\n\n";
+  if (f.response_excerpt.empty()) {
+    o += "*none*\n\n";
+  } else {
+    json j = json::parse(f.response_excerpt, nullptr, false);
+    if (!j.is_discarded() && j.is_structured())
+      o += fence(capped(j.dump(2, ' ', false, json::error_handler_t::replace)), "json") + "\n";
+    else o += fence(capped(f.response_excerpt), "text") + "\n";
+  }
+  if (!f.replay.empty()) o += "Replay:\n\n" + fence(f.replay, "sh") + "\n";
+  o += "</details>\n\n";
+}
+
+void write_tools(std::string& o, const engine::RunReport& r) {
+  if (r.tools.empty()) return;
+  o += "<details>\n<summary>Tools (" + std::to_string(r.tools.size()) + ")</summary>\n\n";
+  o += "| tool | calls | findings | time | notes |\n|:---|---:|---:|---:|:---|\n";
+  for (const auto& t : r.tools) {
+    std::string notes;
+    if (!t.selected) notes = "not selected";
+    else if (!t.read_only) notes = "may write (not annotated readOnlyHint)";
+    if (!t.skipped.empty()) notes += (notes.empty() ? "" : "; ") + t.skipped;
+    o += "| " + md_code(t.name, true) + " | " + std::to_string(t.calls) + " | " + std::to_string(t.findings) +
+         " | " + format_duration(t.elapsed.count()) + " | " + md_text(notes, true) + " |\n";
+  }
+  o += "\n</details>\n\n";
+}
+
+}  // namespace
+
+std::string to_markdown(const engine::RunReport& r, const std::string& version) {
+  std::string o;
+  write_header(o, r, version);
+  write_matrix(o, r);
+
+  auto active = ordered(r, false), accepted = ordered(r, true);
+  std::size_t number = 0, left_out = 0;
+  auto emit = [&](std::size_t i) {
+    bool evidence = o.size() < kEvidenceBudget;
+    if (!evidence) ++left_out;
+    write_finding(o, r.findings[i], ++number, evidence);
+  };
+  o += "## Findings (" + std::to_string(active.size()) + ")\n\n";
+  if (active.empty()) o += "None.\n\n";
+  for (auto i : active) emit(i);
+  if (!accepted.empty()) {
+    o += "## Accepted by the baseline (" + std::to_string(accepted.size()) + ")\n\n";
+    o += "Listed in `--baseline`: reported, but they do not fail the run.\n\n";
+    for (auto i : accepted) emit(i);
+  }
+  if (!r.baseline_stale.empty()) {
+    o += "## Stale baseline entries (" + std::to_string(r.baseline_stale.size()) + ")\n\n";
+    o += "These entries no longer fail: remove them from the baseline.\n\n";
+    for (const auto& e : r.baseline_stale)
+      o += "- " + md_code(e.invariant) + " " +
+           (e.tool.empty() ? std::string("server-level") : "on tool " + md_code(e.tool)) + "\n";
+    o += "\n";
+  }
+  if (left_out) o += "*" + plural(left_out, "finding is", "findings are") + " shown without evidence (size limit).*\n\n";
+  write_tools(o, r);
+  if (!r.stderr_tail.empty()) {
+    std::string tail = r.stderr_tail.size() > 4000 ? r.stderr_tail.substr(r.stderr_tail.size() - 4000) : r.stderr_tail;
+    o += "<details>\n<summary>Server stderr (last " + std::to_string(tail.size()) + " bytes)</summary>\n\n" +
+         fence(tail, "text") + "\n</details>\n";
+  }
+  return o;
+}
 
 }  // namespace ctxo::reports

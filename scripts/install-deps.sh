@@ -2,23 +2,29 @@
 # SPDX-License-Identifier: MIT
 # Installs what ctxo-conform needs to build and test on Debian 12: compilers, CMake, the
 # libraries (all Debian packages), xmllint (JUnit XSD validation in tests), headless Chromium
-# (renders the HTML report in a test), and, with --npm, the real MCP servers used by the
-# integration tests (tests/npm, from the npm registry). Safe to run again.
+# (renders the HTML report in a test), cmark-gfm (GitHub's Markdown renderer, in a test), and,
+# with --npm, the real MCP servers used by the integration tests (tests/npm, from the npm
+# registry). Safe to run again.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# --build-only: just what building the ctxo-conform binary needs (the GitHub Action uses it).
 packages=(
-  cmake ninja-build g++ pkg-config python3
-  nlohmann-json3-dev libvalijson-dev libcli11-dev librapidcheck-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev libpugixml-dev
-  clang-14 libclang-rt-14-dev
-  libxml2-utils chromium
+  cmake ninja-build g++ pkg-config
+  nlohmann-json3-dev libvalijson-dev libcli11-dev libpugixml-dev
 )
+if [ "${1:-}" != "--build-only" ]; then
+  packages+=(
+    python3 librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev
+    clang-14 libclang-rt-14-dev
+    libxml2-utils chromium cmark-gfm
+  )
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
 done
-if ! command -v node >/dev/null 2>&1; then missing+=(nodejs npm); fi
+if [ "${1:-}" != "--build-only" ] && ! command -v node >/dev/null 2>&1; then missing+=(nodejs npm); fi
 if [ ${#missing[@]} -gt 0 ]; then
   echo "note: installing ${missing[*]}"
   sudo=""

@@ -478,6 +478,28 @@ void check_hint_refs(const EnvelopeInput& in, const ParsedEnvelope& env, const s
 
 }  // namespace
 
+std::vector<std::string> applied_invariants(const EnvelopeInput& in, const ParsedEnvelope& env) {
+  std::vector<std::string> ids;
+  if (!env.profile) return ids;
+  const auto& p = *env.profile;
+  ids = {"E-PARSE", "E-SCHEMA", "E-HINT-REF"};
+  if (p.error || p.is_error_text) ids.push_back("E-ERROR");
+  if (env.form != profile::FormKind::kSuccess || !env.envelope.is_object()) return ids;
+  if (p.fields.truncated && p.fields.hint) ids.push_back("TR-HINT");
+  if (p.fields.returned_count || p.fields.total_count || p.fields.dropped_count) ids.push_back("TR-COUNT");
+  if (p.limit || p.budget) ids.push_back("TR-CAP");
+  if (p.fields.total_bytes) ids.push_back("TR-BYTES");
+  if (p.budget) {
+    for (const char* id : {"B-USED", "B-CLAMP", "B-ESTIMATE"}) ids.push_back(id);
+  }
+  if (!find_anchors(env.envelope).empty()) {
+    ids.push_back("POS-BASE");
+    ids.push_back("POS-PATH");
+    if (in.root) ids.push_back("POS-UTF16");
+  }
+  return ids;
+}
+
 std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
   std::vector<Finding> out;
   try {

@@ -52,6 +52,10 @@ ParsedEnvelope extract_envelope(const EnvelopeInput& in);
 /// TR-BYTES (untruncated), B-USED, B-CLAMP, B-ESTIMATE, POS-BASE, POS-PATH, POS-UTF16.
 std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env);
 
+/// The ids check_envelope applies to this answer, given its profile and form (an empty list when
+/// it has no profile). Reports use it for the per-tool invariant matrix.
+std::vector<std::string> applied_invariants(const EnvelopeInput& in, const ParsedEnvelope& env);
+
 /// E-STABLE: the same call answered twice.
 std::vector<Finding> check_stable(const ParsedEnvelope& first, const ParsedEnvelope& second);
 

@@ -251,6 +251,25 @@ void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, std::ve
     auto line = as_int(lv);
     auto col = as_int(cv);
     auto end = as_int(ev);
+    // Every finding this anchor produces points at the anchor's place in the workspace (SARIF
+    // physical locations), when its path is a usable repo-relative one.
+    struct Locate {
+      std::vector<Finding>& out;
+      std::size_t mark;
+      std::string file;
+      std::int64_t line, col;
+      ~Locate() {
+        if (file.empty()) return;
+        for (std::size_t i = mark; i < out.size(); ++i) {
+          out[i].file = file;
+          out[i].line = std::max<std::int64_t>(line, 0);
+          out[i].column = std::max<std::int64_t>(col, 0);
+        }
+      }
+    } locate{out, out.size(),
+             path_problem(fv->get<std::string>()).empty() && !has_scheme(fv->get<std::string>()) ? fv->get<std::string>()
+                                                                                                : std::string(),
+             line.value_or(0), col.value_or(0)};
     bool base_ok = true;
     if (!line || *line < 1) {
       out.push_back(make_finding("POS-BASE", env, where + " has " + lkey + " " + lv->dump() + "; lines are 1-based whole numbers"));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The invariant registry: every stable id of SPEC.md §3 with its severity, family, one-line
-// summary and spec reference. `--list-invariants`, `--only`/`--skip` and the reports read it.
+// summary, spec reference and fix advice. `--list-invariants`, `--only`/`--skip` and the reports
+// read it.
 #pragma once
 
 #include <string>
@@ -18,6 +19,7 @@ struct InvariantInfo {
   std::string summary;   ///< One line: what a conformant server does.
   std::string spec_ref;  ///< Where the rule comes from.
   bool implemented;      ///< False: listed for stability of ids, not checked by this version yet.
+  std::string help;      ///< How to fix a server that breaks it: one to three plain sentences.
 };
 
 /// All invariants, in SPEC order.

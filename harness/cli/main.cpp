@@ -16,8 +16,11 @@
 #include <sstream>
 
 #include "checks/registry.h"
+#include "cli/config.h"
+#include "cli/outputs.h"
 #include "core/text.h"
 #include "engine/engine.h"
+#include "engine/gate.h"
 #include "engine/transcript.h"
 #include "mcp/client.h"
 #include "profile/profile.h"
@@ -55,7 +58,8 @@ struct Cli {
   long timeout_ms = 10000;
   long grace_ms = 2000;
   std::vector<std::string> limits;
-  std::string json_path, junit_path, sarif_path, markdown_path, html_path;
+  ctxo::cli::Outputs outputs;
+  std::string config, server, baseline;
   std::string shard;
   std::vector<std::string> only, skip, tools, exclude_tools;
   bool read_only = false;
@@ -110,6 +114,19 @@ ctxo::reports::ConsoleStyle console_style(const std::string& color, int verbosit
   return style;
 }
 
+// Writes the reports and the console summary of a finished report; returns its exit code (2 when
+// a report cannot be written).
+int finish(const ctxo::engine::RunReport& report, const ctxo::cli::Outputs& outputs, const std::string& color,
+           int verbosity) {
+  const bool to_stderr = outputs.to_stdout() > 0;
+  std::ostream& con = to_stderr ? std::cerr : std::cout;
+  auto style = console_style(color, verbosity, to_stderr);
+  auto w = outputs.write(report, kVersion);
+  ctxo::reports::print_summary(con, report, style);
+  if (!w.ok()) return usage_error(w.error().message);
+  return report.exit_code;
+}
+
 // `ctxo-conform check TRANSCRIPT.jsonl`: the checks over recorded exchanges, no server.
 int run_check(int argc, char** argv) {
   CLI::App app{"ctxo-conform check: validate recorded MCP exchanges offline, without a server.\n\n"
@@ -118,7 +135,8 @@ int run_check(int argc, char** argv) {
                "\"env\": {K: V} (optional: the server's environment overrides in effect)}. Identical calls\n"
                "are compared (E-STABLE); identical calls under different limit variables form a limit sweep.",
                "ctxo-conform check"};
-  std::string transcript, tools_list, profile = "auto", root, json_path, color = "auto";
+  std::string transcript, tools_list, profile = "auto", root, color = "auto", baseline;
+  ctxo::cli::Outputs outputs;
   std::vector<std::string> only, skip;
   int verbosity = 1;
   app.add_option("TRANSCRIPT", transcript, "The transcript (.jsonl, '-' = stdin)")->required();
@@ -128,7 +146,9 @@ int run_check(int argc, char** argv) {
       ->type_name("NAME|FILE")
       ->capture_default_str();
   app.add_option("--root", root, "Workspace the positions refer to (enables POS-UTF16)")->type_name("DIR");
-  app.add_option("--json", json_path, "Write the JSON report to F ('-' = stdout)")->type_name("F");
+  outputs.add_options(app);
+  app.add_option("--baseline", baseline, "Accepted findings (a baseline file or an earlier JSON report)")
+      ->type_name("F");
   app.add_option("--only", only, "Report only these invariants")->type_name("INV,...")->allow_extra_args(false);
   app.add_option("--skip", skip, "Do not report these invariants")->type_name("INV,...")->allow_extra_args(false);
   app.add_option("--color", color, "Colour: auto|always|never")->type_name("WHEN")->capture_default_str();
@@ -148,17 +168,60 @@ int run_check(int argc, char** argv) {
   if (auto p = selection_problem(only_ids, skip_ids); !p.empty()) return usage_error(p);
   o.selection = ctxo::checks::Selection(only_ids, skip_ids);
   if (color != "auto" && color != "always" && color != "never") return usage_error("--color expects auto, always or never");
+  if (auto c = outputs.check(); !c.ok()) return usage_error(c.error().message);
+  std::vector<ctxo::engine::BaselineEntry> accepted;
+  if (!baseline.empty()) {
+    auto b = ctxo::engine::load_baseline(baseline);
+    if (!b.ok()) return usage_error(b.error().message);
+    accepted = std::move(b.value());
+  }
   auto report = ctxo::engine::check_transcript(o);
   if (!report.ok()) return usage_error(report.error().message);
-  const bool to_stderr = json_path == "-";
-  std::ostream& con = to_stderr ? std::cerr : std::cout;
-  auto style = console_style(color, verbosity, to_stderr);
-  if (!json_path.empty()) {
-    auto w = ctxo::reports::write_text(json_path, ctxo::reports::to_json(*report, kVersion).dump(2) + "\n");
-    if (!w.ok()) return usage_error(w.error().message);
+  if (!baseline.empty()) ctxo::engine::apply_baseline(*report, accepted);
+  return finish(*report, outputs, color, verbosity);
+}
+
+// `ctxo-conform merge A.json B.json ...`: the shard reports of one run, as one.
+int run_merge(int argc, char** argv) {
+  CLI::App app{"ctxo-conform merge: combine the JSON reports of a sharded run (--shard K/N) into one.\n\n"
+               "  ctxo-conform merge [OPTIONS] REPORT.json...\n\n"
+               "The shards must share the seed and the server command. Findings seen by several shards\n"
+               "(server-level ones) are kept once; the exit code is that of the merged verdict.",
+               "ctxo-conform merge"};
+  std::vector<std::string> inputs;
+  std::string color = "auto", baseline;
+  int verbosity = 1;
+  ctxo::cli::Outputs outputs;
+  app.add_option("REPORT", inputs, "JSON reports written with --json by each shard")->required();
+  outputs.add_options(app);
+  app.add_option("--baseline", baseline, "Accepted findings (a baseline file or an earlier JSON report)")
+      ->type_name("F");
+  app.add_option("--color", color, "Colour: auto|always|never")->type_name("WHEN")->capture_default_str();
+  app.add_flag("-q,--quiet", [&](std::int64_t) { verbosity = 0; }, "Print only the summary line");
+  app.add_flag("-v,--verbose", [&](std::int64_t) { verbosity = 2; }, "Print each finding's replay command");
+  if (auto done = parse_command_line(app, argc, argv, false)) return *done;
+  if (color != "auto" && color != "always" && color != "never") return usage_error("--color expects auto, always or never");
+  if (auto c = outputs.check(); !c.ok()) return usage_error(c.error().message);
+  std::vector<ctxo::engine::BaselineEntry> accepted;
+  if (!baseline.empty()) {
+    auto b = ctxo::engine::load_baseline(baseline);
+    if (!b.ok()) return usage_error(b.error().message);
+    accepted = std::move(b.value());
   }
-  ctxo::reports::print_summary(con, *report, style);
-  return report->exit_code;
+  std::vector<ctxo::engine::RunReport> shards;
+  for (const auto& path : inputs) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) return usage_error("cannot read report '" + path + "'");
+    auto doc = nlohmann::json::parse(in, nullptr, false);
+    if (doc.is_discarded()) return usage_error("'" + path + "' is not JSON");
+    auto r = ctxo::reports::from_json(doc);
+    if (!r.ok()) return usage_error("'" + path + "': " + r.error().message);
+    shards.push_back(std::move(r.value()));
+  }
+  auto merged = ctxo::engine::merge_reports(shards);
+  if (!merged.ok()) return usage_error(merged.error().message);
+  if (!baseline.empty()) ctxo::engine::apply_baseline(*merged, accepted);
+  return finish(*merged, outputs, color, verbosity);
 }
 
 void print_invariants() {
@@ -177,6 +240,7 @@ void print_invariants() {
 
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "check") return run_check(argc - 1, argv + 1);
+  if (argc >= 2 && std::string(argv[1]) == "merge") return run_merge(argc - 1, argv + 1);
   Cli cli;
   CLI::App app{"ctxo-conform: conformance harness and fuzzer for the response envelopes of MCP servers.\n\n"
                "  ctxo-conform [OPTIONS] ./server\n"
@@ -185,7 +249,8 @@ int main(int argc, char** argv) {
                "protocol and envelope invariants (--list-invariants), and reports what it found.",
                "ctxo-conform"};
   app.footer(
-      "Offline: ctxo-conform check TRANSCRIPT.jsonl checks recorded exchanges (ctxo-conform check --help).\n"
+      "Offline: ctxo-conform check TRANSCRIPT.jsonl checks recorded exchanges (ctxo-conform check --help);\n"
+      "ctxo-conform merge A.json B.json ... combines the reports of --shard runs (ctxo-conform merge --help).\n"
       "Exit codes: 0 conformant, 1 violations found, 2 usage or configuration error,\n"
       "            3 the server could not be started or initialised.\n"
       "Generated calls can write, move or delete when a tool does so: run servers in a throwaway\n"
@@ -193,6 +258,9 @@ int main(int argc, char** argv) {
   app.get_formatter()->column_width(34);
 
   app.add_option("SERVER", cli.command, "The server: an executable path, or after -- any command line")->take_all();
+  app.add_option("--config", cli.config, "Read the server (and options) from an mcpServers file (.mcp.json)")
+      ->type_name("F");
+  app.add_option("--server", cli.server, "The mcpServers entry to test (with --config)")->type_name("NAME");
   app.add_option("--profile", cli.profile, "Envelope profile: auto|ctxo|budget|meta|truncation-info|none|FILE.json")
       ->type_name("NAME|FILE")
       ->capture_default_str();
@@ -210,11 +278,9 @@ int main(int argc, char** argv) {
       ->type_name("MS")
       ->capture_default_str();
   app.add_option("--limits", cli.limits, "Byte limits to sweep (envelope profiles)")->type_name("L1,L2,...")->allow_extra_args(false);
-  app.add_option("--json", cli.json_path, "Write the JSON report to F ('-' = stdout)")->type_name("F");
-  app.add_option("--junit", cli.junit_path, "Write a JUnit XML report to F (not yet available)")->type_name("F");
-  app.add_option("--sarif", cli.sarif_path, "Write a SARIF 2.1.0 report to F (not yet available)")->type_name("F");
-  app.add_option("--markdown", cli.markdown_path, "Write a Markdown report to F (not yet available)")->type_name("F");
-  app.add_option("--html", cli.html_path, "Write an HTML report to F (not yet available)")->type_name("F");
+  cli.outputs.add_options(app);
+  app.add_option("--baseline", cli.baseline, "Accepted findings (a baseline file or an earlier JSON report)")
+      ->type_name("F");
   app.add_option("--shard", cli.shard, "Run only shard K of N of the tools (1-based)")->type_name("K/N");
   app.add_option("--only", cli.only, "Report only these invariants")->type_name("INV,...")->allow_extra_args(false);
   app.add_option("--skip", cli.skip, "Do not report these invariants")->type_name("INV,...")->allow_extra_args(false);
@@ -251,15 +317,27 @@ int main(int argc, char** argv) {
   ctxo::engine::RunOptions o;
   ctxo::engine::RunReport pre;  // for a report written when configuration fails
   auto fail_config = [&](const std::string& message) {
-    if (!cli.json_path.empty()) {
+    if (!cli.outputs.json.empty()) {
       pre.verdict = "error";
       pre.exit_code = kExitUsage;
       pre.error = ctxo::make_error("usage", message);
       pre.command = cli.command;
-      (void)ctxo::reports::write_text(cli.json_path, ctxo::reports::to_json(pre, kVersion).dump(2) + "\n");
+      (void)ctxo::reports::write_text(cli.outputs.json, ctxo::reports::to_json(pre, kVersion).dump(2) + "\n");
     }
     return usage_error(message);
   };
+  if (!cli.server.empty() && cli.config.empty()) return usage_error("--server NAME needs --config F");
+  if (!cli.config.empty()) {
+    if (!cli.command.empty())
+      return usage_error("give the server either with --config or on the command line, not both");
+    auto sc = ctxo::cli::load_server_config(cli.config, cli.server);
+    if (!sc.ok()) return usage_error(sc.error().message);
+    if (auto a = ctxo::cli::apply_config_options(app, sc->options, "--config '" + cli.config + "'"); !a.ok())
+      return usage_error(a.error().message);
+    cli.command = sc->command;
+    o.env = sc->env;
+    if (cli.cwd.empty()) cli.cwd = sc->cwd;
+  }
   if (cli.command.empty()) return usage_error("no server given: ctxo-conform ./server, or ctxo-conform -- CMD ARGS (see --help)");
   o.command = cli.command;
   for (const auto& kv : cli.env) {
@@ -326,23 +404,19 @@ int main(int argc, char** argv) {
   o.max_message_bytes = cli.max_message_bytes;
   if (cli.color != "auto" && cli.color != "always" && cli.color != "never")
     return fail_config("--color expects auto, always or never");
-  for (const auto& [flag, path] : {std::pair{"--junit", cli.junit_path}, std::pair{"--sarif", cli.sarif_path},
-                                   std::pair{"--markdown", cli.markdown_path}, std::pair{"--html", cli.html_path}})
-    if (!path.empty()) return fail_config(std::string(flag) + " is not available in this version yet; use --json");
+  std::vector<ctxo::engine::BaselineEntry> accepted;
+  if (!cli.baseline.empty()) {
+    auto b = ctxo::engine::load_baseline(cli.baseline);
+    if (!b.ok()) return fail_config(b.error().message);
+    accepted = std::move(b.value());
+  }
   if (!cli.record.empty()) {
     std::ofstream probe(cli.record, std::ios::app);
     if (!probe) return usage_error("cannot write --record file '" + cli.record + "': " + std::strerror(errno));
     o.record_path = cli.record;
   }
-  int stdout_reports = 0;
-  for (const auto* p : {&cli.json_path}) {
-    if (p->empty() || *p == "-") {
-      stdout_reports += *p == "-";
-      continue;
-    }
-    std::ofstream probe(*p, std::ios::app);
-    if (!probe) return usage_error("cannot write report '" + *p + "': " + std::strerror(errno));
-  }
+  if (auto c = cli.outputs.check(); !c.ok()) return usage_error(c.error().message);
+  const int stdout_reports = cli.outputs.to_stdout();
   if (cli.seed) {
     o.seed = *cli.seed;
   } else {
@@ -360,22 +434,13 @@ int main(int argc, char** argv) {
   auto report = ctxo::engine::run(o, listener);
   listener.clear_line();
 
-  int code = report.exit_code;
   if (report.error) {
     std::cerr << "error: "
               << (report.error->code == "spawn" ? "" : "the server could not be initialised: ") << report.error->message
               << "\n";
-    code = kExitServer;
-    report.exit_code = code;
+    if (report.exit_code != kExitUsage) report.exit_code = kExitServer;
   }
-  if (!cli.json_path.empty()) {
-    auto w = ctxo::reports::write_text(cli.json_path, ctxo::reports::to_json(report, kVersion).dump(2) + "\n");
-    if (!w.ok()) {
-      std::cerr << "error: " << w.error().message << "\n";
-      return kExitUsage;
-    }
-  }
-  ctxo::reports::print_summary(con, report, style);
+  if (!cli.baseline.empty()) ctxo::engine::apply_baseline(report, accepted);
   (void)kExitFail;
-  return code;
+  return finish(report, cli.outputs, cli.color, cli.verbosity);
 }

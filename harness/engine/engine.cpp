@@ -60,6 +60,7 @@ class Runner {
     rep_.cwd = o_.cwd;
     rep_.profile = o_.profile;
     rep_.started_at = iso_now();
+    rep_.root = o_.root;
     for (const auto& inv : checks::registry())
       if (inv.implemented && o_.selection.enabled(inv.id)) rep_.invariants_checked.push_back(inv.id);
     transport::install_signal_cleanup();
@@ -81,6 +82,7 @@ class Runner {
     }
     body();
     finish_session(true);
+    publish_applied();
     rep_.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
     if (rep_.error) {
       rep_.verdict = "error";
@@ -206,6 +208,7 @@ class Runner {
       rep_.protocol_version = info->protocol_version;
       rep_.era = info->era;
       add_all(checks::check_init(*info));
+      mark("", {"T-FRAMING", "T-ID", "T-HANG", "T-CRASH", "P-INIT"});
     }
     negotiated_ = info->era == "modern" ? mcp::kModernVersion : info->protocol_version;
     take_observations();
@@ -223,6 +226,7 @@ class Runner {
     }
     auto before = transport_->exit_status();
     auto status = transport_->close(final ? o_.grace : std::chrono::milliseconds(300));
+    if (final) mark("", {"T-SHUTDOWN"});
     if (final && !before && !status.after_eof) {
       Finding f;
       f.invariant = "T-SHUTDOWN";
@@ -265,6 +269,7 @@ class Runner {
     auto listing = client_->list_tools();
     for (const auto& page : listing.pages) record(page);
     add_all(checks::check_tools_list(listing, rep_.era));
+    mark("", {"P-LIST"});
     for (const auto& page : listing.pages) {
       if (page.kind == Reply::Kind::kTimeout && !page.stray_seen) {
         Finding f;
@@ -376,7 +381,10 @@ class Runner {
           Reply again = do_call(*ts, c.arguments, troubles, alive);
           if (again.kind == Reply::Kind::kResult) {
             checks::ParsedEnvelope pe2 = envelope(*tool, c.arguments, again, pe.profile, false);
-            if (pe2.profile) add_all(checks::check_stable(pe, pe2));
+            if (pe2.profile) {
+              add_all(checks::check_stable(pe, pe2));
+              mark(name, {"E-STABLE"});
+            }
           } else if (again.kind == Reply::Kind::kError) {
             add_all(checks::check_call(make_ctx(c.arguments), again));
           }
@@ -394,6 +402,7 @@ class Runner {
           if (reply.kind == Reply::Kind::kResult) {
             checks::ParsedEnvelope pe = envelope(*tool, *absent, reply, miss_profile, false);
             add_all(checks::check_miss(pe, reply));
+            mark(name, {"E-MISS"});
           }
         }
       }
@@ -419,6 +428,29 @@ class Runner {
 
   bool invariant_wanted(std::string_view id) const { return o_.selection.enabled(id); }
 
+  // Records that invariants were applied to `tool` ("" = the server itself), for the reports'
+  // tool x invariant matrix.
+  void mark(const std::string& tool, std::initializer_list<const char*> ids) {
+    auto& set = applied_[tool];
+    for (const char* id : ids) set.insert(id);
+  }
+  void mark(const std::string& tool, const std::vector<std::string>& ids) {
+    applied_[tool].insert(ids.begin(), ids.end());
+  }
+
+  // Copies what was applied into the report, in registry order, keeping only selected ids.
+  void publish_applied() {
+    auto ordered = [&](const std::set<std::string>& ids) {
+      std::vector<std::string> out;
+      for (const auto& inv : checks::registry())
+        if (inv.implemented && o_.selection.enabled(inv.id) && ids.count(inv.id)) out.push_back(inv.id);
+      return out;
+    };
+    for (auto& t : rep_.tools)
+      if (auto it = applied_.find(t.name); it != applied_.end()) t.invariants = ordered(it->second);
+    if (auto it = applied_.find(""); it != applied_.end()) rep_.server_invariants = ordered(it->second);
+  }
+
   // One tools/call with the transport-level outcomes handled: T-HANG and T-CRASH are reported and
   // the server restarted; `alive` turns false when it cannot be restarted.
   void record(const Reply& reply) {
@@ -435,6 +467,9 @@ class Runner {
     ts.elapsed += reply.elapsed;
     rep_.calls++;
     ts.calls++;
+    mark(ts.name, {"T-FRAMING", "T-ID", "T-HANG", "T-CRASH"});
+    if (reply.kind == Reply::Kind::kResult) mark(ts.name, {"P-RESULT", "P-NO-THROW"});
+    if (reply.kind == Reply::Kind::kError) mark(ts.name, {"P-NO-THROW"});
     l_.on_call(ts, rep_.calls);
     take_observations();
     if (reply.kind == Reply::Kind::kTimeout) {
@@ -496,6 +531,7 @@ class Runner {
     }
     rep_.profiles_detected[pe.profile->name]++;
     add_all(checks::check_envelope(in, pe));
+    mark(tool.value("name", ""), checks::applied_invariants(in, pe));
     // Only success answers carry something to cut; misses and errors are not swept.
     if (record && pe.form == profile::FormKind::kSuccess && pe.profile->limit && pe.profile->limit->env &&
         sweep_calls_.size() < kMaxSweepCalls)
@@ -509,18 +545,31 @@ class Runner {
     for (std::size_t i = 0; i < sweep_calls_.size(); ++i) by_profile[sweep_calls_[i].profile].push_back(i);
     for (const auto& [prof, idx] : by_profile) {
       const auto& lim = *prof->limit;
-      std::vector<std::int64_t> limits = o_.limits;
-      if (limits.empty() && lim.sweep) {
-        // The small limit must really cut this server's answers: when even the largest answer
-        // fits the profile's small value, sweep two thirds of that answer's size instead.
-        std::int64_t small = lim.sweep->small;
-        std::size_t largest = 0;
-        for (std::size_t i : idx) largest = std::max(largest, sweep_calls_[i].main.text.size());
-        if (lim.kind != profile::LimitKind::kTokens && largest > 0 && static_cast<std::int64_t>(largest) <= small)
-          small = std::max<std::int64_t>(static_cast<std::int64_t>(largest) * 2 / 3, 1);
-        limits = {small, lim.sweep->large};
+      // Each call's limits depend only on its own tool's answers, so a sharded run sweeps a tool
+      // exactly as the unsharded run does.
+      std::vector<std::vector<std::int64_t>> call_limits(idx.size());
+      std::map<std::string, std::size_t> largest_answer;  // tool -> its largest answer
+      for (std::size_t i : idx) {
+        auto& l = largest_answer[(*sweep_calls_[i].tool)["name"].get<std::string>()];
+        l = std::max(l, sweep_calls_[i].main.text.size());
       }
-      if (limits.empty()) continue;
+      for (std::size_t k = 0; k < idx.size(); ++k) {
+        if (!o_.limits.empty()) {
+          call_limits[k] = o_.limits;
+        } else if (lim.sweep) {
+          // The small limit must really cut the tool's answers: when even its largest answer fits
+          // the profile's small value, sweep a power of two below two thirds of that answer (few
+          // distinct values, so tools share the extra server runs).
+          std::int64_t small = lim.sweep->small;
+          const auto big = static_cast<std::int64_t>(largest_answer[(*sweep_calls_[idx[k]].tool)["name"].get<std::string>()]);
+          if (lim.kind != profile::LimitKind::kTokens && big > 0 && big <= small) {
+            std::int64_t target = std::max<std::int64_t>(big * 2 / 3, 1), p2 = 1;
+            while (p2 * 2 <= target) p2 *= 2;
+            small = p2;
+          }
+          call_limits[k] = {small, lim.sweep->large};
+        }
+      }
       std::vector<std::vector<checks::SweepPoint>> points(idx.size());
       std::vector<std::vector<std::pair<std::int64_t, Finding>>> per_point(idx.size());
       for (std::size_t k = 0; k < idx.size(); ++k) {
@@ -528,7 +577,9 @@ class Runner {
         points[k].push_back(checks::SweepPoint{sc.main.limit.value_or(0), true, sc.main});
       }
       const std::int64_t main_limit = points.empty() ? 0 : points[0][0].limit;
-      for (std::int64_t limit : limits) {
+      std::set<std::int64_t> all_limits;
+      for (const auto& ls : call_limits) all_limits.insert(ls.begin(), ls.end());
+      for (std::int64_t limit : all_limits) {
         if (limit == main_limit || limit <= 0) continue;
         env_ = o_.env;
         env_[*lim.env] = std::to_string(limit);
@@ -542,6 +593,7 @@ class Runner {
         }
         bool alive = true;
         for (std::size_t k = 0; k < idx.size() && alive; ++k) {
+          if (std::find(call_limits[k].begin(), call_limits[k].end(), limit) == call_limits[k].end()) continue;
           const auto& sc = sweep_calls_[idx[k]];
           ToolSummary* ts = summary_of((*sc.tool)["name"].get<std::string>());
           std::size_t troubles = 0;
@@ -551,6 +603,7 @@ class Runner {
           checks::ParsedEnvelope pe = checks::extract_envelope(in);
           if (!pe.profile) continue;
           rep_.profiles_detected[pe.profile->name]++;
+          mark(ts->name, checks::applied_invariants(in, pe));
           for (auto& f : checks::check_envelope(in, pe)) {
             if (f.replay.empty()) f.replay = replay_command(f.request, env_);
             per_point[k].emplace_back(limit, std::move(f));
@@ -584,6 +637,9 @@ class Runner {
           resume_starts_[idx[k]] = ResumeStart{env_for(*lim.env, *start_point), start_point->env};
         std::vector<std::int64_t> tr_env;
         auto sweep_findings = checks::check_sweep(points[k], &tr_env);
+        if (points[k].size() > 1)
+          mark((*sweep_calls_[idx[k]].tool)["name"].get<std::string>(),
+               {"TR-PREFIX", "TR-MAXIMAL", "TR-VERBATIM", "TR-ENV"});
         for (auto& f : sweep_findings) {
           for (const auto& pt : points[k])
             if (f.replay.empty() && pt.env.request == f.request) f.replay = replay_command(f.request, env_for(*lim.env, pt));
@@ -637,6 +693,7 @@ class Runner {
       }
       auto full = full_arrays_.find(i);
       add_all(checks::check_resume(pages, full != full_arrays_.end() ? &full->second : nullptr));
+      if (pages.size() > 1) mark(ts->name, {"TR-RESUME"});
       if (!alive) break;
     }
     env_ = o_.env;
@@ -690,6 +747,7 @@ class Runner {
   std::vector<profile::Profile> profiles_;   ///< Candidates for --profile auto.
   std::optional<profile::Profile> forced_;   ///< --profile NAME|FILE.
   std::vector<json> all_tools_;              ///< tools/list, as listed (E-HINT-REF).
+  std::map<std::string, std::set<std::string>> applied_;  ///< Tool -> invariant ids applied ("" = server).
   struct SweepCall {
     const json* tool;
     json args;

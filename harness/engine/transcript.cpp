@@ -3,6 +3,8 @@
 
 #include <fstream>
 #include <iostream>
+#include <map>
+#include <set>
 #include <sstream>
 
 #include "checks/envelope.h"
@@ -15,6 +17,13 @@ namespace ctxo::engine {
 using nlohmann::json;
 
 namespace {
+
+// The tool a tools/call request names ("" otherwise).
+std::string tool_name_of(const json& request) {
+  if (!request.is_object() || !request.contains("params") || !request["params"].is_object()) return "";
+  return request["params"].value("name", "");
+}
+
 
 struct Line {
   std::size_t number = 0;
@@ -99,6 +108,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     if (inv.implemented && inv.family != "transport" && o.selection.enabled(inv.id))
       rep.invariants_checked.push_back(inv.id);
   rep.invariants_checked.push_back("T-ID");
+  std::map<std::string, std::set<std::string>> applied;  // tool -> ids applied ("" = server)
 
   // Tools: from --tools-list, and from any tools/list exchange in the transcript.
   std::vector<json> tools;
@@ -176,12 +186,14 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
       if (reply.result.is_object()) rep.protocol_version = reply.result.value("protocolVersion", "");
       rep.era = era;
       for (auto& f : checks::check_init(info)) add(std::move(f), line);
+      applied[""].insert({"T-ID", "P-INIT"});
       continue;
     }
     if (method == "tools/list") {
       mcp::Client::ToolsListing listing;
       listing.pages.push_back(reply);
       for (auto& f : checks::check_tools_list(listing, era)) add(std::move(f), line);
+      applied[""].insert({"T-ID", "P-LIST"});
       continue;
     }
     if (method != "tools/call") continue;
@@ -190,12 +202,24 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     const std::string name = params.is_object() ? params.value("name", "") : "";
     const json args = params.is_object() && params.contains("arguments") ? params["arguments"] : json::object();
     const json* tool = find_tool(name);
+    bool listed = false;
     for (auto& ts : rep.tools)
-      if (ts.name == name) ts.calls++;
+      if (ts.name == name) {
+        ts.calls++;
+        listed = true;
+      }
+    if (!listed) {  // called but not in any tools/list: still a row of the reports
+      ToolSummary ts;
+      ts.name = name;
+      ts.calls = 1;
+      rep.tools.push_back(ts);
+    }
     const checks::ToolValidators validators(tool && tool->contains("inputSchema") ? (*tool)["inputSchema"] : json(),
                                             tool);
     for (auto& f : checks::check_call(validators.context(tool, args, era), reply)) add(std::move(f), line);
+    applied[name].insert({"T-ID", "P-NO-THROW"});
     if (reply.kind != mcp::Reply::Kind::kResult) continue;
+    applied[name].insert("P-RESULT");
     if (profiles->candidates.empty() && !forced) continue;
     json tool_json = tool ? *tool : empty_tool;
     checks::EnvelopeInput in;
@@ -214,6 +238,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     }
     rep.profiles_detected[pe.profile->name]++;
     for (auto& f : checks::check_envelope(in, pe)) add(std::move(f), line);
+    for (const auto& id : checks::applied_invariants(in, pe)) applied[name].insert(id);
     json env_json = line.env;
     same_call[name + "\x1f" + args.dump() + "\x1f" + env_json.dump()].push_back(Answer{&line, tool_json, pe});
     same_args[name + "\x1f" + args.dump()].push_back(Answer{&line, tool_json, pe});
@@ -222,6 +247,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   for (const auto& [key, answers] : same_call) {
     if (answers.size() < 2) continue;
     for (auto& f : checks::check_stable(answers[0].env, answers[1].env)) add(std::move(f), *answers[1].line);
+    applied[tool_name_of(answers[0].env.request)].insert("E-STABLE");
   }
   for (const auto& [key, answers] : same_args) {
     const profile::Profile* prof = answers.front().env.profile;
@@ -239,6 +265,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     }
     if (points.size() < 2) continue;
     std::vector<std::int64_t> tr_env;
+    applied[tool_name_of(answers.front().env.request)].insert({"TR-PREFIX", "TR-MAXIMAL", "TR-VERBATIM", "TR-ENV"});
     for (auto& f : checks::check_sweep(points, &tr_env)) {
       const Line* at = answers.front().line;
       for (const auto& p : points)
@@ -252,6 +279,16 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   if (rep.unprofiled_results > 0 && !forced && !profiles->candidates.empty())
     rep.notes.push_back(std::to_string(rep.unprofiled_results) +
                         " tool result(s) matched no envelope profile; only protocol checks applied to them");
+  auto ordered = [&](const std::set<std::string>& ids) {
+    std::vector<std::string> out;
+    for (const auto& inv : checks::registry())
+      if (o.selection.enabled(inv.id) && ids.count(inv.id)) out.push_back(inv.id);
+    return out;
+  };
+  for (auto& ts : rep.tools)
+    if (auto it = applied.find(ts.name); it != applied.end()) ts.invariants = ordered(it->second);
+  if (auto it = applied.find(""); it != applied.end()) rep.server_invariants = ordered(it->second);
+  rep.root = o.root;
   rep.verdict = rep.error_count() > 0 ? "fail" : "pass";
   rep.exit_code = rep.error_count() > 0 ? 1 : 0;
   return rep;

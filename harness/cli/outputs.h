@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: MIT
+// The report files a command writes (--json, --junit, --sarif, --markdown, --html): the options,
+// their checks before anything runs, and writing them. Shared by the run, `check` and `merge`.
+#pragma once
+
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+#include "core/result.h"
+#include "engine/engine.h"
+
+namespace ctxo::cli {
+
+struct Outputs {
+  std::string json, junit, sarif, markdown, html;  ///< Paths; "" = not written, "-" = stdout.
+
+  /// Adds the five report options to `app`.
+  void add_options(CLI::App& app);
+  /// How many reports go to stdout (the console then moves to stderr).
+  int to_stdout() const;
+  /// Checked before a server starts: at most one '-', every path writable. Error "usage".
+  Result<void> check() const;
+  /// Renders and writes every requested report. Error "io" naming the path.
+  Result<void> write(const engine::RunReport& report, const std::string& version) const;
+};
+
+}  // namespace ctxo::cli

@@ -1,0 +1,185 @@
+// SPDX-License-Identifier: MIT
+#include "engine/gate.h"
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "checks/registry.h"
+
+namespace ctxo::engine {
+
+namespace {
+
+bool matches(const BaselineEntry& e, const Finding& f) {
+  return e.invariant == f.invariant && (e.tool == f.tool || (!e.tool.empty() && glob_match(e.tool, f.tool)));
+}
+
+std::string key(const Finding& f) { return f.invariant + '\n' + f.tool + '\n' + f.diagnosis; }
+
+}  // namespace
+
+Result<std::vector<BaselineEntry>> load_baseline(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return make_error("usage", "cannot read --baseline file '" + path + "'");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  json doc = json::parse(ss.str(), nullptr, false);
+  if (doc.is_discarded()) return make_error("usage", "--baseline file '" + path + "' is not JSON");
+  const json* list = nullptr;
+  if (doc.is_object() && doc.contains("accepted") && doc["accepted"].is_array()) list = &doc["accepted"];
+  else if (doc.is_object() && doc.value("tool", "") == "ctxo-conform" && doc.contains("findings") && doc["findings"].is_array())
+    list = &doc["findings"];
+  if (!list)
+    return make_error("usage", "--baseline file '" + path +
+                                   "' is neither {\"accepted\": [{\"invariant\": ..., \"tool\": ...}]} nor a ctxo-conform "
+                                   "JSON report");
+  std::vector<BaselineEntry> out;
+  for (std::size_t i = 0; i < list->size(); ++i) {
+    const json& e = (*list)[i];
+    std::string where = "--baseline file '" + path + "', entry " + std::to_string(i + 1);
+    if (!e.is_object() || !e.contains("invariant") || !e["invariant"].is_string())
+      return make_error("usage", where + ": needs a string \"invariant\"");
+    if (e.contains("tool") && !e["tool"].is_string()) return make_error("usage", where + ": \"tool\" must be a string");
+    BaselineEntry b{e["invariant"].get<std::string>(), e.value("tool", "")};
+    if (!checks::find_invariant(b.invariant))
+      return make_error("usage", where + ": unknown invariant '" + b.invariant + "' (see --list-invariants)");
+    bool dup = std::any_of(out.begin(), out.end(),
+                           [&](const BaselineEntry& o) { return o.invariant == b.invariant && o.tool == b.tool; });
+    if (!dup) out.push_back(std::move(b));
+  }
+  return out;
+}
+
+void settle_verdict(RunReport& r) {
+  if (r.error || r.verdict == "error") {
+    r.verdict = "error";
+    if (r.exit_code != 2 && r.exit_code != 3) r.exit_code = 3;
+    return;
+  }
+  r.verdict = r.error_count() > 0 ? "fail" : "pass";
+  r.exit_code = r.error_count() > 0 ? 1 : 0;
+}
+
+void apply_baseline(RunReport& r, const std::vector<BaselineEntry>& baseline) {
+  r.baseline_stale.clear();
+  for (auto& rf : r.findings)
+    rf.baselined = std::any_of(baseline.begin(), baseline.end(),
+                               [&](const BaselineEntry& e) { return matches(e, rf.finding); });
+  const bool server_ran = !r.server_invariants.empty();
+  for (const auto& e : baseline) {
+    bool hit = std::any_of(r.findings.begin(), r.findings.end(),
+                           [&](const ReportedFinding& rf) { return matches(e, rf.finding); });
+    if (hit) continue;
+    bool checked = e.tool.empty() ? server_ran
+                                  : std::any_of(r.tools.begin(), r.tools.end(), [&](const ToolSummary& t) {
+                                      return t.calls > 0 && (t.name == e.tool || glob_match(e.tool, t.name));
+                                    });
+    if (checked) r.baseline_stale.push_back(e);
+  }
+  settle_verdict(r);
+}
+
+Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
+  if (shards.empty()) return make_error("usage", "merge needs at least one report");
+  const RunReport& first = shards.front();
+  for (std::size_t i = 1; i < shards.size(); ++i) {
+    if (shards[i].seed != first.seed)
+      return make_error("usage", "report " + std::to_string(i + 1) + " has seed " + std::to_string(shards[i].seed) +
+                                     ", report 1 has seed " + std::to_string(first.seed) +
+                                     ": shards of one run share a seed");
+    if (shards[i].command != first.command)
+      return make_error("usage", "report " + std::to_string(i + 1) + " tested another server command than report 1");
+  }
+  RunReport m;
+  m.seed = first.seed;
+  m.command = first.command;
+  m.env = first.env;
+  m.cwd = first.cwd;
+  m.profile = first.profile;
+  m.root = first.root;
+  m.started_at = first.started_at;
+  std::set<std::string> checked, server_ids, notes_seen;
+  std::map<std::string, std::size_t> finding_at;
+  std::map<std::string, std::size_t> tool_at;
+  std::set<std::pair<std::string, std::string>> stale;
+  for (const auto& s : shards) {
+    if (m.server_name.empty()) {
+      m.server_name = s.server_name;
+      m.server_version = s.server_version;
+      m.protocol_version = s.protocol_version;
+      m.era = s.era;
+    }
+    if (s.started_at < m.started_at) m.started_at = s.started_at;
+    if (s.error && !m.error) {
+      m.error = s.error;
+      m.exit_code = s.exit_code;
+    }
+    m.duration = std::max(m.duration, s.duration);
+    m.calls += s.calls;
+    m.restarts += s.restarts;
+    m.sweep_runs += s.sweep_runs;
+    m.notifications += s.notifications;
+    m.server_requests += s.server_requests;
+    m.unprofiled_results += s.unprofiled_results;
+    for (const auto& [p, n] : s.profiles_detected) m.profiles_detected[p] += n;
+    checked.insert(s.invariants_checked.begin(), s.invariants_checked.end());
+    server_ids.insert(s.server_invariants.begin(), s.server_invariants.end());
+    for (const auto& n : s.notes)
+      if (notes_seen.insert(n).second) m.notes.push_back(n);
+    if (m.stderr_tail.empty()) m.stderr_tail = s.stderr_tail;
+    // A tool is the shard's that called it; the others list it as "in another shard".
+    for (const auto& t : s.tools) {
+      auto it = tool_at.find(t.name);
+      if (it == tool_at.end()) {
+        tool_at[t.name] = m.tools.size();
+        m.tools.push_back(t);
+      } else if (t.selected && !m.tools[it->second].selected) {
+        m.tools[it->second] = t;
+      }
+    }
+    // Server-level findings are seen by every shard: the same finding once, not once per shard.
+    for (const auto& rf : s.findings) {
+      auto k = key(rf.finding);
+      auto it = finding_at.find(k);
+      if (it == finding_at.end()) {
+        finding_at[k] = m.findings.size();
+        m.findings.push_back(rf);
+      } else {
+        auto& have = m.findings[it->second];
+        have.count = std::max(have.count, rf.count);
+        have.baselined = have.baselined && rf.baselined;
+      }
+    }
+    for (const auto& b : s.baseline_stale) stale.insert({b.invariant, b.tool});
+  }
+  for (const auto& inv : checks::registry()) {
+    if (checked.count(inv.id)) m.invariants_checked.push_back(inv.id);
+    if (server_ids.count(inv.id)) m.server_invariants.push_back(inv.id);
+  }
+  std::sort(m.tools.begin(), m.tools.end(), [](const ToolSummary& a, const ToolSummary& b) { return a.name < b.name; });
+  // Findings in a stable order: by tool, then invariant, then diagnosis (shard order is arbitrary).
+  std::stable_sort(m.findings.begin(), m.findings.end(), [](const ReportedFinding& a, const ReportedFinding& b) {
+    return std::tie(a.finding.tool, a.finding.invariant, a.finding.diagnosis) <
+           std::tie(b.finding.tool, b.finding.invariant, b.finding.diagnosis);
+  });
+  for (auto& t : m.tools) {
+    t.findings = static_cast<std::size_t>(std::count_if(m.findings.begin(), m.findings.end(), [&](const ReportedFinding& f) {
+      return f.finding.tool == t.name;
+    }));
+  }
+  // A stale entry in one shard is not stale when another shard's finding matches it.
+  for (const auto& [inv, tool] : stale) {
+    BaselineEntry e{inv, tool};
+    bool hit = std::any_of(m.findings.begin(), m.findings.end(), [&](const ReportedFinding& rf) {
+      return matches(e, rf.finding);
+    });
+    if (!hit) m.baseline_stale.push_back(e);
+  }
+  settle_verdict(m);
+  return m;
+}
+
+}  // namespace ctxo::engine

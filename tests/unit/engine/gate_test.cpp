@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: MIT
+// The CI-gate functions over finished reports: baseline matching and staleness, verdicts, and
+// the merge of shard reports.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "engine/gate.h"
+
+namespace ctxo::engine {
+namespace {
+
+Finding finding(std::string inv, std::string tool, std::string diag, Severity sev = Severity::kError) {
+  Finding f;
+  f.invariant = std::move(inv);
+  f.tool = std::move(tool);
+  f.diagnosis = std::move(diag);
+  f.severity = sev;
+  return f;
+}
+
+ToolSummary tool(std::string name, std::size_t calls, bool selected = true) {
+  ToolSummary t;
+  t.name = std::move(name);
+  t.calls = calls;
+  t.selected = selected;
+  if (!selected) t.skipped = "in another shard";
+  return t;
+}
+
+RunReport report_with(std::vector<Finding> fs) {
+  RunReport r;
+  r.seed = 9;
+  r.command = {"./server"};
+  r.server_invariants = {"T-SHUTDOWN", "P-INIT"};
+  r.tools = {tool("search", 3), tool("read", 2), tool("write", 0, false)};
+  for (auto& f : fs) r.findings.push_back(ReportedFinding{std::move(f), 1});
+  settle_verdict(r);
+  return r;
+}
+
+TEST(Baseline, AcceptedFindingsDoNotFailAndStaleEntriesAreListed) {
+  RunReport r = report_with({finding("TR-HINT", "search", "no hint"), finding("T-SHUTDOWN", "", "did not exit")});
+  ASSERT_EQ(r.exit_code, 1);
+  apply_baseline(r, {{"TR-HINT", "sea*"}, {"T-SHUTDOWN", ""}, {"B-USED", "read"}, {"B-USED", "write"}});
+  EXPECT_EQ(r.verdict, "pass");
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.baselined_count(), 2u);
+  EXPECT_EQ(r.error_count(), 0u);
+  // "read" was called and B-USED did not fail there: stale. "write" was never called: unknown, not stale.
+  ASSERT_EQ(r.baseline_stale.size(), 1u);
+  EXPECT_EQ(r.baseline_stale[0].invariant, "B-USED");
+  EXPECT_EQ(r.baseline_stale[0].tool, "read");
+}
+
+TEST(Baseline, OnlyTheSameInvariantAndToolAreAccepted) {
+  RunReport r = report_with({finding("TR-HINT", "search", "no hint"), finding("TR-CAP", "search", "too big")});
+  apply_baseline(r, {{"TR-HINT", "read"}, {"TR-CAP", ""}});
+  EXPECT_EQ(r.baselined_count(), 0u);
+  EXPECT_EQ(r.exit_code, 1);
+  // An empty tool means the server itself, not every tool.
+  EXPECT_EQ(r.baseline_stale.size(), 2u);
+}
+
+TEST(Baseline, ARunErrorStaysAnError) {
+  RunReport r = report_with({});
+  r.error = Error{"spawn", "no such file"};
+  r.exit_code = 3;
+  apply_baseline(r, {});
+  EXPECT_EQ(r.verdict, "error");
+  EXPECT_EQ(r.exit_code, 3);
+}
+
+TEST(Baseline, LoadsBothShapesAndRejectsBadFiles) {
+  auto dir = std::filesystem::temp_directory_path() / ("ctxo-baseline-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  auto write = [&](const char* name, const char* text) {
+    std::ofstream((dir / name).string()) << text;
+    return (dir / name).string();
+  };
+  auto a = load_baseline(write("a.json", R"({"accepted": [{"invariant": "TR-HINT", "tool": "x"}, {"invariant": "T-SHUTDOWN"},
+                                                           {"invariant": "TR-HINT", "tool": "x"}]})"));
+  ASSERT_TRUE(a.ok()) << a.error().message;
+  ASSERT_EQ(a->size(), 2u);  // duplicates collapse
+  EXPECT_EQ((*a)[1].tool, "");
+  auto b = load_baseline(write("b.json", R"({"tool": "ctxo-conform", "findings": [{"invariant": "E-MISS", "tool": "y"}]})"));
+  ASSERT_TRUE(b.ok());
+  EXPECT_EQ((*b)[0].invariant, "E-MISS");
+  for (const char* bad : {"[]", "{\"accepted\": [{\"tool\": \"x\"}]}", "{\"accepted\": [{\"invariant\": \"NOPE\"}]}",
+                          "{\"accepted\": [{\"invariant\": \"TR-HINT\", \"tool\": 3}]}", "not json"}) {
+    auto r = load_baseline(write("bad.json", bad));
+    EXPECT_FALSE(r.ok()) << bad;
+    if (!r.ok()) {
+      EXPECT_EQ(r.error().code, "usage");
+    }
+  }
+  EXPECT_FALSE(load_baseline((dir / "missing.json").string()).ok());
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Merge, ShardsBecomeOneReport) {
+  RunReport a = report_with({finding("TR-HINT", "search", "no hint"), finding("T-SHUTDOWN", "", "did not exit")});
+  a.tools = {tool("read", 0, false), tool("search", 3)};
+  a.calls = 3;
+  a.duration = std::chrono::milliseconds(500);
+  a.invariants_checked = {"T-SHUTDOWN", "TR-HINT"};
+  RunReport b = report_with({finding("T-SHUTDOWN", "", "did not exit"), finding("B-USED", "read", "over", Severity::kWarning)});
+  b.tools = {tool("read", 2), tool("search", 0, false)};
+  b.calls = 2;
+  b.duration = std::chrono::milliseconds(700);
+  b.invariants_checked = {"B-USED", "T-SHUTDOWN"};
+  auto m = merge_reports({a, b});
+  ASSERT_TRUE(m.ok()) << m.error().message;
+  EXPECT_EQ(m->findings.size(), 3u);  // T-SHUTDOWN once
+  EXPECT_EQ(m->calls, 5u);
+  EXPECT_EQ(m->duration.count(), 700);
+  ASSERT_EQ(m->tools.size(), 2u);
+  for (const auto& t : m->tools) {
+    EXPECT_TRUE(t.selected) << t.name;
+    EXPECT_GT(t.calls, 0u) << t.name;
+    EXPECT_EQ(t.findings, 1u) << t.name;
+  }
+  EXPECT_EQ(m->invariants_checked, (std::vector<std::string>{"T-SHUTDOWN", "TR-HINT", "B-USED"}));  // registry order
+  EXPECT_EQ(m->verdict, "fail");
+  EXPECT_EQ(m->exit_code, 1);
+}
+
+TEST(Merge, StaleInOneShardButFailingInAnotherIsNotStale) {
+  RunReport a = report_with({});
+  a.baseline_stale = {{"TR-HINT", "search"}, {"B-USED", "read"}};
+  RunReport b = report_with({finding("TR-HINT", "search", "no hint")});
+  b.findings[0].baselined = true;
+  settle_verdict(b);
+  auto m = merge_reports({a, b});
+  ASSERT_TRUE(m.ok());
+  ASSERT_EQ(m->baseline_stale.size(), 1u);
+  EXPECT_EQ(m->baseline_stale[0].invariant, "B-USED");
+  EXPECT_EQ(m->verdict, "pass");
+}
+
+TEST(Merge, RefusesDifferentRuns) {
+  RunReport a = report_with({}), b = report_with({});
+  b.seed = 10;
+  EXPECT_FALSE(merge_reports({a, b}).ok());
+  b.seed = a.seed;
+  b.command = {"./other"};
+  EXPECT_FALSE(merge_reports({a, b}).ok());
+  EXPECT_FALSE(merge_reports({}).ok());
+  EXPECT_TRUE(merge_reports({a}).ok());
+}
+
+TEST(Merge, AShardThatCouldNotRunMakesTheMergedRunAnError) {
+  RunReport a = report_with({}), b = report_with({});
+  b.error = Error{"init", "server died"};
+  b.exit_code = 3;
+  b.verdict = "error";
+  auto m = merge_reports({a, b});
+  ASSERT_TRUE(m.ok());
+  EXPECT_EQ(m->verdict, "error");
+  EXPECT_EQ(m->exit_code, 3);
+}
+
+}  // namespace
+}  // namespace ctxo::engine
