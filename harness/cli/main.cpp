@@ -127,6 +127,18 @@ int finish(const ctxo::engine::RunReport& report, const ctxo::cli::Outputs& outp
   return report.exit_code;
 }
 
+// The report side of `check` and `merge`, checked before any work: --color, the report paths
+// and --baseline. Returns the accepted entries (empty without --baseline).
+ctxo::Result<std::vector<ctxo::engine::BaselineEntry>> check_report_options(const std::string& color,
+                                                                           const ctxo::cli::Outputs& outputs,
+                                                                           const std::string& baseline) {
+  if (color != "auto" && color != "always" && color != "never")
+    return ctxo::make_error("usage", "--color expects auto, always or never");
+  if (auto c = outputs.check(); !c.ok()) return c.error();
+  if (baseline.empty()) return std::vector<ctxo::engine::BaselineEntry>{};
+  return ctxo::engine::load_baseline(baseline);
+}
+
 // `ctxo-conform check TRANSCRIPT.jsonl`: the checks over recorded exchanges, no server.
 int run_check(int argc, char** argv) {
   CLI::App app{"ctxo-conform check: validate recorded MCP exchanges offline, without a server.\n\n"
@@ -167,17 +179,11 @@ int run_check(int argc, char** argv) {
   auto only_ids = split_csv(only), skip_ids = split_csv(skip);
   if (auto p = selection_problem(only_ids, skip_ids); !p.empty()) return usage_error(p);
   o.selection = ctxo::checks::Selection(only_ids, skip_ids);
-  if (color != "auto" && color != "always" && color != "never") return usage_error("--color expects auto, always or never");
-  if (auto c = outputs.check(); !c.ok()) return usage_error(c.error().message);
-  std::vector<ctxo::engine::BaselineEntry> accepted;
-  if (!baseline.empty()) {
-    auto b = ctxo::engine::load_baseline(baseline);
-    if (!b.ok()) return usage_error(b.error().message);
-    accepted = std::move(b.value());
-  }
+  auto accepted = check_report_options(color, outputs, baseline);
+  if (!accepted.ok()) return usage_error(accepted.error().message);
   auto report = ctxo::engine::check_transcript(o);
   if (!report.ok()) return usage_error(report.error().message);
-  if (!baseline.empty()) ctxo::engine::apply_baseline(*report, accepted);
+  if (!baseline.empty()) ctxo::engine::apply_baseline(*report, *accepted);
   return finish(*report, outputs, color, verbosity);
 }
 
@@ -200,14 +206,8 @@ int run_merge(int argc, char** argv) {
   app.add_flag("-q,--quiet", [&](std::int64_t) { verbosity = 0; }, "Print only the summary line");
   app.add_flag("-v,--verbose", [&](std::int64_t) { verbosity = 2; }, "Print each finding's replay command");
   if (auto done = parse_command_line(app, argc, argv, false)) return *done;
-  if (color != "auto" && color != "always" && color != "never") return usage_error("--color expects auto, always or never");
-  if (auto c = outputs.check(); !c.ok()) return usage_error(c.error().message);
-  std::vector<ctxo::engine::BaselineEntry> accepted;
-  if (!baseline.empty()) {
-    auto b = ctxo::engine::load_baseline(baseline);
-    if (!b.ok()) return usage_error(b.error().message);
-    accepted = std::move(b.value());
-  }
+  auto accepted = check_report_options(color, outputs, baseline);
+  if (!accepted.ok()) return usage_error(accepted.error().message);
   std::vector<ctxo::engine::RunReport> shards;
   for (const auto& path : inputs) {
     std::ifstream in(path, std::ios::binary);
@@ -220,7 +220,7 @@ int run_merge(int argc, char** argv) {
   }
   auto merged = ctxo::engine::merge_reports(shards);
   if (!merged.ok()) return usage_error(merged.error().message);
-  if (!baseline.empty()) ctxo::engine::apply_baseline(*merged, accepted);
+  if (!baseline.empty()) ctxo::engine::apply_baseline(*merged, *accepted);
   return finish(*merged, outputs, color, verbosity);
 }
 
