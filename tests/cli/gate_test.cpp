@@ -295,3 +295,53 @@ TEST(Action, EveryInputOfTheActionReachesTheRunStep) {
 
 }  // namespace
 }  // namespace ctxo::test
+
+namespace ctxo::test {
+namespace {
+
+// The real binary on a server that breaks POS-UTF16, every report format at once: JUnit valid
+// against the vendored XSD with the failure in the right suite, SARIF valid against the official
+// schema with a physical location under --root, Markdown and HTML naming the finding.
+TEST(Reports, EveryFormatFromOneRealRun) {
+  Scratch s;
+  const std::string root = std::string(CTXO_SOURCE_DIR) + "/tests/servers/workspace";
+  auto r = run_harness({"--seed", "5", "-q", "--root", root, "--junit", s.path("r.xml"), "--sarif", s.path("r.sarif"),
+                        "--markdown", s.path("r.md"), "--html", s.path("r.html"), "--", reference_server(), "--profile",
+                        "budget", "--defect", "byte-cols"});
+  ASSERT_EQ(r.exit_code, 1) << r.err;
+  ASSERT_TRUE(r.error_ids().count("POS-UTF16"));
+
+  std::string xsd = std::string(CTXO_SOURCE_DIR) + "/schemas/junit/junit-10.xsd";
+  std::string cmd = "xmllint --noout --schema " + quote(xsd) + " " + quote(s.path("r.xml")) + " 2>/dev/null";
+  EXPECT_EQ(std::system(cmd.c_str()), 0) << slurp(s.path("r.xml"));
+  std::string xml = slurp(s.path("r.xml"));
+  std::regex suite(R"re(<testsuite name="map_search"[^>]*failures="([0-9]+)")re");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(xml, m, suite)) << xml.substr(0, 2000);
+  EXPECT_GE(std::stoi(m[1]), 1);
+  EXPECT_NE(xml.find("type=\"POS-UTF16\""), std::string::npos);
+
+  auto sarif = nlohmann::json::parse(slurp(s.path("r.sarif")));
+  auto schema = profile::SchemaValidator::compile(
+      nlohmann::json::parse(slurp(std::string(CTXO_SOURCE_DIR) + "/schemas/sarif-2.1.0.schema.json")));
+  ASSERT_TRUE(schema.ok()) << schema.error().message;
+  auto problems = schema->validate(sarif);
+  EXPECT_TRUE(problems.empty()) << problems.front();
+  bool located = false;
+  for (const auto& res : sarif["runs"][0]["results"]) {
+    if (res["ruleId"] != "POS-UTF16") continue;
+    for (const auto& loc : res["locations"])
+      if (loc.contains("physicalLocation") && loc["physicalLocation"]["artifactLocation"]["uri"] == "data/words.txt" &&
+          loc["physicalLocation"]["region"]["startLine"].get<int>() >= 1)
+        located = true;
+  }
+  EXPECT_TRUE(located) << sarif["runs"][0]["results"].dump().substr(0, 2000);
+  EXPECT_NE(sarif["runs"][0]["originalUriBaseIds"]["ROOT"]["uri"].get<std::string>().find("tests/servers/workspace"),
+            std::string::npos);
+
+  EXPECT_NE(slurp(s.path("r.md")).find("POS-UTF16"), std::string::npos);
+  EXPECT_NE(slurp(s.path("r.html")).find("data-invariant=\"POS-UTF16\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace ctxo::test
