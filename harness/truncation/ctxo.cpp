@@ -112,14 +112,16 @@ Result<CtxoEnvelope> exact(const json& payload, const CtxoOptions& o) {
     return finish(in, o, std::move(env), 0, false, tb, size <= o.limit);
   }
   const std::size_t n = in.array->size();
-  std::size_t item_depth = 0;
-  const std::vector<std::size_t> sizes = detail::item_sizes(*in.array, kM, o.indent, 2, &item_depth);
+  // Every item is measured (totalBytes needs them all), but only the sizes of the prefix whose
+  // sum reaches the limit are kept: no k beyond it can fit (an envelope is larger than its items).
+  std::vector<std::size_t> sizes;
+  JsonMeasurer measurer(kM, o.indent);
+  const std::size_t sum_all = measurer.measure_items(in.array->get_ref<const json::array_t&>(), 2, &sizes, o.limit);
+  const std::size_t item_depth = measurer.max_depth();
   // payload { array [ items ] }: the payload's depth is at least 2 + the deepest item.
   if (auto e = detail::depth_error(std::max(detail::depth_without(payload, in.field), 2 + item_depth), o.max_depth))
     return *e;
   const detail::ArrayLayout layout = detail::array_layout(o.indent, 1);
-  std::size_t sum_all = 0;
-  for (std::size_t s : sizes) sum_all += s;
   const std::size_t full_array = layout.cost(n, sum_all);
   // in.rest holds "[]" (2) where the array goes.
   const std::size_t tb = js_json_measure(in.rest, kM, o.indent) - 2 + full_array;
@@ -134,15 +136,20 @@ Result<CtxoEnvelope> exact(const json& payload, const CtxoOptions& o) {
     truncated = true;
     const std::size_t base = js_json_measure(build(in, o, 0, true, tb), kM, o.indent) - 2 - 1;
     auto size_at = [&](std::size_t kk, std::size_t sum) { return base + layout.cost(kk, sum) + decimal_digits(kk); };
-    const auto best = n == 0 ? std::nullopt
-                             : detail::scan_largest(sizes, 0, n - 1, [&](std::size_t kk, std::size_t sum) {
-                                 return size_at(kk, sum) <= o.limit;
-                               });
+    // size_at grows with k (item sizes >= 1, digits(k) non-decreasing), so the largest k < n that
+    // fits is the one before the first that does not: stop there instead of scanning all n. It
+    // stops within `sizes`: size_at(k, sum) > sum, and sizes ends once its sum passes the limit.
+    std::optional<std::size_t> best;
+    std::size_t sum = 0, best_sum = 0;
+    for (std::size_t kk = 0; kk < n && kk <= sizes.size(); ++kk) {
+      if (kk > 0) sum += sizes[kk - 1];
+      if (size_at(kk, sum) > o.limit) break;
+      best = kk;
+      best_sum = sum;
+    }
     k = best.value_or(0);
     fits = best.has_value();
-    std::size_t sum = 0;
-    for (std::size_t i = 0; i < k; ++i) sum += sizes[i];
-    predicted = size_at(k, sum);
+    predicted = size_at(k, best.has_value() ? best_sum : 0);
     if (n == 0) {  // an empty array that does not fit is sent as is
       truncated = false;
       predicted = verbatim;

@@ -117,7 +117,7 @@ std::vector<std::size_t> item_sizes(const json& array, Measure measure, int inde
   std::vector<std::size_t> sizes;
   sizes.reserve(array.size());
   JsonMeasurer m(measure, indent);
-  for (const auto& item : array) sizes.push_back(m.measure(item, static_cast<int>(item_depth)));
+  m.measure_items(array.get_ref<const json::array_t&>(), static_cast<int>(item_depth), &sizes);
   if (max_item_depth) *max_item_depth = m.max_depth();
   return sizes;
 }

@@ -14,6 +14,7 @@
 #include <emmintrin.h>
 #endif
 
+#include "truncation/shortest.h"
 #include "truncation/unicode.h"
 
 namespace ctxo::truncation {
@@ -122,24 +123,21 @@ std::size_t format_number(const json& v, char* out) {
 
 // Decimal digits of u (1 for 0).
 inline std::size_t u64_digits(std::uint64_t u) {
-  std::size_t d = 1;
-  for (; u >= 10000; u /= 10000) d += 4;
-  if (u >= 100) {
-    u /= 100;
-    d += 2;
-  }
-  return d + (u >= 10 ? 1 : 0);
+  // u | 1 has as many digits as u (10^j is even) and is never 0.
+  return static_cast<std::size_t>(detail::shortest_impl::digits_of(u | 1));
 }
 
-// Length of format_double(value) without building the text.
-std::size_t double_length(double value) {
-  if (!std::isfinite(value)) return 4;
-  if (value == 0) return 1;
-  // An integral |value| < 2^53 prints as that integer (no shortest-digits search needed).
-  if (std::fabs(value) < kMaxSafeInteger && value == std::trunc(value)) {
-    const auto i = static_cast<std::int64_t>(value);
-    return i < 0 ? 1 + u64_digits(static_cast<std::uint64_t>(-i)) : u64_digits(static_cast<std::uint64_t>(i));
-  }
+// Length of Number#toString for a value 0.d1..dk x 10^n (k digits, k >= 1), sign excluded.
+inline std::size_t shape_length(int k, int n) {
+  if (k <= n && n <= 21) return static_cast<std::size_t>(n);
+  if (0 < n && n <= 21) return static_cast<std::size_t>(k) + 1;
+  if (-6 < n && n <= 0) return 2 + static_cast<std::size_t>(-n) + static_cast<std::size_t>(k);
+  const int x = n - 1;
+  return 1 + (k > 1 ? static_cast<std::size_t>(k) : 0) + 2 + u64_digits(static_cast<std::uint64_t>(x < 0 ? -x : x));
+}
+
+// double_length through std::to_chars (zero, subnormals, and where shortest_decimal is unavailable).
+[[gnu::noinline]] std::size_t double_length_to_chars(double value) {
   char sci[kNumberBuffer];
   const auto r = std::to_chars(sci, sci + sizeof sci, value, std::chars_format::scientific);
   const char* p = sci;
@@ -154,11 +152,16 @@ std::size_t double_length(double value) {
   int x = 0;
   for (const char* q = e + 2; q < r.ptr; ++q) x = x * 10 + (*q - '0');
   if (e[1] == '-') x = -x;
-  const int n = x + 1;
-  if (k <= n && n <= 21) return len + static_cast<std::size_t>(n);
-  if (0 < n && n <= 21) return len + static_cast<std::size_t>(k) + 1;
-  if (-6 < n && n <= 0) return len + 2 + static_cast<std::size_t>(-n) + static_cast<std::size_t>(k);
-  return len + 1 + (k > 1 ? static_cast<std::size_t>(k) : 0) + 2 + u64_digits(static_cast<std::uint64_t>(x < 0 ? -x : x));
+  return len + shape_length(k, x + 1);
+}
+
+// Length of format_double(value) without building the text.
+inline std::size_t double_length(double value) {
+  detail::ShortestDecimal d;
+  if (detail::shortest_decimal(value, &d)) return (std::signbit(value) ? 1 : 0) + shape_length(d.digits, d.point);
+  if (value == 0) return 1;  // also -0
+  if (!std::isfinite(value)) return 4;
+  return double_length_to_chars(value);
 }
 
 // Length of format_number(v) for a number v.
@@ -190,13 +193,23 @@ struct PlainTable {
 constexpr PlainTable kPlain;
 
 #if defined(__SSE2__)
-// Bit i set when byte i of v is not plain (>= 0x80, < 0x20, '"' or '\\').
-inline unsigned special_mask(__m128i v) {
+// 0xFF in each byte of v that is not plain (>= 0x80, < 0x20, '"' or '\\').
+inline __m128i special_bytes(__m128i v) {
   // Signed compare: bytes >= 0x80 are negative, so "< 0x20" also catches them.
-  const __m128i bad = _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
-                                   _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                                                _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
-  return static_cast<unsigned>(_mm_movemask_epi8(bad));
+  return _mm_or_si128(_mm_cmplt_epi8(v, _mm_set1_epi8(0x20)),
+                      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))));
+}
+
+// Bit i set when byte i of v is not plain.
+inline unsigned special_mask(__m128i v) { return static_cast<unsigned>(_mm_movemask_epi8(special_bytes(v))); }
+
+// True when the 64 bytes at p are all plain.
+inline bool plain64(const unsigned char* p) {
+  const __m128i a = special_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p)));
+  const __m128i b = special_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16)));
+  const __m128i c = special_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 32)));
+  const __m128i d = special_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 48)));
+  return _mm_movemask_epi8(_mm_or_si128(_mm_or_si128(a, b), _mm_or_si128(c, d))) == 0;
 }
 
 // special_mask of the 16 bytes at p.
@@ -212,6 +225,9 @@ std::size_t string_measure_slow(std::string_view text) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t len = text.size();
   std::size_t n = 2 + len, i = 0;
+#if defined(__SSE2__)
+  while (i + 64 <= len && plain64(p + i)) i += 64;  // long plain runs, four blocks per test
+#endif
   while (i < len) {
 #if defined(__SSE2__)
     if (i + 16 <= len) {
@@ -252,6 +268,20 @@ std::size_t string_measure_slow(std::string_view text) {
       if constexpr (M != Measure::kUtf8Bytes) n -= 2;  // one UTF-16 unit (BMP), one code point
       continue;
     }
+    if (c >= 0xF1 && c <= 0xF3 && i + 3 < len && (p[i + 1] & 0xC0) == 0x80 && (p[i + 2] & 0xC0) == 0x80 &&
+        (p[i + 3] & 0xC0) == 0x80) {
+      i += 4;
+      if constexpr (M == Measure::kUtf16Units) n -= 2;  // a surrogate pair
+      if constexpr (M == Measure::kCodePoints) n -= 3;
+      continue;
+    }
+    if (c == 0xF0 && i + 3 < len && p[i + 1] >= 0x90 && p[i + 1] <= 0xBF && (p[i + 2] & 0xC0) == 0x80 &&
+        (p[i + 3] & 0xC0) == 0x80) {  // U+10000..U+3FFFF (emoji)
+      i += 4;
+      if constexpr (M == Measure::kUtf16Units) n -= 2;
+      if constexpr (M == Measure::kCodePoints) n -= 3;
+      continue;
+    }
     const Utf8Step st = decode_utf8(text, i);
     i += st.length;
     n -= st.length;
@@ -289,14 +319,35 @@ inline __m128i short16(const unsigned char* p, std::size_t len) {
 
 #endif
 
-// string_measure_slow with an inline fast path for short plain-ASCII strings (object keys).
+#if defined(__SSE2__)
+// Strings up to this long are first tested as a whole for being plain (one branch at the end);
+// longer ones go to string_measure_slow, which stops at the first byte that is not plain.
+constexpr std::size_t kPlainScanMax = 512;
+
+// True when the len >= 16 bytes at p are all plain: blocks of 16 (the last one overlapping)
+// folded into one mask, tested once.
+inline bool all_plain(const unsigned char* p, std::size_t len) {
+  __m128i acc = special_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + len - 16)));
+  std::size_t i = 0;
+  for (; i + 32 <= len; i += 32)
+    acc = _mm_or_si128(acc, _mm_or_si128(special_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))),
+                                         special_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i + 16)))));
+  if (i + 16 <= len) acc = _mm_or_si128(acc, special_bytes(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p + i))));
+  return _mm_movemask_epi8(acc) == 0;
+}
+#endif
+
+// string_measure_slow with inline fast paths for plain strings (keys, most values).
 template <Measure M>
 inline std::size_t string_measure(std::string_view text) {
 #if defined(__SSE2__)
   const std::size_t len = text.size();
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   if (len < 16) {
     if (len == 0) return 2;
-    if (special_mask(short16(reinterpret_cast<const unsigned char*>(text.data()), len)) == 0) return 2 + len;
+    if (special_mask(short16(p, len)) == 0) return 2 + len;
+  } else if (len <= kPlainScanMax && all_plain(p, len)) {
+    return 2 + len;
   }
 #endif
   return string_measure_slow<M>(text);
@@ -442,49 +493,42 @@ std::size_t walk_with(const json& root, int indent_in, std::size_t depth0, Sink&
 
 namespace {
 
-// Size of to_js_json(root) in measure M, root at depth0; *deepest receives json_depth(root).
-// Same output as walk_with over a counting sink, but each container's punctuation and
-// indentation is added in one step when it is opened.
-// True for null, booleans, numbers and strings (what scalar_length counts).
-inline bool is_plain_scalar(const json& v) {
-  switch (v.type()) {
-    case json::value_t::null:
-    case json::value_t::boolean:
-    case json::value_t::number_integer:
-    case json::value_t::number_unsigned:
-    case json::value_t::number_float:
-    case json::value_t::string:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// Size of a value for which is_plain_scalar is true.
+// Size of a scalar value (null, boolean, number, string; discarded counts as null), or 0 for an
+// array, object or binary value (every scalar takes at least one unit). One switch, accessors
+// that cannot throw: this is the innermost step of every measurement.
 template <Measure M>
 inline std::size_t scalar_length(const json& v) {
   switch (v.type()) {
-    case json::value_t::boolean:
-      return v.get_ref<const json::boolean_t&>() ? 4 : 5;
+    case json::value_t::string:
+      return string_measure<M>(*v.get_ptr<const json::string_t*>());
+    case json::value_t::number_float:
+      return double_length(*v.get_ptr<const json::number_float_t*>());
+    case json::value_t::number_unsigned: {
+      const std::uint64_t u = *v.get_ptr<const json::number_unsigned_t*>();
+      if (u <= static_cast<std::uint64_t>(kMaxSafeInteger)) return u64_digits(u);
+      return double_length(static_cast<double>(u));
+    }
     case json::value_t::number_integer: {
-      const std::int64_t i = v.get_ref<const json::number_integer_t&>();
+      const std::int64_t i = *v.get_ptr<const json::number_integer_t*>();
       if (i >= 0 && i <= static_cast<std::int64_t>(kMaxSafeInteger)) return u64_digits(static_cast<std::uint64_t>(i));
       return number_length(v);
     }
-    case json::value_t::number_unsigned: {
-      const std::uint64_t u = v.get_ref<const json::number_unsigned_t&>();
-      if (u <= static_cast<std::uint64_t>(kMaxSafeInteger)) return u64_digits(u);
-      return number_length(v);
-    }
-    case json::value_t::number_float:
-      return double_length(v.get_ref<const json::number_float_t&>());
-    case json::value_t::string:
-      return string_measure<M>(v.get_ref<const json::string_t&>());
-    default:
-      return 4;  // null
+    case json::value_t::boolean:
+      return *v.get_ptr<const json::boolean_t*>() ? 4 : 5;
+    case json::value_t::null:
+    case json::value_t::discarded:
+      return 4;
+    case json::value_t::array:
+    case json::value_t::object:
+    case json::value_t::binary:
+      break;
   }
+  return 0;
 }
 
+// Size of to_js_json(root) in measure M, root at depth0; *deepest_out receives json_depth(root).
+// Same output as walk_with over a counting sink, but each container's punctuation and
+// indentation is added in one step when it is opened.
 template <Measure M>
 std::size_t count_walk(const json& root, std::size_t indent, std::size_t depth0,
                        std::vector<JsonMeasurer::CountFrame>& stack, std::size_t* deepest_out) {
@@ -494,21 +538,6 @@ std::size_t count_walk(const json& root, std::size_t indent, std::size_t depth0,
   for (;;) {
     // Count v: a scalar, or a container whose structural text is added here before it is pushed.
     switch (v->type()) {
-      case json::value_t::null:
-      case json::value_t::discarded:
-        n += 4;
-        break;
-      case json::value_t::boolean:
-        n += v->get_ref<const json::boolean_t&>() ? 4 : 5;
-        break;
-      case json::value_t::number_integer:
-      case json::value_t::number_unsigned:
-      case json::value_t::number_float:
-        n += number_length(*v);
-        break;
-      case json::value_t::string:
-        n += string_measure<M>(v->get_ref<const json::string_t&>());
-        break;
       case json::value_t::binary: {
         std::vector<JsonMeasurer::CountFrame> inner;
         std::size_t d = 0;
@@ -518,7 +547,7 @@ std::size_t count_walk(const json& root, std::size_t indent, std::size_t depth0,
       }
       case json::value_t::array: {
         deepest = std::max(deepest, stack.size() + 1);
-        const auto& a = v->get_ref<const json::array_t&>();
+        const auto& a = *v->get_ptr<const json::array_t*>();
         const std::size_t c = a.size();
         if (c == 0) {
           n += 2;
@@ -533,7 +562,7 @@ std::size_t count_walk(const json& root, std::size_t indent, std::size_t depth0,
       }
       case json::value_t::object: {
         deepest = std::max(deepest, stack.size() + 1);
-        const auto& o = v->get_ref<const json::object_t&>();
+        const auto& o = *v->get_ptr<const json::object_t*>();
         const std::size_t c = o.size();
         if (c == 0) {
           n += 2;
@@ -546,6 +575,9 @@ std::size_t count_walk(const json& root, std::size_t indent, std::size_t depth0,
         stack.push_back(JsonMeasurer::CountFrame{nullptr, nullptr, o.begin(), o.end(), true});
         break;
       }
+      default:
+        n += scalar_length<M>(*v);
+        break;
     }
     // Next value: the next child of the innermost open container (closing finished ones). Runs of
     // scalar children are counted here with the iterators in locals; other children go round
@@ -562,27 +594,26 @@ std::size_t count_walk(const json& root, std::size_t indent, std::size_t depth0,
         const auto end = f.oend;
         for (; it != end; ++it) {
           n += string_measure<M>(it->first);
-          const json& c = it->second;
-          if (is_plain_scalar(c)) {
-            n += scalar_length<M>(c);
-          } else {
-            v = &c;
+          const std::size_t len = scalar_length<M>(it->second);
+          if (len == 0) {
+            v = &it->second;
             ++it;
             break;
           }
+          n += len;
         }
         f.oit = it;
       } else {
         const json* it = f.ait;
         const json* const end = f.aend;
         for (; it != end; ++it) {
-          if (is_plain_scalar(*it)) {
-            n += scalar_length<M>(*it);
-          } else {
+          const std::size_t len = scalar_length<M>(*it);
+          if (len == 0) {
             v = it;
             ++it;
             break;
           }
+          n += len;
         }
         f.ait = it;
       }
@@ -590,6 +621,70 @@ std::size_t count_walk(const json& root, std::size_t indent, std::size_t depth0,
       stack.pop_back();
     }
   }
+}
+
+// *out = size of a non-empty object at depth d whose members are all scalars (its json_depth is
+// 1), counted without the walk's frames. Returns false, *out untouched, when a member is not a
+// scalar (the caller then walks the item).
+template <Measure M>
+inline bool flat_object_length(const json::object_t& o, std::size_t indent, std::size_t d, std::size_t* out) {
+  const std::size_t c = o.size();
+  std::size_t n = 2 + (c - 1) + c;
+  if (indent) n += c * (2 + indent * (d + 1)) + 1 + indent * d;
+  for (const auto& member : o) {
+    const std::size_t len = scalar_length<M>(member.second);
+    if (len == 0) return false;
+    n += string_measure<M>(member.first) + len;
+  }
+  *out = n;
+  return true;
+}
+
+// Items built or parsed in order lie in memory in order, each object's tree nodes and strings
+// next to its map header, so the lines from one item's header to the next item's are (about) the
+// first item's storage. Prefetching them a few items ahead turns the walk's dependent loads into
+// cache hits (about 10% of the ctxo benchmark). Only a hint: any other layout stays correct, and
+// nothing is fetched when the two headers are not close and in order.
+constexpr std::size_t kPrefetchAhead = 4;
+constexpr std::uintptr_t kPrefetchSpan = 4096;
+
+inline void prefetch_item(const json::array_t& items, std::size_t i) {
+  if (i + kPrefetchAhead + 1 >= items.size()) return;
+  const auto* a = items[i + kPrefetchAhead].get_ptr<const json::object_t*>();
+  const auto* b = items[i + kPrefetchAhead + 1].get_ptr<const json::object_t*>();
+  if (a == nullptr || b == nullptr) return;
+  const auto from = reinterpret_cast<std::uintptr_t>(a), to = reinterpret_cast<std::uintptr_t>(b);
+  if (to <= from || to - from > kPrefetchSpan) return;
+  for (std::uintptr_t p = from; p < to; p += 64) __builtin_prefetch(reinterpret_cast<const void*>(p));
+}
+
+// JsonMeasurer::measure_items for one measure.
+template <Measure M>
+std::size_t measure_items_with(const json::array_t& items, std::size_t indent, std::size_t d0,
+                               std::vector<JsonMeasurer::CountFrame>& stack, std::vector<std::size_t>* sizes,
+                               std::size_t keep_sum, std::size_t* deepest_out) {
+  std::size_t deepest = 0, total = 0;
+  bool keep = true;
+  for (std::size_t idx = 0; idx < items.size(); ++idx) {
+    prefetch_item(items, idx);
+    const json& item = items[idx];
+    std::size_t n = 0;
+    const auto* obj = item.get_ptr<const json::object_t*>();
+    if (obj != nullptr && !obj->empty() && flat_object_length<M>(*obj, indent, d0, &n)) {
+      deepest = std::max<std::size_t>(deepest, 1);
+    } else {
+      std::size_t d = 0;
+      n = count_walk<M>(item, indent, d0, stack, &d);
+      deepest = std::max(deepest, d);
+    }
+    total += n;
+    if (keep) {
+      sizes->push_back(n);
+      keep = total <= keep_sum;
+    }
+  }
+  *deepest_out = deepest;
+  return total;
 }
 
 }  // namespace
@@ -613,10 +708,32 @@ std::size_t JsonMeasurer::measure(const nlohmann::json& value, int depth) {
   return n;
 }
 
+std::size_t JsonMeasurer::measure_items(const nlohmann::json::array_t& items, int depth,
+                                       std::vector<std::size_t>* sizes, std::size_t keep_sum) {
+  const std::size_t indent = static_cast<std::size_t>(clamp_indent(indent_));
+  const std::size_t d0 = static_cast<std::size_t>(depth < 0 ? 0 : depth);
+  std::size_t deepest = 0, total = 0;
+  switch (measure_) {
+    case Measure::kUtf8Bytes:
+      total = measure_items_with<Measure::kUtf8Bytes>(items, indent, d0, stack_, sizes, keep_sum, &deepest);
+      break;
+    case Measure::kUtf16Units:
+      total = measure_items_with<Measure::kUtf16Units>(items, indent, d0, stack_, sizes, keep_sum, &deepest);
+      break;
+    case Measure::kCodePoints:
+      total = measure_items_with<Measure::kCodePoints>(items, indent, d0, stack_, sizes, keep_sum, &deepest);
+      break;
+  }
+  max_depth_ = std::max(max_depth_, deepest);
+  return total;
+}
+
 std::string js_number(double value) {
   char buf[kNumberBuffer];
   return std::string(buf, format_double(value, buf));
 }
+
+std::size_t js_number_length(double value) { return double_length(value); }
 
 std::size_t decimal_digits(std::size_t n) {
   std::size_t d = 1;

@@ -53,6 +53,12 @@ class JsonMeasurer {
   JsonMeasurer(Measure measure, int indent) : measure_(measure), indent_(indent) {}
   /// Same as js_json_measure(value, measure, indent, depth).
   std::size_t measure(const nlohmann::json& value, int depth = 0);
+  /// Sum of measure(item, depth) over `items`, in one call for the whole array (the per-item fast
+  /// path for objects of scalars lives here). The item sizes are appended to *sizes while their
+  /// running sum stays <= keep_sum, plus the first one that takes it over; then only summed (a
+  /// caller looking for a fitting prefix needs no more, and keeps no O(n) array).
+  std::size_t measure_items(const nlohmann::json::array_t& items, int depth, std::vector<std::size_t>* sizes,
+                            std::size_t keep_sum = static_cast<std::size_t>(-1));
   /// Greatest json_depth() of the values measured so far.
   std::size_t max_depth() const { return max_depth_; }
 
@@ -87,6 +93,9 @@ std::size_t text_measure(std::string_view text, Measure measure);
 
 /// Number#toString of `value` for finite values ("1.5", "1e+21", "0" for -0); "null" otherwise.
 std::string js_number(double value);
+
+/// js_number(value).size(), computed without formatting the digits (what the sizers use).
+std::size_t js_number_length(double value);
 
 /// Number of decimal digits of `n` (1 for 0).
 std::size_t decimal_digits(std::size_t n);

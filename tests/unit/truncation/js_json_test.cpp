@@ -7,6 +7,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <algorithm>
+#include <cstdint>
 #include <fstream>
 #include <limits>
 #include <random>
@@ -22,6 +24,7 @@ using nlohmann::json;
 using ctxo::truncation::js_json_size;
 using ctxo::truncation::js_json_utf16_size;
 using ctxo::truncation::js_number;
+using ctxo::truncation::js_number_length;
 using ctxo::truncation::to_js_json;
 
 TEST(JsNumber, MatchesNumberToString) {
@@ -98,6 +101,143 @@ TEST(JsJson, SpecialByteAtEveryPositionOfTheFastPath) {
                   m == ctxo::truncation::Measure::kUtf8Bytes ? to_js_json(json(text)).size()
                                                              : ctxo::truncation::utf16_length(to_js_json(json(text))))
             << pos;
+    }
+  }
+}
+
+TEST(JsJson, SpecialByteAtEveryLengthOfTheBlockScans) {
+  // Strings of 16..kPlainScanMax bytes are tested as a whole in 16-byte blocks (the last one
+  // overlapping), longer ones 64 bytes at a time: a byte needing care must count at any length
+  // and position, around every block edge, in short and long strings.
+  const std::vector<std::string> specials = {"\"", "\\", "\n", std::string("\0", 1), "é", "中", "😀", "\xFF", "\xE2\x82"};
+  std::vector<std::size_t> lengths;
+  for (std::size_t n = 0; n <= 130; ++n) lengths.push_back(n);
+  for (std::size_t n : {255, 256, 257, 511, 512, 513, 520, 1000, 1024, 1100}) lengths.push_back(n);
+  for (std::size_t len : lengths) {
+    std::vector<std::size_t> positions = {0, len / 2, len > 0 ? len - 1 : 0};
+    for (std::size_t edge = 15; edge < len + 1; edge += 16) positions.insert(positions.end(), {edge - 1, edge, edge + 1});
+    for (const auto& sp : specials) {
+      for (std::size_t pos : positions) {
+        if (pos >= len && len > 0) continue;
+        std::string text(len, 'a');
+        if (len > 0) text.replace(pos, 1, sp);
+        const std::string out = to_js_json(json(text));
+        ASSERT_EQ(ctxo::truncation::js_string_measure(text, ctxo::truncation::Measure::kUtf8Bytes), out.size())
+            << len << " " << pos;
+        ASSERT_EQ(ctxo::truncation::js_string_measure(text, ctxo::truncation::Measure::kUtf16Units),
+                  ctxo::truncation::utf16_length(out))
+            << len << " " << pos;
+        ASSERT_EQ(ctxo::truncation::js_string_measure(text, ctxo::truncation::Measure::kCodePoints),
+                  ctxo::truncation::code_points(out))
+            << len << " " << pos;
+      }
+    }
+    const std::string plain(len, 'b');
+    ASSERT_EQ(ctxo::truncation::js_string_measure(plain, ctxo::truncation::Measure::kUtf8Bytes), len + 2);
+  }
+}
+
+// js_number_length (shortest-digits arithmetic, no formatting) against js_number (std::to_chars).
+void expect_number_length(double v) {
+  ASSERT_EQ(ctxo::truncation::js_number_length(v), js_number(v).size()) << js_number(v);
+}
+
+TEST(JsNumber, LengthMatchesFormattingAtTheEdges) {
+  std::vector<double> values = {0.0, -0.0, 1.0, -1.0, 0.1, 0.2, 0.3, 1.0 / 3, 2.0 / 3, 5e-324, -5e-324, 1e-323,
+                                2.2250738585072014e-308, 2.2250738585072009e-308, 1.7976931348623157e308,
+                                std::numeric_limits<double>::quiet_NaN(), std::numeric_limits<double>::infinity(),
+                                -std::numeric_limits<double>::infinity(), 9007199254740992.0, 9007199254740993.0,
+                                9007199254740991.0, 4503599627370496.5, 1e21, 1e-7, 1e-6, 123456789012345680000.0};
+  // Neighbours (a few ulps each way) of powers of ten and two, both signs, including the 1e21 and
+  // 1e-6 / 1e-7 switches between plain and exponent forms and integers around 2^53.
+  std::vector<double> anchors;
+  for (int e = -325; e <= 309; ++e) anchors.push_back(std::strtod(("1e" + std::to_string(e)).c_str(), nullptr));
+  for (int e = -1075; e <= 1024; ++e) anchors.push_back(std::ldexp(1.0, e));
+  for (double a : anchors) {
+    if (!std::isfinite(a)) continue;
+    double lo = a, hi = a;
+    for (int i = 0; i < 4; ++i) {
+      values.insert(values.end(), {lo, hi, -lo, -hi});
+      lo = std::nextafter(lo, 0.0);
+      hi = std::nextafter(hi, std::numeric_limits<double>::infinity());
+    }
+  }
+  for (std::int64_t i = -2000; i <= 2000; ++i) {
+    values.push_back(static_cast<double>((std::int64_t{1} << 53) + i));
+    values.push_back(static_cast<double>(i) / 8);
+    values.push_back(static_cast<double>(i) * 0.1);
+    values.push_back(static_cast<double>(i) * 1e20);
+  }
+  // Every binary exponent, subnormals included, with edge and random significands.
+  std::mt19937_64 rng(20240611);
+  for (std::uint64_t bq = 0; bq < 2047; ++bq) {
+    for (std::uint64_t m : {std::uint64_t{0}, std::uint64_t{1}, std::uint64_t{2}, (std::uint64_t{1} << 52) - 1,
+                            std::uint64_t{1} << 51, rng() & ((std::uint64_t{1} << 52) - 1)}) {
+      const std::uint64_t bits = bq << 52 | m;
+      double d;
+      std::memcpy(&d, &bits, sizeof d);
+      values.insert(values.end(), {d, -d});
+    }
+  }
+  for (double v : values) expect_number_length(v);
+}
+
+TEST(JsNumber, LengthMatchesFormattingForRandomDoubles) {
+  std::mt19937_64 rng(7);
+  for (int i = 0; i < 1000000; ++i) {  // arbitrary bit patterns: every exponent, NaNs, subnormals
+    const std::uint64_t bits = rng();
+    double d;
+    std::memcpy(&d, &bits, sizeof d);
+    expect_number_length(d);
+  }
+  std::uniform_int_distribution<int> exp10(-330, 310), digits(1, 17);
+  for (int i = 0; i < 300000; ++i) {  // short decimals (few significant digits), as JSON carries
+    std::string text = std::to_string(rng() % 1000000000000000000ull).substr(0, static_cast<std::size_t>(digits(rng)));
+    text += "e" + std::to_string(exp10(rng));
+    expect_number_length(std::strtod(text.c_str(), nullptr));
+  }
+}
+
+TEST(JsonMeasurer, MeasureItemsMatchesMeasureAndKeepsAPrefix) {
+  json items = json::array();
+  for (int i = 0; i < 50; ++i) {
+    items.push_back({{"file", "src/f" + std::to_string(i) + ".ts"}, {"line", i}, {"score", 1.0 / (i + 1)},
+                     {"snippet", i % 3 == 0 ? "caf\u00e9 \"q\"" : "plain"}});
+    if (i % 7 == 0) items.push_back({{"nested", {{"a", json::array({1, 2, {{"b", nullptr}}})}}}, {"x", true}});
+    if (i % 11 == 0) items.push_back(json::object());
+    if (i % 13 == 0) items.push_back(json::array({i, "s"}));
+    if (i % 17 == 0) items.push_back(-2.5e-9);
+  }
+  const auto& arr = items.get_ref<const json::array_t&>();
+  for (auto m : {ctxo::truncation::Measure::kUtf8Bytes, ctxo::truncation::Measure::kUtf16Units,
+                 ctxo::truncation::Measure::kCodePoints}) {
+    for (int indent : {-1, 0, 2, 7}) {
+      for (int depth : {0, 2, 5}) {
+        std::vector<std::size_t> want;
+        std::size_t total = 0, deepest = 0;
+        for (const auto& item : arr) {
+          want.push_back(ctxo::truncation::js_json_measure(item, m, indent, depth));
+          total += want.back();
+          deepest = std::max(deepest, ctxo::truncation::json_depth(item));
+        }
+        ctxo::truncation::JsonMeasurer all(m, indent);
+        std::vector<std::size_t> sizes;
+        EXPECT_EQ(all.measure_items(arr, depth, &sizes), total);
+        EXPECT_EQ(sizes, want);
+        EXPECT_EQ(all.max_depth(), deepest);
+        for (std::size_t keep : {std::size_t{0}, std::size_t{1}, want[0], want[0] + 1, total / 2, total}) {
+          ctxo::truncation::JsonMeasurer part(m, indent);
+          std::vector<std::size_t> prefix;
+          EXPECT_EQ(part.measure_items(arr, depth, &prefix, keep), total);
+          // Sizes kept while the running sum is <= keep, plus the first that passes it.
+          std::size_t sum = 0, k = 0;
+          while (k < want.size()) {
+            sum += want[k++];
+            if (sum > keep) break;
+          }
+          EXPECT_EQ(prefix, std::vector<std::size_t>(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(k)));
+        }
+      }
     }
   }
 }

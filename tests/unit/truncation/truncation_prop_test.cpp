@@ -6,6 +6,8 @@
 #include <rapidcheck.h>
 #include <rapidcheck/gtest.h>
 
+#include <cstdint>
+#include <cstring>
 #include <map>
 #include <string>
 #include <vector>
@@ -97,6 +99,42 @@ RC_GTEST_PROP(TruncationProps, SizesMatchTheText, ()) {
   RC_ASSERT(js_json_utf16_size(v, indent) == utf16_length(text));
   RC_ASSERT(js_json_measure(v, Measure::kCodePoints, indent) == code_points(text));
   RC_ASSERT(utf8_length(text) == text.size());  // output is always well-formed UTF-8
+}
+
+RC_GTEST_PROP(TruncationProps, NumberLengthMatchesFormatting, ()) {
+  // js_number_length computes the shortest round-trip digits arithmetically; js_number formats
+  // them with std::to_chars. Any double (as a value, or as any bit pattern) must agree.
+  const double d = *gen::arbitrary<double>();
+  RC_ASSERT(js_number_length(d) == js_number(d).size());
+  const std::uint64_t bits = *gen::arbitrary<std::uint64_t>();
+  double b;
+  std::memcpy(&b, &bits, sizeof b);
+  RC_ASSERT(js_number_length(b) == js_number(b).size());
+  RC_ASSERT(to_js_json(json(b)).size() == js_json_size(json(b)));
+}
+
+RC_GTEST_PROP(TruncationProps, MeasureItemsMatchesMeasure, ()) {
+  const json items = gen_array();
+  const int indent = gen_indent();
+  const int depth = *gen::inRange(0, 4);
+  const Measure m = *gen::element(Measure::kUtf8Bytes, Measure::kUtf16Units, Measure::kCodePoints);
+  const auto& arr = items.get_ref<const json::array_t&>();
+  std::vector<std::size_t> want;
+  std::size_t total = 0;
+  for (const auto& item : arr) {
+    want.push_back(js_json_measure(item, m, indent, depth));
+    total += want.back();
+  }
+  const std::size_t keep = *gen::inRange<std::size_t>(0, total + 2);
+  JsonMeasurer measurer(m, indent);
+  std::vector<std::size_t> sizes;
+  RC_ASSERT(measurer.measure_items(arr, depth, &sizes, keep) == total);
+  std::size_t sum = 0, k = 0;
+  while (k < want.size()) {
+    sum += want[k++];
+    if (sum > keep) break;
+  }
+  RC_ASSERT(sizes == std::vector<std::size_t>(want.begin(), want.begin() + static_cast<std::ptrdiff_t>(k)));
 }
 
 RC_GTEST_PROP(TruncationProps, CtxoContract, ()) {
