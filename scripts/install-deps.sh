@@ -11,11 +11,11 @@ cd "$(dirname "$0")/.."
 # --build-only: just what building the ctxo-conform binary needs (the GitHub Action uses it).
 packages=(
   cmake ninja-build g++ pkg-config
-  nlohmann-json3-dev libvalijson-dev libcli11-dev libpugixml-dev
+  nlohmann-json3-dev libvalijson-dev libcli11-dev libpugixml-dev librapidcheck-dev
 )
 if [ "${1:-}" != "--build-only" ]; then
   packages+=(
-    python3 librapidcheck-dev libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev
+    python3 libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev
     clang-14 libclang-rt-14-dev
     libxml2-utils chromium cmark-gfm
   )
