@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/registry.h"
+#include "core/text.h"
 #include "reports/matrix.h"
 
 namespace ctxo::reports {
@@ -45,18 +46,9 @@ std::string display_text(std::string_view s, bool multiline) {
       ++i;
       continue;
     }
-    // Decode one UTF-8 sequence; anything malformed shows its first byte and resyncs after it.
-    std::size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    unsigned cp = len == 2 ? (c & 0x1F) : len == 3 ? (c & 0x0F) : (c & 0x07);
-    bool ok = len != 0 && i + len <= n;
-    for (std::size_t k = 1; ok && k < len; ++k) {
-      if ((p[i + k] & 0xC0) != 0x80) ok = false;
-      else cp = (cp << 6) | (p[i + k] & 0x3F);
-    }
-    if (ok && ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-               cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)))
-      ok = false;
-    if (!ok) {
+    // Anything malformed shows its first byte and resyncs after it.
+    const auto [len, cp] = utf8_char_at(s, i);
+    if (len == 0) {
       hex(c);
       ++i;
       continue;
@@ -66,7 +58,7 @@ std::string display_text(std::string_view s, bool multiline) {
     if ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
         (cp >= 0x2066 && cp <= 0x2069)) {
       char buf[12];
-      std::snprintf(buf, sizeof buf, "\\u%04X", cp);
+      std::snprintf(buf, sizeof buf, "\\u%04X", static_cast<unsigned>(cp));
       out += buf;
     } else {
       out.append(s.substr(i, len));

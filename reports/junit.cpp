@@ -34,15 +34,13 @@ std::string xml_text(std::string_view s) {
       ++i;
       continue;
     }
-    std::size_t len = (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (len == 0 || i + len > n || !is_valid_utf8(s.substr(i, len))) {
+    const auto [len, cp] = utf8_char_at(s, i);
+    if (len == 0) {
       escape("\\x%02X", c);
       ++i;
       continue;
     }
-    unsigned cp = len == 2 ? c & 0x1Fu : len == 3 ? c & 0x0Fu : c & 0x07u;
-    for (std::size_t k = 1; k < len; ++k) cp = (cp << 6) | (p[i + k] & 0x3Fu);
-    if (cp <= 0x9F) escape("\\u%04X", cp);  // C1 controls: allowed by XML 1.0, but invisible
+    if (cp <= 0x9F) escape("\\u%04X", static_cast<unsigned>(cp));  // C1 controls: allowed by XML 1.0, but invisible
     else if (cp == 0xFFFE || cp == 0xFFFF) out += "\xEF\xBF\xBD";
     else out.append(s.substr(i, len));
     i += len;

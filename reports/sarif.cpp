@@ -30,29 +30,9 @@ std::string sarif_rule_name(std::string_view id) {
 
 namespace {
 
-// Valid UTF-8: each byte that does not start a well-formed sequence becomes U+FFFD.
-std::string utf8(std::string_view s) {
-  if (is_valid_utf8(s)) return std::string(s);
-  std::string out;
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  std::size_t i = 0;
-  while (i < s.size()) {
-    unsigned char c = p[i];
-    std::size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (len == 0 || i + len > s.size() || !is_valid_utf8(s.substr(i, len))) {
-      out += "\xEF\xBF\xBD";
-      ++i;
-      continue;
-    }
-    out.append(s.substr(i, len));
-    i += len;
-  }
-  return out;
-}
-
 // A copy of `j` whose strings and keys are valid UTF-8 (a request may carry the server's bytes).
 json utf8_json(const json& j) {
-  if (j.is_string()) return utf8(j.get_ref<const std::string&>());
+  if (j.is_string()) return sanitize_utf8(j.get_ref<const std::string&>());
   if (j.is_array()) {
     json out = json::array();
     for (const auto& v : j) out.push_back(utf8_json(v));
@@ -60,7 +40,7 @@ json utf8_json(const json& j) {
   }
   if (j.is_object()) {
     json out = json::object();
-    for (auto it = j.begin(); it != j.end(); ++it) out[utf8(it.key())] = utf8_json(it.value());
+    for (auto it = j.begin(); it != j.end(); ++it) out[sanitize_utf8(it.key())] = utf8_json(it.value());
     return out;
   }
   return j;
@@ -157,20 +137,20 @@ json to_sarif(const engine::RunReport& r, const std::string& version) {
     const std::string& id = rf.finding.invariant;
     if (rule_index.count(id)) continue;
     rule_index[id] = rules.size();
-    rules.push_back({{"id", utf8(id)},
+    rules.push_back({{"id", sanitize_utf8(id)},
                      {"name", sarif_rule_name(id)},
-                     {"shortDescription", {{"text", utf8(id)}}},
+                     {"shortDescription", {{"text", sanitize_utf8(id)}}},
                      {"defaultConfiguration", {{"level", level(rf.finding.severity)}}}});
   }
 
-  const std::string server = utf8(r.server_name.empty() ? std::string("server") : r.server_name);
+  const std::string server = sanitize_utf8(r.server_name.empty() ? std::string("server") : r.server_name);
   json results = json::array();
   for (const auto& rf : r.findings) {
     const Finding& f = rf.finding;
     std::size_t idx = rule_index.at(f.invariant);
     json logical = f.tool.empty()
                        ? json{{"name", server}, {"fullyQualifiedName", server}, {"kind", "module"}}
-                       : json{{"name", utf8(f.tool)}, {"fullyQualifiedName", server + "/" + utf8(f.tool)},
+                       : json{{"name", sanitize_utf8(f.tool)}, {"fullyQualifiedName", server + "/" + sanitize_utf8(f.tool)},
                               {"kind", "function"}};
     json location = {{"logicalLocations", json::array({logical})}};
     if (!f.file.empty()) {
@@ -181,9 +161,9 @@ json to_sarif(const engine::RunReport& r, const std::string& version) {
       if (!region.empty()) physical["region"] = region;
       location["physicalLocation"] = physical;
     }
-    std::string message = utf8(f.diagnosis);
+    std::string message = sanitize_utf8(f.diagnosis);
     if (message.empty()) message = rules[idx]["shortDescription"]["text"].get<std::string>();
-    json result = {{"ruleId", utf8(f.invariant)},
+    json result = {{"ruleId", sanitize_utf8(f.invariant)},
                    {"ruleIndex", idx},
                    {"level", level(f.severity)},
                    {"message", {{"text", message}}},
@@ -191,10 +171,10 @@ json to_sarif(const engine::RunReport& r, const std::string& version) {
                    {"partialFingerprints", {{"ctxoFinding/v1", fingerprint(f)}}},
                    {"occurrenceCount", std::max<std::size_t>(rf.count, 1)},
                    {"properties",
-                    {{"tool", utf8(f.tool)},
+                    {{"tool", sanitize_utf8(f.tool)},
                      {"request", utf8_json(f.request)},
-                     {"response_excerpt", utf8(f.response_excerpt)},
-                     {"replay", utf8(f.replay)},
+                     {"response_excerpt", sanitize_utf8(f.response_excerpt)},
+                     {"replay", sanitize_utf8(f.replay)},
                      {"count", rf.count}}}};
     if (rf.baselined)
       result["suppressions"] = json::array({{{"kind", "external"}, {"justification", "accepted by --baseline"}}});
@@ -204,25 +184,25 @@ json to_sarif(const engine::RunReport& r, const std::string& version) {
   json notifications = json::array();
   if (r.error)
     notifications.push_back({{"level", "error"},
-                             {"message", {{"text", utf8(r.error->message)}}},
-                             {"descriptor", {{"id", utf8(r.error->code)}}}});
-  for (const auto& n : r.notes) notifications.push_back({{"level", "note"}, {"message", {{"text", utf8(n)}}}});
+                             {"message", {{"text", sanitize_utf8(r.error->message)}}},
+                             {"descriptor", {{"id", sanitize_utf8(r.error->code)}}}});
+  for (const auto& n : r.notes) notifications.push_back({{"level", "note"}, {"message", {{"text", sanitize_utf8(n)}}}});
   for (const auto& b : r.baseline_stale)
     notifications.push_back(
         {{"level", "warning"},
-         {"message", {{"text", utf8("baseline entry " + b.invariant + (b.tool.empty() ? "" : " " + b.tool) +
+         {"message", {{"text", sanitize_utf8("baseline entry " + b.invariant + (b.tool.empty() ? "" : " " + b.tool) +
                                     " no longer fails; remove it")}}}});
   json invocation = {{"executionSuccessful", !r.error.has_value()},
                      {"exitCode", r.exit_code},
                      {"exitCodeDescription", exit_meaning(r.exit_code)}};
-  if (!r.started_at.empty()) invocation["startTimeUtc"] = utf8(r.started_at);
+  if (!r.started_at.empty()) invocation["startTimeUtc"] = sanitize_utf8(r.started_at);
   if (!notifications.empty()) invocation["toolExecutionNotifications"] = notifications;
 
   json run = {
       {"tool",
        {{"driver",
          {{"name", "ctxo-conform"},
-          {"version", utf8(version)},
+          {"version", sanitize_utf8(version)},
           {"informationUri", kInformationUri},
           {"rules", rules}}}}},
       {"invocations", json::array({invocation})},
@@ -230,14 +210,14 @@ json to_sarif(const engine::RunReport& r, const std::string& version) {
       {"results", results},
       {"properties",
        {{"seed", r.seed},
-        {"profile", utf8(r.profile)},
-        {"verdict", utf8(r.verdict)},
+        {"profile", sanitize_utf8(r.profile)},
+        {"verdict", sanitize_utf8(r.verdict)},
         {"server",
-         {{"name", utf8(r.server_name)},
-          {"version", utf8(r.server_version)},
-          {"protocol", utf8(r.protocol_version)},
-          {"era", utf8(r.era)},
-          {"command", utf8(shell_join(r.command))}}},
+         {{"name", sanitize_utf8(r.server_name)},
+          {"version", sanitize_utf8(r.server_version)},
+          {"protocol", sanitize_utf8(r.protocol_version)},
+          {"era", sanitize_utf8(r.era)},
+          {"command", sanitize_utf8(shell_join(r.command))}}},
         {"stats",
          {{"calls", r.calls},
           {"findings", r.findings.size()},

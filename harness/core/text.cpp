@@ -6,38 +6,59 @@
 
 namespace ctxo {
 
-bool is_valid_utf8(std::string_view s) {
+Utf8Char utf8_char_at(std::string_view s, std::size_t i) {
   const auto* p = reinterpret_cast<const unsigned char*>(s.data());
-  std::size_t n = s.size(), i = 0;
-  while (i < n) {
-    unsigned char c = p[i];
-    if (c < 0x80) { ++i; continue; }
-    std::size_t len;
-    unsigned cp;
-    if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
-    else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
-    else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
-    else return false;
-    if (i + len > n) return false;
-    for (std::size_t k = 1; k < len; ++k) {
-      if ((p[i + k] & 0xC0) != 0x80) return false;
-      cp = (cp << 6) | (p[i + k] & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)) return false;
-    if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+  const unsigned char c = p[i];
+  if (c < 0x80) return {1, c};
+  std::size_t len;
+  char32_t cp;
+  if ((c & 0xE0) == 0xC0) { len = 2; cp = c & 0x1F; }
+  else if ((c & 0xF0) == 0xE0) { len = 3; cp = c & 0x0F; }
+  else if ((c & 0xF8) == 0xF0) { len = 4; cp = c & 0x07; }
+  else return {};
+  if (i + len > s.size()) return {};
+  for (std::size_t k = 1; k < len; ++k) {
+    if ((p[i + k] & 0xC0) != 0x80) return {};
+    cp = (cp << 6) | (p[i + k] & 0x3F);
+  }
+  if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000)) return {};
+  if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return {};
+  return {len, cp};
+}
+
+bool is_valid_utf8(std::string_view s) {
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8_char_at(s, i).length;
+    if (len == 0) return false;
     i += len;
   }
   return true;
 }
 
+std::string sanitize_utf8(std::string_view s) {
+  if (is_valid_utf8(s)) return std::string(s);
+  std::string out;
+  out.reserve(s.size() + 8);
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8_char_at(s, i).length;
+    if (len == 0) {
+      out += "\xEF\xBF\xBD";
+      ++i;
+    } else {
+      out.append(s.substr(i, len));
+      i += len;
+    }
+  }
+  return out;
+}
+
 std::string excerpt(std::string_view s, std::size_t max_bytes) {
   std::string out;
   std::size_t i = 0;
-  const auto* p = reinterpret_cast<const unsigned char*>(s.data());
   while (i < s.size() && out.size() < max_bytes) {
-    unsigned char c = p[i];
-    std::size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (len == 0 || i + len > s.size() || !is_valid_utf8(s.substr(i, len)) || (len == 1 && c < 0x20 && c != '\t')) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t len = utf8_char_at(s, i).length;
+    if (len == 0 || (len == 1 && c < 0x20 && c != '\t')) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02X", c);
       out += buf;

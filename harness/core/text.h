@@ -8,8 +8,22 @@
 
 namespace ctxo {
 
+/// One step through UTF-8 text: the well-formed sequence starting at byte `i` of `s` (no
+/// overlongs, no surrogates, <= U+10FFFF). `length` is 1-4, or 0 when the byte at `i` starts no
+/// well-formed sequence (callers then handle that single byte and go on after it).
+struct Utf8Char {
+  std::size_t length = 0;
+  char32_t code_point = 0;
+};
+/// Precondition: i < s.size().
+Utf8Char utf8_char_at(std::string_view s, std::size_t i);
+
 /// True when `s` is well-formed UTF-8 (no overlongs, no surrogates, <= U+10FFFF).
 bool is_valid_utf8(std::string_view s);
+
+/// `s` with each byte that starts no well-formed sequence replaced by U+FFFD (as Node's
+/// Buffer.toString('utf8') does for a lone bad byte); valid input comes back unchanged.
+std::string sanitize_utf8(std::string_view s);
 
 /// At most `max_bytes` of `s`, cut on a UTF-8 boundary, with "…(N more bytes)" appended when cut.
 /// Invalid bytes and control characters are shown as \xNN so the excerpt is printable.

@@ -12,32 +12,12 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// Replaces each invalid UTF-8 byte with U+FFFD, as Node's Buffer.toString('utf8') does, so a
-// line with one bad byte can still be matched to its request (and reported once, as framing).
-std::string sanitize_utf8(std::string_view s) {
-  std::string out;
-  out.reserve(s.size());
-  std::size_t i = 0;
-  while (i < s.size()) {
-    auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (len > 0 && i + len <= s.size() && is_valid_utf8(s.substr(i, len))) {
-      out.append(s.substr(i, len));
-      i += len;
-    } else {
-      out += "\xEF\xBF\xBD";
-      ++i;
-    }
-  }
-  return out;
-}
-
+// The offset of the first byte that starts no well-formed UTF-8 sequence (s.size() if none).
 std::size_t first_invalid_utf8(std::string_view s) {
-  for (std::size_t i = 0; i < s.size(); ++i) {
-    auto c = static_cast<unsigned char>(s[i]);
-    std::size_t len = c < 0x80 ? 1 : (c & 0xE0) == 0xC0 ? 2 : (c & 0xF0) == 0xE0 ? 3 : (c & 0xF8) == 0xF0 ? 4 : 0;
-    if (len == 0 || i + len > s.size() || !is_valid_utf8(s.substr(i, len))) return i;
-    i += len - 1;
+  for (std::size_t i = 0; i < s.size();) {
+    const std::size_t len = utf8_char_at(s, i).length;
+    if (len == 0) return i;
+    i += len;
   }
   return s.size();
 }
