@@ -101,10 +101,9 @@ Result<engine::RunReport> from_json(const json& doc) {
   static const Result<profile::SchemaValidator> schema = []() -> Result<profile::SchemaValidator> {
     auto dir = profile::schemas_dir();
     if (!dir.ok()) return dir.error();
-    std::ifstream f(*dir + "/report.schema.json", std::ios::binary);
-    json schema_doc = json::parse(f, nullptr, false);
-    if (schema_doc.is_discarded()) return make_error("config", *dir + "/report.schema.json is not JSON");
-    return profile::SchemaValidator::compile(schema_doc);
+    auto schema_doc = profile::read_json_file(*dir + "/report.schema.json");
+    if (!schema_doc) return schema_doc.error();
+    return profile::SchemaValidator::compile(*schema_doc);
   }();
   if (!schema.ok()) return make_error("config", "cannot load the report schema: " + schema.error().message);
   if (auto problems = schema->validate(doc); !problems.empty())

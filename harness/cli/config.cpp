@@ -2,8 +2,8 @@
 #include "cli/config.h"
 
 #include <filesystem>
-#include <fstream>
-#include <sstream>
+
+#include "profile/profile.h"
 
 namespace ctxo::cli {
 
@@ -26,12 +26,9 @@ Result<std::string> scalar_text(const json& v, const std::string& where) {
 }  // namespace
 
 Result<ServerConfig> load_server_config(const std::string& path, const std::string& name) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("usage", "cannot read --config file '" + path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  json doc = json::parse(ss.str(), nullptr, false, /*ignore_comments=*/true);
-  if (doc.is_discarded()) return make_error("usage", "--config file '" + path + "' is not JSON");
+  auto read = profile::read_json_file(path, /*allow_comments=*/true);
+  if (!read) return make_error("usage", "--config: " + read.error().message);
+  const json& doc = *read;
   if (!doc.is_object() || !doc.contains("mcpServers") || !doc["mcpServers"].is_object())
     return make_error("usage", "--config file '" + path + "' has no \"mcpServers\" object");
   const json& servers = doc["mcpServers"];

@@ -210,11 +210,9 @@ int run_merge(int argc, char** argv) {
   if (!accepted.ok()) return usage_error(accepted.error().message);
   std::vector<ctxo::engine::RunReport> shards;
   for (const auto& path : inputs) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) return usage_error("cannot read report '" + path + "'");
-    auto doc = nlohmann::json::parse(in, nullptr, false);
-    if (doc.is_discarded()) return usage_error("'" + path + "' is not JSON");
-    auto r = ctxo::reports::from_json(doc);
+    auto doc = ctxo::profile::read_json_file(path);
+    if (!doc) return usage_error(doc.error().message);
+    auto r = ctxo::reports::from_json(*doc);
     if (!r.ok()) return usage_error("'" + path + "': " + r.error().message);
     shards.push_back(std::move(r.value()));
   }

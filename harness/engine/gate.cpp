@@ -2,12 +2,11 @@
 #include "engine/gate.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 
 #include "checks/registry.h"
+#include "profile/profile.h"
 
 namespace ctxo::engine {
 
@@ -22,12 +21,9 @@ std::string key(const Finding& f) { return f.invariant + '\n' + f.tool + '\n' + 
 }  // namespace
 
 Result<std::vector<BaselineEntry>> load_baseline(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return make_error("usage", "cannot read --baseline file '" + path + "'");
-  std::stringstream ss;
-  ss << in.rdbuf();
-  json doc = json::parse(ss.str(), nullptr, false);
-  if (doc.is_discarded()) return make_error("usage", "--baseline file '" + path + "' is not JSON");
+  auto read = profile::read_json_file(path);
+  if (!read) return make_error("usage", "--baseline: " + read.error().message);
+  const json& doc = *read;
   const json* list = nullptr;
   if (doc.is_object() && doc.contains("accepted") && doc["accepted"].is_array()) list = &doc["accepted"];
   else if (doc.is_object() && doc.value("tool", "") == "ctxo-conform" && doc.contains("findings") && doc["findings"].is_array())

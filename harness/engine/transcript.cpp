@@ -10,6 +10,7 @@
 #include "checks/envelope.h"
 #include "checks/protocol.h"
 #include "core/text.h"
+#include "profile/profile.h"
 #include "profile/schema_validator.h"
 
 namespace ctxo::engine {
@@ -113,11 +114,9 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   // Tools: from --tools-list, and from any tools/list exchange in the transcript.
   std::vector<json> tools;
   if (o.tools_list) {
-    std::ifstream f(*o.tools_list, std::ios::binary);
-    if (!f) return make_error("io", "cannot read --tools-list '" + *o.tools_list + "'");
-    std::stringstream ss;
-    ss << f.rdbuf();
-    json j = json::parse(ss.str(), nullptr, false);
+    auto read = profile::read_json_file(*o.tools_list);
+    if (!read && read.error().code == "io") return make_error("io", "--tools-list: " + read.error().message);
+    json j = read ? std::move(*read) : json();
     if (j.is_object() && j.contains("result")) j = j["result"];
     if (!j.is_object() || !j.contains("tools") || !j["tools"].is_array())
       return make_error("parse", "--tools-list '" + *o.tools_list + "' is not a tools/list result ({\"tools\": [...]})");

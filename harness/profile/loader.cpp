@@ -402,6 +402,14 @@ Result<std::vector<Profile>> load_builtins() {
   return out;
 }
 
+Result<json> read_json_file(const std::string& path, bool allow_comments) {
+  auto text = read_file(path);
+  if (!text) return text.error();
+  auto doc = parse_json_text(*text, allow_comments);
+  if (!doc) return make_error("parse", "'" + path + "' is not JSON: " + doc.error().message);
+  return doc;
+}
+
 Result<Profile> load_file(const std::string& path) {
   auto text = read_file(path);
   if (!text) return text.error();

@@ -179,6 +179,11 @@ struct Profile {
   const Form* form(FormKind kind) const;
 };
 
+/// Reads and parses a JSON file of at most 16 MiB (`allow_comments`: accept // and /* */, as
+/// .mcp.json files may have). Errors: "io" (missing, not a regular file, too large, unreadable;
+/// the message names the path), "parse" (the message gives the line and column).
+[[nodiscard]] Result<nlohmann::json> read_json_file(const std::string& path, bool allow_comments = false);
+
 /// Finds the schemas directory: env CTXO_SCHEMAS_DIR if set (an error if it is not a schemas
 /// directory), else the path compiled in from CMake, else `<exe dir>/../share/ctxo-conform/schemas`.
 /// A schemas directory is one that contains `profiles/`. Error code "config" when none is found.

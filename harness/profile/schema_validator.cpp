@@ -384,10 +384,10 @@ bool SchemaValidator::is_valid(const json& instance) const {
 
 const json& SchemaValidator::schema() const { return impl_->document; }
 
-Result<json> parse_json_text(std::string_view text) {
+Result<json> parse_json_text(std::string_view text, bool allow_comments) {
   json doc;
   try {
-    doc = json::parse(text.begin(), text.end());
+    doc = json::parse(text.begin(), text.end(), nullptr, true, allow_comments);
   } catch (const json::exception& e) {
     std::string what = e.what();
     // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> drop the tag.

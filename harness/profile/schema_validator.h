@@ -67,9 +67,10 @@ class SchemaValidator {
   std::shared_ptr<const Impl> impl_;
 };
 
-/// Parses JSON text without throwing. Errors (code "parse"): syntax errors (the message gives the
-/// line and column), or nesting deeper than kMaxJsonDepth.
-[[nodiscard]] Result<nlohmann::json> parse_json_text(std::string_view text);
+/// Parses JSON text without throwing (`allow_comments`: accept // and /* */ comments). Errors
+/// (code "parse"): syntax errors (the message gives the line and column), or nesting deeper than
+/// kMaxJsonDepth.
+[[nodiscard]] Result<nlohmann::json> parse_json_text(std::string_view text, bool allow_comments = false);
 
 /// Depth of the deepest nested array/object in `doc` (a scalar is 0), computed without recursion.
 int json_depth(const nlohmann::json& doc);
