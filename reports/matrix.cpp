@@ -59,8 +59,7 @@ Matrix build_matrix(const engine::RunReport& r) {
   std::set<std::string> used;
   for (const auto& [_, ids] : rows) used.insert(ids.begin(), ids.end());
   Matrix m;
-  for (const auto& inv : checks::registry())
-    if (used.count(inv.id)) m.columns.push_back(inv.id);
+  m.columns = checks::in_registry_order(used, {});
   for (const auto& id : used)  // ids the registry does not know (a newer report): keep them, last
     if (!checks::find_invariant(id)) m.columns.push_back(id);
   std::map<std::string, std::size_t> col_of;

@@ -109,6 +109,13 @@ const std::vector<InvariantInfo>& registry() {
   return kAll;
 }
 
+std::vector<std::string> in_registry_order(const std::set<std::string>& ids, const Selection& selection) {
+  std::vector<std::string> out;
+  for (const auto& inv : registry())
+    if (ids.count(inv.id) && selection.enabled(inv.id)) out.push_back(inv.id);
+  return out;
+}
+
 const InvariantInfo* find_invariant(std::string_view id) {
   for (const auto& inv : registry())
     if (inv.id == id) return &inv;

@@ -4,6 +4,7 @@
 // read it.
 #pragma once
 
+#include <set>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -38,5 +39,8 @@ class Selection {
  private:
   std::vector<std::string> only_, skip_;
 };
+
+/// The ids of `ids` that the registry knows and `selection` enables, in registry (SPEC) order.
+std::vector<std::string> in_registry_order(const std::set<std::string>& ids, const Selection& selection);
 
 }  // namespace ctxo::checks

@@ -13,6 +13,7 @@
 #include "mcp/client.h"
 #include "profile/profile.h"
 #include "profile/schema_validator.h"
+#include "engine/gate.h"
 #include "engine/transcript.h"
 #include "transport/transport.h"
 
@@ -82,14 +83,9 @@ class Runner {
     }
     body();
     finish_session(true);
-    publish_applied();
+    publish_applied(rep_, applied_, o_.selection);
     rep_.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
-    if (rep_.error) {
-      rep_.verdict = "error";
-    } else {
-      rep_.verdict = rep_.error_count() > 0 ? "fail" : "pass";
-      rep_.exit_code = rep_.error_count() > 0 ? 1 : 0;
-    }
+    settle_verdict(rep_);
     return std::move(rep_);
   }
 
@@ -438,19 +434,6 @@ class Runner {
     applied_[tool].insert(ids.begin(), ids.end());
   }
 
-  // Copies what was applied into the report, in registry order, keeping only selected ids.
-  void publish_applied() {
-    auto ordered = [&](const std::set<std::string>& ids) {
-      std::vector<std::string> out;
-      for (const auto& inv : checks::registry())
-        if (inv.implemented && o_.selection.enabled(inv.id) && ids.count(inv.id)) out.push_back(inv.id);
-      return out;
-    };
-    for (auto& t : rep_.tools)
-      if (auto it = applied_.find(t.name); it != applied_.end()) t.invariants = ordered(it->second);
-    if (auto it = applied_.find(""); it != applied_.end()) rep_.server_invariants = ordered(it->second);
-  }
-
   // One tools/call with the transport-level outcomes handled: T-HANG and T-CRASH are reported and
   // the server restarted; `alive` turns false when it cannot be restarted.
   void record(const Reply& reply) {
@@ -747,7 +730,7 @@ class Runner {
   std::vector<profile::Profile> profiles_;   ///< Candidates for --profile auto.
   std::optional<profile::Profile> forced_;   ///< --profile NAME|FILE.
   std::vector<json> all_tools_;              ///< tools/list, as listed (E-HINT-REF).
-  std::map<std::string, std::set<std::string>> applied_;  ///< Tool -> invariant ids applied ("" = server).
+  AppliedInvariants applied_;                ///< Tool -> invariant ids applied ("" = server).
   struct SweepCall {
     const json* tool;
     json args;
@@ -791,8 +774,17 @@ Result<ProfileSet> load_profile_set(const std::string& value) {
   return set;
 }
 
+std::string finding_key(const Finding& f) { return f.invariant + "\x1f" + f.tool + "\x1f" + f.diagnosis; }
+
+void publish_applied(RunReport& report, const AppliedInvariants& applied, const checks::Selection& selection) {
+  for (auto& t : report.tools)
+    if (auto it = applied.find(t.name); it != applied.end()) t.invariants = checks::in_registry_order(it->second, selection);
+  if (auto it = applied.find(""); it != applied.end())
+    report.server_invariants = checks::in_registry_order(it->second, selection);
+}
+
 bool merge_finding(RunReport& report, std::map<std::string, std::size_t>& index, Finding f) {
-  const std::string key = f.invariant + "\x1f" + f.tool + "\x1f" + f.diagnosis;
+  const std::string key = finding_key(f);
   if (auto it = index.find(key); it != index.end()) {
     report.findings[it->second].count++;
     return false;

@@ -8,6 +8,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -126,6 +127,17 @@ struct ProfileSet {
 
 /// Loads the profiles for `--profile VALUE`. Errors ("usage"): an unknown name or a bad file.
 Result<ProfileSet> load_profile_set(const std::string& value);
+
+/// What makes two findings the same one: invariant, tool and diagnosis.
+std::string finding_key(const Finding& f);
+
+/// Invariant ids applied per tool ("" = the server itself), as a run or a transcript check
+/// collects them.
+using AppliedInvariants = std::map<std::string, std::set<std::string>>;
+
+/// Copies `applied` into ToolSummary::invariants and RunReport::server_invariants, in registry
+/// order, keeping only ids `selection` enables.
+void publish_applied(RunReport& report, const AppliedInvariants& applied, const checks::Selection& selection);
 
 /// Adds `f` to `report`, merging it into an identical earlier finding (same invariant, tool and
 /// diagnosis: its count grows). Returns true when it was new.

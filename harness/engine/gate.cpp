@@ -16,8 +16,6 @@ bool matches(const BaselineEntry& e, const Finding& f) {
   return e.invariant == f.invariant && (e.tool == f.tool || (!e.tool.empty() && glob_match(e.tool, f.tool)));
 }
 
-std::string key(const Finding& f) { return f.invariant + '\n' + f.tool + '\n' + f.diagnosis; }
-
 }  // namespace
 
 Result<std::vector<BaselineEntry>> load_baseline(const std::string& path) {
@@ -138,7 +136,7 @@ Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
     }
     // Server-level findings are seen by every shard: the same finding once, not once per shard.
     for (const auto& rf : s.findings) {
-      auto k = key(rf.finding);
+      auto k = finding_key(rf.finding);
       auto it = finding_at.find(k);
       if (it == finding_at.end()) {
         finding_at[k] = m.findings.size();
@@ -151,10 +149,8 @@ Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
     }
     for (const auto& b : s.baseline_stale) stale.insert({b.invariant, b.tool});
   }
-  for (const auto& inv : checks::registry()) {
-    if (checked.count(inv.id)) m.invariants_checked.push_back(inv.id);
-    if (server_ids.count(inv.id)) m.server_invariants.push_back(inv.id);
-  }
+  m.invariants_checked = checks::in_registry_order(checked, {});
+  m.server_invariants = checks::in_registry_order(server_ids, {});
   std::sort(m.tools.begin(), m.tools.end(), [](const ToolSummary& a, const ToolSummary& b) { return a.name < b.name; });
   // Findings in a stable order: by tool, then invariant, then diagnosis (shard order is arbitrary).
   std::stable_sort(m.findings.begin(), m.findings.end(), [](const ReportedFinding& a, const ReportedFinding& b) {

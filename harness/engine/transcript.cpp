@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine/transcript.h"
 
+#include "engine/gate.h"
+
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -109,7 +111,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     if (inv.implemented && inv.family != "transport" && o.selection.enabled(inv.id))
       rep.invariants_checked.push_back(inv.id);
   rep.invariants_checked.push_back("T-ID");
-  std::map<std::string, std::set<std::string>> applied;  // tool -> ids applied ("" = server)
+  AppliedInvariants applied;  // tool -> ids applied ("" = server)
 
   // Tools: from --tools-list, and from any tools/list exchange in the transcript.
   std::vector<json> tools;
@@ -278,18 +280,9 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   if (rep.unprofiled_results > 0 && !forced && !profiles->candidates.empty())
     rep.notes.push_back(std::to_string(rep.unprofiled_results) +
                         " tool result(s) matched no envelope profile; only protocol checks applied to them");
-  auto ordered = [&](const std::set<std::string>& ids) {
-    std::vector<std::string> out;
-    for (const auto& inv : checks::registry())
-      if (o.selection.enabled(inv.id) && ids.count(inv.id)) out.push_back(inv.id);
-    return out;
-  };
-  for (auto& ts : rep.tools)
-    if (auto it = applied.find(ts.name); it != applied.end()) ts.invariants = ordered(it->second);
-  if (auto it = applied.find(""); it != applied.end()) rep.server_invariants = ordered(it->second);
+  publish_applied(rep, applied, o.selection);
   rep.root = o.root;
-  rep.verdict = rep.error_count() > 0 ? "fail" : "pass";
-  rep.exit_code = rep.error_count() > 0 ? 1 : 0;
+  settle_verdict(rep);
   return rep;
 }
 
