@@ -40,6 +40,15 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                         {"replay", f.replay},
                         {"count", rf.count},
                         {"baselined", rf.baselined}});
+    json& jf = findings.back();
+    if (!f.phase.empty()) jf["phase"] = f.phase;
+    if (!f.case_label.empty()) jf["case_label"] = f.case_label;
+    if (!f.original_request.is_null()) {
+      jf["original_request"] = f.original_request;
+      jf["shrink_steps"] = f.shrink_steps;
+    }
+    if (!f.env.empty()) jf["env"] = f.env;
+    if (!rf.case_file.empty()) jf["case_file"] = rf.case_file;
     if (!f.file.empty()) {
       json loc = {{"file", f.file}};
       if (f.line > 0) loc["line"] = f.line;
@@ -68,6 +77,8 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                 {"warnings", r.warning_count()},
                 {"baselined", r.baselined_count()},
                 {"restarts", r.restarts},
+                {"shrink_calls", r.shrink_calls},
+                {"harvested", r.harvested},
                 {"sweep_runs", r.sweep_runs},
                 {"notifications", r.notifications},
                 {"server_requests", r.server_requests}}},
@@ -133,6 +144,8 @@ Result<engine::RunReport> from_json(const json& doc) {
     read(st, "sweep_runs", r.sweep_runs);
     read(st, "notifications", r.notifications);
     read(st, "server_requests", r.server_requests);
+    read(st, "shrink_calls", r.shrink_calls);
+    read(st, "harvested", r.harvested);
     read(doc, "invariants_checked", r.invariants_checked);
     read(doc, "server_invariants", r.server_invariants);
     read(doc, "profiles_detected", r.profiles_detected);
@@ -169,6 +182,12 @@ Result<engine::RunReport> from_json(const json& doc) {
       read(jf, "replay", f.replay);
       read(jf, "count", rf.count);
       read(jf, "baselined", rf.baselined);
+      read(jf, "phase", f.phase);
+      read(jf, "case_label", f.case_label);
+      f.original_request = jf.value("original_request", json());
+      read(jf, "shrink_steps", f.shrink_steps);
+      read(jf, "env", f.env);
+      read(jf, "case_file", rf.case_file);
       if (jf.contains("location")) {
         read(jf["location"], "file", f.file);
         read(jf["location"], "line", f.line);
@@ -225,9 +244,13 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
       if (rf.count > 1) out << c.dim << "  (" << rf.count << " times)" << c.reset;
       out << "\n  " << f.diagnosis << "\n";
       if (!f.request.is_null()) out << c.dim << "  request:  " << c.reset << excerpt(f.request.dump(), 300) << "\n";
+      if (!f.original_request.is_null())
+        out << c.dim << "  shrunk from (" << f.shrink_steps << " step" << (f.shrink_steps == 1 ? "" : "s") << "): " << c.reset
+            << excerpt(f.original_request.dump(), 300) << "\n";
       if (!f.response_excerpt.empty())
         out << c.dim << "  response: " << c.reset << excerpt(f.response_excerpt, 300) << "\n";
       if (style.verbosity >= 2 && !f.replay.empty()) out << c.dim << "  replay:   " << c.reset << f.replay << "\n";
+      if (!rf.case_file.empty()) out << c.dim << "  case:     " << c.reset << "ctxo-conform replay " << rf.case_file << "\n";
     }
     if (!r.findings.empty()) out << "\n";
   }

@@ -263,6 +263,37 @@ CallContext ToolValidators::context(const json* tool, const json& arguments, con
   return ctx;
 }
 
+std::vector<Finding> check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const std::string& broken,
+                                      bool envelope_error) {
+  std::vector<Finding> out;
+  if (reply.kind != mcp::Reply::Kind::kResult || !reply.result.is_object()) return out;
+  const json& r = reply.result;
+  const bool is_error = r.contains("isError") && r["isError"] == true;
+  std::string text;
+  if (r.contains("content") && r["content"].is_array())
+    for (const auto& part : r["content"])
+      if (part.is_object() && part.contains("text") && part["text"].is_string()) text += part["text"].get<std::string>() + "\n";
+  if (ctx.schema_valid && is_error) {
+    std::string lower;
+    for (char c : text.substr(0, 4096)) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    for (const char* marker : {"-32602", "invalid arguments", "invalid params", "input validation", "validation error"}) {
+      if (lower.find(marker) == std::string::npos) continue;
+      out.push_back(make("P-ACCEPT", reply.request, raw_of(reply),
+                         std::string("arguments valid for the tool's inputSchema were rejected as invalid input (\"") +
+                             excerpt(text, 160) + "\"): the runtime validation is stricter than the schema the agent sees",
+                         Severity::kWarning));
+      break;
+    }
+  }
+  if (!ctx.schema_valid && !broken.empty() && broken.rfind("unknown property", 0) != 0 && !is_error && !envelope_error)
+    out.push_back(make("P-REJECT", reply.request, raw_of(reply),
+                       "a call that breaks the tool's inputSchema (" + broken +
+                           ") got an ordinary success: the tool does not validate its input, so an agent's mistake "
+                           "goes unnoticed",
+                       Severity::kWarning));
+  return out;
+}
+
 std::vector<Finding> check_call(const CallContext& ctx, const mcp::Reply& reply) {
   std::vector<Finding> out;
   const std::string raw = raw_of(reply);

@@ -62,6 +62,15 @@ class ToolValidators {
 /// P-RESULT and P-NO-THROW for one answered tools/call (reply kind result or error).
 std::vector<Finding> check_call(const CallContext& ctx, const mcp::Reply& reply);
 
+/// P-ACCEPT and P-REJECT (warnings) for one answered tools/call. P-ACCEPT: a schema-valid call
+/// answered with an isError result whose text reads as an input-validation failure (-32602,
+/// "invalid arguments", "validation error", ...). P-REJECT: a call generated invalid (`broken` says
+/// what was broken; "" = the call was not generated invalid) answered with an ordinary success.
+/// An unknown property is not held to P-REJECT: SDKs strip unknown keys by design (zod, pydantic).
+/// `envelope_error`: the answer is the profile's error envelope (a rejection, not a success).
+std::vector<Finding> check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const std::string& broken,
+                                      bool envelope_error);
+
 /// Tool-name rule of SEP-986: 1..128 chars of [A-Za-z0-9_.-].
 bool valid_tool_name(const std::string& name);
 

@@ -18,6 +18,7 @@
 #include "checks/registry.h"
 #include "cli/config.h"
 #include "cli/outputs.h"
+#include "engine/cases.h"
 #include "core/text.h"
 #include "engine/engine.h"
 #include "engine/gate.h"
@@ -53,8 +54,11 @@ struct Cli {
   std::vector<std::string> env;
   std::string cwd, protocol, root;
   std::optional<std::uint64_t> seed;
-  std::size_t calls = 4;
+  std::optional<std::size_t> calls;
   std::optional<double> time_budget;
+  bool no_shrink = false;
+  std::string cases = ".ctxo-conform/cases";
+  bool no_cases = false;
   long timeout_ms = 10000;
   long grace_ms = 2000;
   std::vector<std::string> limits;
@@ -222,6 +226,69 @@ int run_merge(int argc, char** argv) {
   return finish(*merged, outputs, color, verbosity);
 }
 
+// `ctxo-conform replay CASE.json`: one finding's call against the server again.
+int run_replay(int argc, char** argv) {
+  CLI::App app{"ctxo-conform replay: re-run the call of one case file against the server and say whether\n"
+               "it still fails.\n\n"
+               "  ctxo-conform replay [OPTIONS] CASE.json [-- CMD [ARGS...]]\n\n"
+               "A run writes a case file per finding (--cases DIR). The replay starts the server as the run\n"
+               "did (command, environment, working directory, protocol version), makes the recorded call\n"
+               "(the shrunk one), and checks the case's invariant; limit-sweep invariants sweep again.\n"
+               "Exit codes: 0 it no longer fails, 1 it still fails, 2 bad case file or option,\n"
+               "            3 the server could not be started or initialised.",
+               "ctxo-conform replay"};
+  std::string case_path, color = "auto";
+  std::vector<std::string> command;
+  std::optional<long> timeout_ms;
+  int verbosity = 1;
+  ctxo::cli::Outputs outputs;
+  app.add_option("CASE", case_path, "A case file written by a run (--cases DIR)")->required();
+  app.add_option("COMMAND", command, "After --: start this server instead of the recorded command")->take_all();
+  app.add_option("--timeout", timeout_ms, "Per-request timeout in milliseconds (default: the run's)")->type_name("MS");
+  outputs.add_options(app);
+  app.add_option("--color", color, "Colour: auto|always|never")->type_name("WHEN")->capture_default_str();
+  app.add_flag("-q,--quiet", [&](std::int64_t) { verbosity = 0; }, "Print only the verdict line");
+  app.add_flag("-v,--verbose", [&](std::int64_t) { verbosity = 2; }, "Print the replay command too");
+  if (auto done = parse_command_line(app, argc, argv, false)) return *done;
+  if (auto bad = check_report_options(color, outputs, ""); !bad.ok()) return usage_error(bad.error().message);
+  auto loaded = ctxo::engine::load_case(case_path);
+  if (!loaded.ok()) return usage_error(loaded.error().message);
+  ctxo::engine::Case c = std::move(loaded.value());
+  if (!command.empty()) c.options.command = command;
+  if (timeout_ms) {
+    if (*timeout_ms <= 0) return usage_error("--timeout must be a positive number of milliseconds");
+    c.options.timeout = std::chrono::milliseconds(*timeout_ms);
+  }
+  const bool to_stderr = outputs.to_stdout() > 0;
+  std::ostream& con = to_stderr ? std::cerr : std::cout;
+  auto style = console_style(color, verbosity, to_stderr);
+  if (verbosity > 0)
+    con << "replaying " << c.invariant << (c.tool.empty() ? std::string() : " on tool " + c.tool) << " from " << case_path
+        << "\n";
+  ctxo::reports::ConsoleListener listener(con, style);
+  ctxo::transport::adopt_orphans();
+  auto report = ctxo::engine::run(c.options, listener);
+  listener.clear_line();
+  if (report.error) {
+    std::cerr << "error: the server could not be started: " << report.error->message << "\n";
+    report.exit_code = report.exit_code == kExitUsage ? kExitUsage : kExitServer;
+    return finish(report, outputs, color, verbosity);
+  }
+  const auto same = std::find_if(report.findings.begin(), report.findings.end(), [&](const auto& rf) {
+    return rf.finding.invariant == c.invariant && rf.finding.tool == c.tool;
+  });
+  const int code = finish(report, outputs, color, verbosity);
+  if (code == kExitUsage) return code;
+  if (same != report.findings.end()) {
+    con << "still fails: " << c.invariant << (c.tool.empty() ? std::string() : " on " + c.tool) << ": "
+        << same->finding.diagnosis << "\n";
+    return kExitFail;
+  }
+  con << "no longer fails: " << c.invariant << " was not reported"
+      << (c.tool.empty() ? std::string() : " on " + c.tool) << "\n";
+  return kExitPass;
+}
+
 void print_invariants() {
   std::cout << "ID            FAMILY      SEVERITY  STATUS   SUMMARY\n";
   for (const auto& inv : ctxo::checks::registry()) {
@@ -239,6 +306,7 @@ void print_invariants() {
 int main(int argc, char** argv) {
   if (argc >= 2 && std::string(argv[1]) == "check") return run_check(argc - 1, argv + 1);
   if (argc >= 2 && std::string(argv[1]) == "merge") return run_merge(argc - 1, argv + 1);
+  if (argc >= 2 && std::string(argv[1]) == "replay") return run_replay(argc - 1, argv + 1);
   Cli cli;
   CLI::App app{"ctxo-conform: conformance harness and fuzzer for the response envelopes of MCP servers.\n\n"
                "  ctxo-conform [OPTIONS] ./server\n"
@@ -248,7 +316,8 @@ int main(int argc, char** argv) {
                "ctxo-conform"};
   app.footer(
       "Offline: ctxo-conform check TRANSCRIPT.jsonl checks recorded exchanges (ctxo-conform check --help);\n"
-      "ctxo-conform merge A.json B.json ... combines the reports of --shard runs (ctxo-conform merge --help).\n"
+      "ctxo-conform merge A.json B.json ... combines the reports of --shard runs (ctxo-conform merge --help);\n"
+      "ctxo-conform replay CASE.json re-runs one finding's case file (ctxo-conform replay --help).\n"
       "Exit codes: 0 conformant, 1 violations found, 2 usage or configuration error,\n"
       "            3 the server could not be started or initialised.\n"
       "Generated calls can write, move or delete when a tool does so: run servers in a throwaway\n"
@@ -269,7 +338,9 @@ int main(int argc, char** argv) {
       ->type_name("VERSION");
   app.add_option("--root", cli.root, "Workspace the server's positions refer to (enables POS-UTF16)")->type_name("DIR");
   app.add_option("--seed", cli.seed, "Seed for a reproducible run (default: random, printed)")->type_name("N");
-  app.add_option("--calls", cli.calls, "Generated calls per tool")->type_name("N")->capture_default_str();
+  app.add_option("--calls", cli.calls,
+                 "Generated calls per tool (default: each boundary case up to 48, 24 random, 8 invalid)")
+      ->type_name("N");
   app.add_option("--time-budget", cli.time_budget, "Stop generating calls after S seconds")->type_name("S");
   app.add_option("--timeout", cli.timeout_ms, "Per-request timeout in milliseconds")->type_name("MS")->capture_default_str();
   app.add_option("--grace", cli.grace_ms, "Milliseconds the server gets to exit after stdin closes")
@@ -287,6 +358,11 @@ int main(int argc, char** argv) {
       ->type_name("GLOB,...")
       ->allow_extra_args(false);
   app.add_flag("--read-only", cli.read_only, "Call only tools annotated readOnlyHint: true");
+  app.add_flag("--no-shrink", cli.no_shrink, "Report failing calls as generated, without shrinking them");
+  app.add_option("--cases", cli.cases, "Write each finding as a case file for 'ctxo-conform replay' into DIR")
+      ->type_name("DIR")
+      ->capture_default_str();
+  app.add_flag("--no-cases", cli.no_cases, "Write no case files");
   app.add_option("--record", cli.record, "Write every exchange to F as a transcript for 'ctxo-conform check'")
       ->type_name("F");
   app.add_option("--max-message-bytes", cli.max_message_bytes, "Longest stdout line accepted from the server")
@@ -373,8 +449,10 @@ int main(int argc, char** argv) {
   if (cli.grace_ms < 0) return fail_config("--grace must not be negative");
   o.timeout = std::chrono::milliseconds(cli.timeout_ms);
   o.grace = std::chrono::milliseconds(cli.grace_ms);
-  if (cli.calls == 0) return fail_config("--calls must be at least 1");
-  o.calls_per_tool = cli.calls;
+  if (cli.calls && *cli.calls == 0) return fail_config("--calls must be at least 1");
+  o.calls_per_tool = cli.calls.value_or(0);
+  o.shrink = !cli.no_shrink;
+  if (!cli.no_cases && cli.cases.empty()) return fail_config("--cases needs a directory (or pass --no-cases)");
   if (cli.time_budget && *cli.time_budget <= 0) return fail_config("--time-budget must be positive");
   o.time_budget_s = cli.time_budget;
   for (const auto& l : split_csv(cli.limits)) {
@@ -439,6 +517,9 @@ int main(int argc, char** argv) {
     if (report.exit_code != kExitUsage) report.exit_code = kExitServer;
   }
   if (!cli.baseline.empty()) ctxo::engine::apply_baseline(report, accepted);
+  if (!cli.no_cases && !report.findings.empty()) {
+    if (auto w = ctxo::engine::write_cases(report, o, cli.cases); !w.ok()) std::cerr << "error: " << w.error().message << "\n";
+  }
   (void)kExitFail;
   return finish(report, cli.outputs, cli.color, cli.verbosity);
 }

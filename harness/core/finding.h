@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -26,6 +27,14 @@ struct Finding {
   std::string file;
   std::int64_t line = 0;         ///< 1-based line in `file` (0 = unknown).
   std::int64_t column = 0;       ///< 1-based column in UTF-16 code units (0 = unknown).
+  /// The server's environment overrides in effect when it answered (a limit sweep sets one).
+  std::map<std::string, std::string> env;
+  /// How the call was generated: "boundary", "random", "invalid", "miss" ("" = not a generated call).
+  std::string phase;
+  std::string case_label;        ///< What the generated call was, e.g. "'limit' maximum".
+  /// The request as first generated, when shrinking found a smaller one (`request`); null otherwise.
+  nlohmann::json original_request;
+  std::size_t shrink_steps = 0;  ///< Smaller calls that still failed on the way to `request`.
 };
 
 }  // namespace ctxo

@@ -10,6 +10,8 @@
 #include "checks/envelope.h"
 #include "checks/protocol.h"
 #include "core/text.h"
+#include "gen/plan.h"
+#include "gen/simple.h"
 #include "mcp/client.h"
 #include "profile/profile.h"
 #include "profile/schema_validator.h"
@@ -47,6 +49,16 @@ std::string tool_of(const json& request) {
 bool annotated_read_only(const json& tool) {
   return tool.contains("annotations") && tool["annotations"].is_object() &&
          tool["annotations"].value("readOnlyHint", false) == true;
+}
+
+// True when a required property of the tool's inputSchema names an identifier (gen::identifier_like).
+bool needs_identifier(const json& tool) {
+  if (!tool.contains("inputSchema") || !tool["inputSchema"].is_object()) return false;
+  const json& schema = tool["inputSchema"];
+  if (!schema.contains("required") || !schema["required"].is_array()) return false;
+  for (const auto& r : schema["required"])
+    if (r.is_string() && gen::identifier_like(r.get<std::string>())) return true;
+  return false;
 }
 
 class Runner {
@@ -91,10 +103,18 @@ class Runner {
 
  private:
   // --- findings -------------------------------------------------------------------------
+  // Reports `f`, or hands it to the attempt being made (see attempt()).
   void add(Finding f) {
     if (!o_.selection.enabled(f.invariant)) return;
     if (f.tool.empty()) f.tool = tool_of(f.request);
-    if (f.replay.empty()) f.replay = replay_command(f.request, env_);
+    if (f.replay.empty()) {
+      f.replay = replay_command(f.request, env_);
+      f.env = env_;
+    }
+    if (capture_) {
+      capture_->push_back(std::move(f));
+      return;
+    }
     Finding copy = f;
     if (merge_finding(rep_, index_, std::move(f))) l_.on_finding(copy);
   }
@@ -237,11 +257,14 @@ class Runner {
     transport_.reset();
   }
 
+  // Shrinking a crash restarts the server once per reproducing candidate; those restarts are
+  // bounded by the shrink's own call limit, not by --max-restarts.
   bool restart() {
-    if (rep_.restarts >= o_.max_restarts) {
-      note("stopped restarting the server after " + std::to_string(rep_.restarts) + " restarts");
+    if (!shrinking_ && main_restarts_ >= o_.max_restarts) {
+      note("stopped restarting the server after " + std::to_string(main_restarts_) + " restarts");
       return false;
     }
+    if (!shrinking_) main_restarts_++;
     rep_.restarts++;
     finish_session(false);
     auto r = start(negotiated_, false);
@@ -303,6 +326,7 @@ class Runner {
       for (const auto& g : o_.tool_globs) in = in || glob_match(g, ts.name);
       for (const auto& g : o_.exclude_globs)
         if (glob_match(g, ts.name)) in = false;
+      if (o_.replay) in = ts.name == o_.replay->tool;
       if (in && o_.read_only && !ts.read_only) {
         in = false;
         ts.skipped = "not annotated readOnlyHint:true (--read-only)";
@@ -314,12 +338,14 @@ class Runner {
         }
         ++eligible;
       } else if (ts.skipped.empty()) {
-        ts.skipped = "not selected (--tools / --exclude-tools)";
+        ts.skipped = o_.replay ? "not the replayed case's tool" : "not selected (--tools / --exclude-tools)";
       }
       ts.selected = in;
       rep_.tools.push_back(ts);
       if (in) selected.push_back(t);
     }
+    if (o_.replay && !o_.replay->tool.empty() && selected.empty())
+      note("the case's tool '" + o_.replay->tool + "' is not in the server's tools/list any more");
     std::vector<std::string> writers;
     for (const auto& ts : rep_.tools)
       if (ts.selected && !ts.read_only) writers.push_back(ts.name);
@@ -331,15 +357,15 @@ class Runner {
     }
     l_.on_tools(rep_.tools);
 
-    gen::SimpleSource source;
+    // Tools that need no identifier go first: their answers (lists, searches) are where the
+    // identifiers the other tools take are harvested from. Shards still split by sorted name.
+    std::stable_partition(selected.begin(), selected.end(), [](const json* t) { return !needs_identifier(*t); });
     const auto t0 = Clock::now();
     std::size_t index = 0;
     bool alive = true;
     for (const json* tool : selected) {
       const std::string name = (*tool)["name"].get<std::string>();
-      ToolSummary* ts = nullptr;
-      for (auto& t : rep_.tools)
-        if (t.name == name) ts = &t;
+      ToolSummary* ts = summary_of(name);
       l_.on_tool(*ts, index++, selected.size());
       if (!alive) {
         ts->skipped = "the server could not be restarted";
@@ -354,55 +380,82 @@ class Runner {
              "); its calls are not held to P-NO-THROW");
       if (!validators.output_problem().empty())
         note("cannot compile the outputSchema of tool " + name + ": " + validators.output_problem());
-      auto cases = source.cases(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name));
+      const ToolCtx tc{tool, &validators};
+      std::optional<gen::ToolPlan> plan;
+      if (!o_.replay) plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name));
       std::size_t troubles = 0;
-      auto make_ctx = [&](const json& args) { return validators.context(tool, args, rep_.era); };
+      std::set<std::string> shrunk;  // invariants already shrunk on this tool
       const profile::Profile* tool_profile = nullptr;  // first profile detected on this tool's answers
-      for (std::size_t i = 0; i < cases.size() && alive && troubles < 2; ++i) {
-        const auto& c = cases[i];
+      for (std::size_t i = 0; alive && troubles < 2; ++i) {
         if (over_budget(t0)) {
           ts->skipped = "time budget reached";
           break;
         }
-        Reply reply = do_call(*ts, c.arguments, troubles, alive);
-        if (reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) continue;
-        add_all(checks::check_call(make_ctx(c.arguments), reply));
-        if (reply.kind != Reply::Kind::kResult) continue;
-        checks::ParsedEnvelope pe = envelope(*tool, c.arguments, reply, nullptr, true);
+        std::optional<gen::PlannedCall> pc;
+        if (plan) pc = plan->next(harvest_);
+        else if (i == 0 && !o_.replay->as_miss) pc = gen::PlannedCall{gen::Phase::kBoundary, "replayed case", gen::shrinkable_json(o_.replay->arguments)};
+        if (!pc) break;
+        const json args = pc->arguments.value();
+        const std::string broken = pc->phase == gen::Phase::kInvalid ? pc->label : "";
+        Attempt a = attempt(*ts, tc, args, broken, true, troubles, alive);
+        for (auto& f : a.findings) {
+          f.phase = plan ? gen::phase_name(pc->phase) : "";
+          f.case_label = pc->label;
+          if (plan && o_.shrink && alive && kShrinkable.count(f.invariant) && shrunk.insert(f.invariant).second)
+            f = shrink(*ts, tc, pc->arguments, std::move(f), broken, t0, alive);
+          add(std::move(f));
+        }
+        if (a.reply.kind != Reply::Kind::kResult) continue;
+        const checks::ParsedEnvelope& pe = a.envelope;
         // Only a success or miss answer establishes the tool's profile for E-MISS: an error
         // object alone ({"error": ...}) is common outside any envelope design.
         if (pe.profile && !tool_profile && pe.form && *pe.form != profile::FormKind::kError) tool_profile = pe.profile;
-        // E-STABLE: the first case again, straight away.
+        // E-STABLE: the first call again, straight away.
         if (i == 0 && pe.profile && o_.envelope_repeat && invariant_wanted("E-STABLE")) {
-          Reply again = do_call(*ts, c.arguments, troubles, alive);
+          Reply again = do_call(*ts, args, troubles, alive);
           if (again.kind == Reply::Kind::kResult) {
-            checks::ParsedEnvelope pe2 = envelope(*tool, c.arguments, again, pe.profile, false);
+            checks::ParsedEnvelope pe2 = envelope(*tool, args, again, pe.profile, false);
             if (pe2.profile) {
               add_all(checks::check_stable(pe, pe2));
               mark(name, {"E-STABLE"});
             }
           } else if (again.kind == Reply::Kind::kError) {
-            add_all(checks::check_call(make_ctx(c.arguments), again));
+            add_all(checks::check_call(validators.context(tool, args, rep_.era), again));
           }
         }
       }
+      if (plan)
+        for (const auto& p : plan->problems()) note("generating calls for tool " + name + ": " + p);
       if (troubles >= 2) ts->skipped = "stopped after 2 crashes or hangs";
       // E-MISS: a lookup of an identifier that cannot exist, answered by a server whose envelope
       // profile is known (forced, or seen on this tool's answers).
       const profile::Profile* miss_profile = forced_ ? &*forced_ : tool_profile;
-      if (alive && troubles < 2 && miss_profile && !over_budget(t0) && invariant_wanted("E-MISS")) {
-        if (auto absent = gen::absent_lookup(input_schema, o_.seed ^ fnv1a(name))) {
-          Reply reply = do_call(*ts, *absent, troubles, alive);
-          if (reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError)
-            add_all(checks::check_call(make_ctx(*absent), reply));
-          if (reply.kind == Reply::Kind::kResult) {
-            checks::ParsedEnvelope pe = envelope(*tool, *absent, reply, miss_profile, false);
-            add_all(checks::check_miss(pe, reply));
-            mark(name, {"E-MISS"});
-          }
+      std::optional<json> absent;
+      if (o_.replay && o_.replay->as_miss) absent = o_.replay->arguments;
+      else if (!o_.replay) absent = gen::absent_lookup(input_schema, o_.seed ^ fnv1a(name));
+      // A replayed lookup has no earlier answers: its own answer tells the profile.
+      const bool replay_miss = o_.replay && o_.replay->as_miss;
+      if (absent && alive && troubles < 2 && (miss_profile || replay_miss) && !over_budget(t0) &&
+          invariant_wanted("E-MISS")) {
+        std::vector<Finding> found;
+        capture_ = &found;
+        Reply reply = do_call(*ts, *absent, troubles, alive);
+        if (reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError)
+          add_all(checks::check_call(validators.context(tool, *absent, rep_.era), reply));
+        if (reply.kind == Reply::Kind::kResult) {
+          checks::ParsedEnvelope pe = envelope(*tool, *absent, reply, miss_profile, false);
+          if (pe.profile) add_all(checks::check_miss(pe, reply));
+          mark(name, {"E-MISS"});
+        }
+        capture_ = nullptr;
+        for (auto& f : found) {
+          f.phase = "miss";
+          f.case_label = "lookup of an identifier that cannot exist";
+          add(std::move(f));
         }
       }
     }
+    rep_.harvested = harvest_.size();
     if (alive && !over_budget(t0)) {
       sweep();
       if (!over_budget(t0)) resume();
@@ -474,6 +527,103 @@ class Runner {
     return reply;
   }
 
+  // --- generated calls ----------------------------------------------------------------------
+  struct ToolCtx {
+    const json* tool;
+    const checks::ToolValidators* validators;
+  };
+  struct Attempt {
+    Reply reply;
+    checks::ParsedEnvelope envelope;
+    std::vector<Finding> findings;  ///< Not reported yet: the caller decides (shrinking).
+  };
+
+  // One generated call and every per-call check on its answer; the findings are returned, not
+  // reported. `broken`: what an invalid call broke ("" = generated valid). `main`: a call of the
+  // plan (harvested, kept for the limit sweep), not a shrink candidate.
+  Attempt attempt(ToolSummary& ts, const ToolCtx& tc, const json& args, const std::string& broken, bool main,
+                  std::size_t& troubles, bool& alive) {
+    Attempt a;
+    std::vector<Finding>* outer = capture_;
+    capture_ = &a.findings;
+    a.reply = do_call(ts, args, troubles, alive);
+    if (a.reply.kind == Reply::Kind::kResult || a.reply.kind == Reply::Kind::kError) {
+      const checks::CallContext ctx = tc.validators->context(tc.tool, args, rep_.era);
+      add_all(checks::check_call(ctx, a.reply));
+      if (a.reply.kind == Reply::Kind::kResult) {
+        if (main) harvest_.take_result(a.reply.result);
+        a.envelope = envelope(*tc.tool, args, a.reply, nullptr, main);
+        const bool envelope_error = a.envelope.profile && a.envelope.form && *a.envelope.form == profile::FormKind::kError;
+        add_all(checks::check_acceptance(ctx, a.reply, broken, envelope_error));
+        if (ctx.schema_valid) mark(ts.name, {"P-ACCEPT"});
+        if (!broken.empty()) mark(ts.name, {"P-REJECT"});
+      }
+    }
+    capture_ = outer;
+    return a;
+  }
+
+  // Shrinks the call behind `found` with RapidCheck shrink trees: each candidate is called on
+  // the server (restarted after a crash or hang) and kept when it breaks the same invariant, until
+  // no candidate does, or the shrink's call or time limit is reached. A call generated valid only
+  // shrinks to valid calls. Returns the finding of the smallest failing call, with the original
+  // request attached.
+  Finding shrink(ToolSummary& ts, const ToolCtx& tc, rc::Shrinkable<json> current, Finding found,
+                 const std::string& broken, Clock::time_point t0, bool& alive) {
+    const json original = found.request;
+    const std::string phase = found.phase, label = found.case_label;
+    const bool keep_valid = tc.validators->context(tc.tool, current.value(), rep_.era).schema_valid;
+    const auto started = Clock::now();
+    std::size_t tries = 0, steps = 0, troubles = 0;
+    shrinking_ = true;
+    bool done = false;
+    while (!done && alive) {
+      done = true;
+      // The candidates: the generator's own shrinks, plus the structural ones of gen::shrink_json
+      // (a property dropped, a chunk of a string or array removed), which a fixed-length
+      // generated string has none of. Smallest first: a reproduction can cost a whole timeout (a
+      // hang), so big steps are tried before small ones (one character simplified).
+      std::vector<std::pair<std::size_t, rc::Shrinkable<json>>> candidates;
+      std::set<std::string> seen;
+      for (auto seq : {current.shrinks(), gen::shrinkable_json(current.value()).shrinks()}) {
+        for (std::size_t taken = 0; taken < kShrinkCandidates;) {
+          auto next = seq.next();
+          if (!next) break;
+          const json args = next->value();
+          if (!args.is_object() || !seen.insert(args.dump()).second) continue;
+          if (keep_valid && !tc.validators->context(tc.tool, args, rep_.era).schema_valid) continue;
+          candidates.emplace_back(args.dump().size(), std::move(*next));
+          ++taken;
+        }
+      }
+      std::stable_sort(candidates.begin(), candidates.end(),
+                       [](const auto& a, const auto& b) { return a.first < b.first; });
+      for (auto& [size, candidate] : candidates) {
+        if (tries >= o_.max_shrink_calls || Clock::now() - started > kShrinkTime || over_budget(t0)) break;
+        const json args = candidate.value();
+        ++tries;
+        rep_.shrink_calls++;
+        Attempt a = attempt(ts, tc, args, broken, false, troubles, alive);
+        auto hit = std::find_if(a.findings.begin(), a.findings.end(),
+                                [&](const Finding& f) { return f.invariant == found.invariant; });
+        if (hit != a.findings.end()) {
+          found = std::move(*hit);
+          current = candidate;
+          ++steps;
+          done = false;
+          break;
+        }
+        if (!alive) break;
+      }
+    }
+    shrinking_ = false;
+    found.phase = phase;
+    found.case_label = label;
+    found.shrink_steps = steps;
+    if (steps > 0) found.original_request = original;
+    return found;
+  }
+
   // --- envelopes --------------------------------------------------------------------------
   bool load_profiles() {
     auto set = load_profile_set(o_.profile);
@@ -517,7 +667,7 @@ class Runner {
     mark(tool.value("name", ""), checks::applied_invariants(in, pe));
     // Only success answers carry something to cut; misses and errors are not swept.
     if (record && pe.form == profile::FormKind::kSuccess && pe.profile->limit && pe.profile->limit->env &&
-        sweep_calls_.size() < kMaxSweepCalls)
+        sweep_calls_.size() < kMaxSweepCalls && sweep_per_tool_[tool.value("name", "")]++ < kMaxSweepCallsPerTool)
       sweep_calls_.push_back(SweepCall{&tool, args, pe.profile, pe});
     return pe;
   }
@@ -588,7 +738,10 @@ class Runner {
           rep_.profiles_detected[pe.profile->name]++;
           mark(ts->name, checks::applied_invariants(in, pe));
           for (auto& f : checks::check_envelope(in, pe)) {
-            if (f.replay.empty()) f.replay = replay_command(f.request, env_);
+            if (f.replay.empty()) {
+              f.replay = replay_command(f.request, env_);
+              f.env = env_;
+            }
             per_point[k].emplace_back(limit, std::move(f));
           }
           pe.limit = limit;
@@ -625,7 +778,10 @@ class Runner {
                {"TR-PREFIX", "TR-MAXIMAL", "TR-VERBATIM", "TR-ENV"});
         for (auto& f : sweep_findings) {
           for (const auto& pt : points[k])
-            if (f.replay.empty() && pt.env.request == f.request) f.replay = replay_command(f.request, env_for(*lim.env, pt));
+            if (f.replay.empty() && pt.env.request == f.request) {
+              f.env = env_for(*lim.env, pt);
+              f.replay = replay_command(f.request, f.env);
+            }
           add(std::move(f));
         }
         for (auto& [limit, f] : per_point[k]) {
@@ -738,6 +894,8 @@ class Runner {
     checks::ParsedEnvelope main;
   };
   static constexpr std::size_t kMaxSweepCalls = 200;
+  static constexpr std::size_t kMaxSweepCallsPerTool = 16;  ///< The first successes of each tool.
+  std::map<std::string, std::size_t> sweep_per_tool_;
   std::vector<SweepCall> sweep_calls_;
   std::map<std::size_t, json> full_arrays_;  ///< sweep call -> its complete array (largest limit)
   struct ResumeStart {
@@ -749,6 +907,17 @@ class Runner {
   static constexpr std::size_t kMaxResumeChains = 8;
   static constexpr std::size_t kMaxResumePages = 50;
   std::optional<Recorder> recorder_;
+  gen::Harvest harvest_;                      ///< Identifiers from answers, fed to later calls.
+  std::vector<Finding>* capture_ = nullptr;   ///< Where add() puts findings during an attempt.
+  bool shrinking_ = false;
+  std::size_t main_restarts_ = 0;             ///< Restarts outside shrinking (--max-restarts).
+  static constexpr std::chrono::seconds kShrinkTime{60};
+  static constexpr std::size_t kShrinkCandidates = 1024;  ///< Shrinks of one value considered per step.
+  /// Invariants decided by one call's answer, so a smaller call can reproduce them.
+  inline static const std::set<std::string> kShrinkable = {
+      "T-CRASH", "T-HANG", "P-RESULT", "P-NO-THROW", "P-ACCEPT", "P-REJECT", "E-PARSE", "E-SCHEMA", "E-ERROR",
+      "E-HINT-REF", "TR-HINT", "TR-COUNT", "TR-CAP", "TR-BYTES", "B-USED", "B-CLAMP", "B-ESTIMATE",
+      "POS-BASE", "POS-PATH", "POS-UTF16"};
 };
 
 }  // namespace
@@ -792,7 +961,7 @@ bool merge_finding(RunReport& report, std::map<std::string, std::size_t>& index,
   index[key] = report.findings.size();
   for (auto& t : report.tools)
     if (t.name == f.tool) t.findings++;
-  report.findings.push_back(ReportedFinding{std::move(f), 1});
+  report.findings.push_back(ReportedFinding{std::move(f), 1, false, ""});
   return true;
 }
 

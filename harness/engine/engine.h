@@ -17,12 +17,18 @@
 #include "checks/registry.h"
 #include "core/finding.h"
 #include "core/result.h"
-#include "gen/simple.h"
 #include "profile/profile.h"
 
 namespace ctxo::engine {
 
 using nlohmann::json;
+
+/// `ctxo-conform replay`: one recorded call instead of generated ones.
+struct ReplayCall {
+  std::string tool;
+  json arguments = json::object();
+  bool as_miss = false;  ///< The call is an E-MISS lookup (judged as a graceful miss).
+};
 
 /// Everything a run needs; filled from the command line.
 struct RunOptions {
@@ -34,7 +40,10 @@ struct RunOptions {
   std::chrono::milliseconds timeout{10000};   ///< Per request.
   std::chrono::milliseconds grace{2000};      ///< Shutdown grace after closing stdin.
   std::uint64_t seed = 0;
-  std::size_t calls_per_tool = 4;
+  std::size_t calls_per_tool = 0;             ///< 0 = sized per tool (gen::phase_sizes).
+  bool shrink = true;                         ///< Shrink each failing generated call.
+  std::size_t max_shrink_calls = 200;         ///< Candidate calls per shrink.
+  std::optional<ReplayCall> replay;           ///< Set by `replay`: make only this call.
   std::optional<double> time_budget_s;        ///< Stop generating calls after this many seconds.
   checks::Selection selection;
   std::vector<std::string> tool_globs, exclude_globs;
@@ -67,6 +76,7 @@ struct ReportedFinding {
   Finding finding;
   std::size_t count = 1;
   bool baselined = false;  ///< Listed in --baseline: reported, but does not fail the gate.
+  std::string case_file;   ///< The case file written for it ("" = none).
 };
 
 /// A --baseline entry (invariant + tool; tool "" = server-level).
@@ -96,6 +106,8 @@ struct RunReport {
   std::map<std::string, std::size_t> profiles_detected;  ///< Envelope profile -> answers seen.
   std::size_t unprofiled_results = 0;                    ///< Results that matched no profile.
   std::size_t calls = 0, restarts = 0, notifications = 0, server_requests = 0;
+  std::size_t shrink_calls = 0;  ///< Calls made while shrinking findings (included in `calls`).
+  std::size_t harvested = 0;     ///< Values harvested from answers and pooled for later calls.
   std::size_t sweep_runs = 0;  ///< Server starts for the limit sweep and hint following (not restarts).
   std::chrono::milliseconds duration{0};
   std::string stderr_tail;

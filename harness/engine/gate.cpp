@@ -114,6 +114,8 @@ Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
     m.duration = std::max(m.duration, s.duration);
     m.calls += s.calls;
     m.restarts += s.restarts;
+    m.shrink_calls += s.shrink_calls;
+    m.harvested += s.harvested;
     m.sweep_runs += s.sweep_runs;
     m.notifications += s.notifications;
     m.server_requests += s.server_requests;

@@ -131,8 +131,10 @@ void replace_all(std::string& text, std::string_view from, std::string_view to) 
   }
 }
 
+// Identifiers and queries are short: echoed into a budgeted envelope, an unbounded string alone
+// could exceed the smallest budget (100 tokens), which no server can then honour.
 json string_property(std::string_view description, std::string_view example = "") {
-  json p = {{"type", "string"}, {"minLength", 1}, {"description", description}};
+  json p = {{"type", "string"}, {"minLength", 1}, {"maxLength", 64}, {"description", description}};
   if (!example.empty()) p["examples"] = json::array({example});
   return p;
 }

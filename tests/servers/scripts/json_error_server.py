@@ -15,6 +15,6 @@ for line in sys.stdin:
     elif meth == "tools/call":
         a = m["params"].get("arguments", {})
         if a.get("itemId") == "hello": out({"content":[{"type":"text","text":"item hello: 42"}]})
-        else: out({"content":[{"type":"text","text":json.dumps({"error":"no item " + a.get("itemId","")})}],"isError":True})
+        else: out({"content":[{"type":"text","text":json.dumps({"error":"no item " + str(a.get("itemId",""))})}],"isError":True})
     else:
         print(json.dumps({"jsonrpc":"2.0","id":i,"error":{"code":-32601,"message":"nope"}}), flush=True)

@@ -1,0 +1,133 @@
+// SPDX-License-Identifier: MIT
+#include "engine/cases.h"
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+
+#include "checks/registry.h"
+#include "profile/profile.h"
+#include "profile/schema_validator.h"
+
+namespace ctxo::engine {
+
+using nlohmann::json;
+
+namespace {
+
+constexpr int kCaseFormat = 1;
+
+std::string safe_name(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+    out += plain ? c : '_';
+  }
+  return out.substr(0, 64);
+}
+
+// A replayable call: the tool and arguments of a tools/call request.
+std::optional<ReplayCall> call_of(const json& request, bool as_miss) {
+  if (!request.is_object() || request.value("method", "") != "tools/call" || !request.contains("params") ||
+      !request["params"].is_object() || !request["params"].contains("name") || !request["params"]["name"].is_string())
+    return std::nullopt;
+  ReplayCall c;
+  c.tool = request["params"]["name"].get<std::string>();
+  if (request["params"].contains("arguments") && request["params"]["arguments"].is_object())
+    c.arguments = request["params"]["arguments"];
+  c.as_miss = as_miss;
+  return c;
+}
+
+}  // namespace
+
+json case_json(const ReportedFinding& rf, const RunReport& report, const RunOptions& options) {
+  const Finding& f = rf.finding;
+  json server = {{"command", options.command},
+                 {"env", f.env.empty() ? options.env : f.env},
+                 {"cwd", options.cwd},
+                 {"protocol", !options.protocol.empty() ? options.protocol : report.protocol_version}};
+  json doc = {{"ctxo_case", kCaseFormat},
+              {"invariant", f.invariant},
+              {"tool", f.tool},
+              {"severity", to_string(f.severity)},
+              {"diagnosis", f.diagnosis},
+              {"request", f.request},
+              {"original_request", f.original_request},
+              {"shrink_steps", f.shrink_steps},
+              {"phase", f.phase},
+              {"label", f.case_label},
+              {"response_excerpt", f.response_excerpt},
+              {"replay", f.replay},
+              {"server", server},
+              {"profile", options.profile},
+              {"timeout_ms", options.timeout.count()},
+              {"seed", report.seed},
+              {"limits", options.limits}};
+  if (options.root) doc["root"] = *options.root;
+  return doc;
+}
+
+std::string case_file_name(const Finding& f) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : finding_key(f)) h = (h ^ c) * 1099511628211ull;
+  char hex[17];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  return safe_name(f.invariant) + "-" + (f.tool.empty() ? std::string("server") : safe_name(f.tool)) + "-" +
+         std::string(hex, 8) + ".json";
+}
+
+Result<void> write_cases(RunReport& report, const RunOptions& options, const std::string& dir) {
+  if (report.findings.empty()) return {};
+  std::error_code ec;
+  std::filesystem::create_directories(dir, ec);
+  if (ec) return make_error("io", "cannot create the case directory '" + dir + "': " + ec.message());
+  for (auto& rf : report.findings) {
+    const std::string path = (std::filesystem::path(dir) / case_file_name(rf.finding)).string();
+    std::ofstream out(path, std::ios::trunc);
+    out << case_json(rf, report, options).dump(2) << "\n";
+    out.close();
+    if (!out) return make_error("io", "cannot write the case file '" + path + "'");
+    rf.case_file = path;
+  }
+  return {};
+}
+
+Result<Case> load_case(const std::string& path) {
+  auto doc = profile::read_json_file(path);
+  if (!doc) return make_error("usage", doc.error().message);
+  static const Result<profile::SchemaValidator> schema = []() -> Result<profile::SchemaValidator> {
+    auto dir = profile::schemas_dir();
+    if (!dir.ok()) return dir.error();
+    auto schema_doc = profile::read_json_file(*dir + "/case.schema.json");
+    if (!schema_doc) return schema_doc.error();
+    return profile::SchemaValidator::compile(*schema_doc);
+  }();
+  if (!schema.ok()) return make_error("config", "cannot load the case schema: " + schema.error().message);
+  if (auto problems = schema->validate(*doc); !problems.empty())
+    return make_error("usage", "'" + path + "' is not a ctxo-conform case file: " + problems.front());
+  const json& d = *doc;
+  Case c;
+  c.doc = d;
+  c.invariant = d["invariant"].get<std::string>();
+  c.tool = d["tool"].get<std::string>();
+  c.diagnosis = d["diagnosis"].get<std::string>();
+  if (!checks::find_invariant(c.invariant))
+    return make_error("usage", "'" + path + "' names an unknown invariant '" + c.invariant + "'");
+  RunOptions& o = c.options;
+  const json& server = d["server"];
+  o.command = server["command"].get<std::vector<std::string>>();
+  if (server.contains("env")) o.env = server["env"].get<std::map<std::string, std::string>>();
+  o.cwd = server.value("cwd", "");
+  o.protocol = server.value("protocol", "");
+  o.profile = d.value("profile", "auto");
+  o.timeout = std::chrono::milliseconds(d.value("timeout_ms", 10000));
+  o.seed = d.value("seed", std::uint64_t{0});
+  if (d.contains("limits")) o.limits = d["limits"].get<std::vector<std::int64_t>>();
+  if (d.contains("root") && d["root"].is_string()) o.root = d["root"].get<std::string>();
+  o.selection = checks::Selection({c.invariant}, {});
+  o.replay = call_of(d["request"], d.value("phase", "") == "miss").value_or(ReplayCall{});
+  return c;
+}
+
+}  // namespace ctxo::engine
