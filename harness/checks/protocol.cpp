@@ -263,6 +263,12 @@ CallContext ToolValidators::context(const json* tool, const json& arguments, con
   return ctx;
 }
 
+std::string ToolValidators::input_violation(const json& arguments) const {
+  if (!input_) return "";
+  auto problems = input_->validate(arguments);
+  return problems.empty() ? "" : problems.front();
+}
+
 std::vector<Finding> check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const std::string& broken,
                                       bool envelope_error) {
   std::vector<Finding> out;
@@ -285,7 +291,7 @@ std::vector<Finding> check_acceptance(const CallContext& ctx, const mcp::Reply& 
       break;
     }
   }
-  if (!ctx.schema_valid && !broken.empty() && broken.rfind("unknown property", 0) != 0 && !is_error && !envelope_error)
+  if (!ctx.schema_valid && !broken.empty() && !is_error && !envelope_error)
     out.push_back(make("P-REJECT", reply.request, raw_of(reply),
                        "a call that breaks the tool's inputSchema (" + broken +
                            ") got an ordinary success: the tool does not validate its input, so an agent's mistake "

@@ -50,6 +50,8 @@ class ToolValidators {
   ToolValidators(const json& input_schema, const json* tool);
   /// The context for one call with `arguments`.
   CallContext context(const json* tool, const json& arguments, const std::string& era) const;
+  /// The first way `arguments` break the input schema ("" when they do not, or no schema compiled).
+  std::string input_violation(const json& arguments) const;
   /// Why the input / output schema could not be compiled ("" when it was, or was absent).
   const std::string& input_problem() const { return input_problem_; }
   const std::string& output_problem() const { return output_problem_; }
@@ -65,8 +67,9 @@ std::vector<Finding> check_call(const CallContext& ctx, const mcp::Reply& reply)
 /// P-ACCEPT and P-REJECT (warnings) for one answered tools/call. P-ACCEPT: a schema-valid call
 /// answered with an isError result whose text reads as an input-validation failure (-32602,
 /// "invalid arguments", "validation error", ...). P-REJECT: a call generated invalid (`broken` says
-/// what was broken; "" = the call was not generated invalid) answered with an ordinary success.
-/// An unknown property is not held to P-REJECT: SDKs strip unknown keys by design (zod, pydantic).
+/// what was broken; "" = the call was not generated invalid, or broke only additionalProperties,
+/// which SDKs ignore by design: zod and pydantic strip unknown keys) answered with an ordinary
+/// success.
 /// `envelope_error`: the answer is the profile's error envelope (a rejection, not a success).
 std::vector<Finding> check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const std::string& broken,
                                       bool envelope_error);

@@ -103,7 +103,8 @@ void Harvest::walk(const json& v, int depth) {
   if (!v.is_object()) return;
   for (auto it = v.begin(); it != v.end(); ++it) {
     const json& x = it.value();
-    const std::string key = harvest_key(it.key());
+    std::string key = harvest_key(it.key());
+    if (key == "nextcursor") key = "cursor";  // a page's nextCursor is the next call's cursor
     bool keep = (x.is_string() && !x.get_ref<const std::string&>().empty() && x.get_ref<const std::string&>().size() <= 512) ||
                 x.is_number_integer();
     if (keep && (identifier_like(it.key()) || cursor_like(key))) {

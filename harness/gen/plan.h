@@ -41,7 +41,8 @@ struct PlannedCall {
 
 /// Values seen in answers, pooled by property name (case, '_' and '-' ignored), so later calls
 /// can use identifiers that exist. Only strings and integers under identifier-like names (see
-/// identifier_like), and cursors, are kept; at most kPerName distinct values per name.
+/// identifier_like), and cursors (a nextCursor is pooled as "cursor"), are kept; at most kPerName
+/// distinct values per name.
 class Harvest {
  public:
   static constexpr std::size_t kPerName = 16;

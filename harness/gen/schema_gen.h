@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 // JSON Schema -> RapidCheck generators for tool arguments: valid values biased to the edges,
 // labelled invalid values, and the deterministic boundary phase. Built from RapidCheck's own
-// combinators, so each value carries RapidCheck's shrink tree. Not wired into the engine yet.
+// combinators, so each value carries RapidCheck's shrink tree. ToolPlan (plan.h) puts them in phases.
 #pragma once
 
 #include <cstddef>

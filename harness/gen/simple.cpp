@@ -313,20 +313,4 @@ std::optional<json> absent_lookup(const json& input_schema, std::uint64_t seed) 
   return args;
 }
 
-std::vector<CallCase> SimpleSource::cases(const json& input_schema, std::size_t n, std::uint64_t seed) {
-  static const char* kLabels[] = {"required properties, typical values", "every property, lower bounds",
-                                  "every property, upper bounds"};
-  std::vector<CallCase> out;
-  // Try a few more variants than asked, so duplicates do not leave us short.
-  for (std::size_t variant = 0; out.size() < n && variant < n * 3 + 3; ++variant) {
-    json args = simple_value(input_schema, input_schema, variant, seed);
-    if (!args.is_object()) args = json::object();
-    bool dup = std::any_of(out.begin(), out.end(), [&](const CallCase& c) { return c.arguments == args; });
-    if (dup) continue;
-    std::string label = variant < 3 ? kLabels[variant] : "variant " + std::to_string(variant);
-    out.push_back(CallCase{std::move(args), std::move(label)});
-  }
-  return out;
-}
-
 }  // namespace ctxo::gen

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
-// A deterministic handful of argument objects per tool, built directly from its inputSchema:
-// required properties, enum values, bounds. The seam for the property-based generator: the
-// engine asks a CaseSource for cases and knows nothing of how they were made.
+// Plain deterministic values built directly from an inputSchema (typical, lower-bound and
+// upper-bound variants), the arguments of E-MISS lookups, and the CallCase both the boundary phase
+// and the lookups use.
 #pragma once
 
 #include <cstdint>
@@ -19,23 +19,6 @@ using nlohmann::json;
 struct CallCase {
   json arguments;     ///< The `arguments` object (never null).
   std::string label;  ///< e.g. "required only", "lower bounds".
-};
-
-/// Where the engine gets the calls for a tool.
-class CaseSource {
- public:
-  virtual ~CaseSource() = default;
-  /// Up to `n` cases for a tool with this inputSchema. Deterministic for (schema, n, seed).
-  virtual std::vector<CallCase> cases(const json& input_schema, std::size_t n, std::uint64_t seed) = 0;
-};
-
-/// The simple source: case 0 = required properties with typical values, 1 = every property at
-/// lower bounds, 2 = every property at upper bounds, then rotations through enum values and
-/// alternative strings. Identical cases are dropped. Values aim to be schema-valid but are not
-/// guaranteed (patterns, exotic keywords): callers validate before treating a case as valid.
-class SimpleSource : public CaseSource {
- public:
-  std::vector<CallCase> cases(const json& input_schema, std::size_t n, std::uint64_t seed) override;
 };
 
 /// Arguments for a lookup of something that cannot exist: the typical case with every

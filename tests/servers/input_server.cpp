@@ -12,6 +12,9 @@
 //                 (TR-COUNT); cut one byte tighter when the extra digit would break the limit.
 //   silent-exact  mode == "exact" and verbose == true: results cut to min(maximal prefix, n / 2)
 //                 with _meta.truncated true and no _meta.hint (TR-HINT).
+//   no-validate   schema-invalid arguments get an ordinary answer, as for {"query": ""} (P-REJECT).
+//   strict-count  count > 400 (the schema allows 500) gets the isError answer "Invalid arguments
+//                 for tool lookup: count too large" (P-ACCEPT).
 //
 // Conformant answer: one text part holding {"query","mode","results":[{id,name,score[,detail]}],
 // "_meta":{totalItems,returnedItems,truncated,totalBytes,hint?}} with `count` results (default
@@ -19,7 +22,7 @@
 // Schema-invalid arguments: {"content":[{"type":"text","text":"{\"error\":true,\"message\":...}"}],
 // "isError":true} (the ctxo error form, flagged as a tool error), never a JSON-RPC error.
 //
-// usage: input-server [--defect crash-at-max|hang-astral|break-empty|silent-exact]
+// usage: input-server [--defect crash-at-max|hang-astral|break-empty|silent-exact|no-validate|strict-count]
 #include <algorithm>
 #include <array>
 #include <cstdint>
@@ -39,8 +42,8 @@ namespace {
 using ctxo::kit::json;
 namespace tr = ctxo::truncation;
 
-constexpr std::array<std::string_view, 4> kDefects = {"crash-at-max", "hang-astral", "break-empty",
-                                                      "silent-exact"};
+constexpr std::array<std::string_view, 6> kDefects = {"crash-at-max", "hang-astral",  "break-empty",
+                                                      "silent-exact", "no-validate", "strict-count"};
 
 constexpr std::string_view kUsage =
     "usage: input-server [--defect NAME]\n"
@@ -48,7 +51,9 @@ constexpr std::string_view kUsage =
     "  crash-at-max  count == 500: abort while handling the call\n"
     "  hang-astral   query holds a code point above U+FFFF: that call is never answered\n"
     "  break-empty   query == \"\": _meta.returnedItems is one too many (TR-COUNT)\n"
-    "  silent-exact  mode == \"exact\" and verbose == true: truncated without a hint (TR-HINT)\n";
+    "  silent-exact  mode == \"exact\" and verbose == true: truncated without a hint (TR-HINT)\n"
+    "  no-validate   invalid arguments get an ordinary answer (P-REJECT)\n"
+    "  strict-count  count > 400 is rejected as invalid arguments (P-ACCEPT)\n";
 
 constexpr std::size_t kDefaultLimit = 8192;  // schemas/profiles/ctxo.json limit.default
 constexpr std::int64_t kDefaultCount = 10;
@@ -200,8 +205,10 @@ class InputServer {
 
   json lookup(const json& raw) {
     auto args = parse_args(raw);
+    if (!args && defect("no-validate")) args = Args{};
     if (!args) return error_answer(args.error().message);
     const Args& a = *args;
+    if (defect("strict-count") && a.count > 400) return error_answer("Invalid arguments for tool lookup: count too large");
     if (defect("crash-at-max") && a.count == kMaxCount) {
       std::fputs("input-server: fatal: count at its maximum\n", stderr);
       std::abort();

@@ -43,6 +43,7 @@ struct HarnessRun {
 inline std::string harness_binary() { return std::string(CTXO_BINARY_DIR) + "/ctxo-conform"; }
 inline std::string fixture_server() { return std::string(CTXO_BINARY_DIR) + "/tests/servers/fixture-server"; }
 inline std::string reference_server() { return std::string(CTXO_BINARY_DIR) + "/tests/servers/reference-server"; }
+inline std::string input_server() { return std::string(CTXO_BINARY_DIR) + "/tests/servers/input-server"; }
 inline std::string example_server() {
   return std::string(CTXO_BINARY_DIR) + "/examples/example_server/example-server";
 }
@@ -79,7 +80,7 @@ inline HarnessRun run_harness(const std::vector<std::string>& args, bool with_js
   std::string stem = base + "/run-" + std::to_string(::getpid()) + "-" + std::to_string(counter++);
   std::string cmd = quote(harness_binary());
   std::size_t first = 0;
-  if (!args.empty() && (args[0] == "check" || args[0] == "merge")) {  // a subcommand comes first
+  if (!args.empty() && (args[0] == "check" || args[0] == "merge" || args[0] == "replay")) {  // a subcommand comes first
     cmd += " " + args[0];
     first = 1;
   }

@@ -176,5 +176,35 @@ TEST(Selection, OnlyAndSkip) {
   EXPECT_TRUE(skip.enabled("T-HANG"));
 }
 
+TEST(CheckAcceptance, AValidCallRejectedAsInvalidInputIsPAccept) {
+  CallContext valid;
+  valid.schema_valid = true;
+  auto text_error = [](const std::string& t) {
+    return result_reply({{"content", {{{"type", "text"}, {"text", t}}}}, {"isError", true}});
+  };
+  EXPECT_EQ(ids(check_acceptance(valid, text_error("MCP error -32602: Invalid arguments for tool t"), "", false)),
+            std::vector<std::string>{"P-ACCEPT(w)"});
+  EXPECT_EQ(ids(check_acceptance(valid, text_error("Input validation error: count too large"), "", false)),
+            std::vector<std::string>{"P-ACCEPT(w)"});
+  // A domain failure is not an input rejection; nor is a success.
+  EXPECT_TRUE(check_acceptance(valid, text_error("no such file: a.txt"), "", false).empty());
+  EXPECT_TRUE(check_acceptance(valid, result_reply({{"content", json::array()}}), "", false).empty());
+  CallContext invalid;
+  EXPECT_TRUE(check_acceptance(invalid, text_error("Invalid arguments"), "", false).empty());
+}
+
+TEST(CheckAcceptance, AnInvalidCallAnsweredWithSuccessIsPReject) {
+  CallContext invalid;  // schema_valid false
+  const auto ok = result_reply({{"content", {{{"type", "text"}, {"text", "done"}}}}});
+  const auto refused = result_reply({{"content", {{{"type", "text"}, {"text", "bad"}}}}, {"isError", true}});
+  auto found = check_acceptance(invalid, ok, "missing required 'path'", false);
+  ASSERT_EQ(ids(found), std::vector<std::string>{"P-REJECT(w)"});
+  EXPECT_EQ(found[0].severity, Severity::kWarning);
+  EXPECT_NE(found[0].diagnosis.find("missing required 'path'"), std::string::npos);
+  EXPECT_TRUE(check_acceptance(invalid, refused, "missing required 'path'", false).empty());
+  EXPECT_TRUE(check_acceptance(invalid, ok, "missing required 'path'", true).empty()) << "an error envelope rejects";
+  EXPECT_TRUE(check_acceptance(invalid, ok, "", false).empty()) << "not generated invalid";
+}
+
 }  // namespace
 }  // namespace ctxo::checks

@@ -1,0 +1,131 @@
+// SPDX-License-Identifier: MIT
+// The per-tool plan: phase sizes, phase order, determinism, harvesting and the structural shrinks.
+#include "gen/plan.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "profile/schema_validator.h"
+
+namespace ctxo::gen {
+namespace {
+
+const json kSchema = json::parse(R"({
+  "type": "object",
+  "properties": {
+    "path": {"type": "string", "maxLength": 40},
+    "limit": {"type": "integer", "minimum": 1, "maximum": 100},
+    "mode": {"enum": ["a", "b"]}
+  },
+  "required": ["path"],
+  "additionalProperties": false
+})");
+
+std::vector<PlannedCall> all_calls(ToolPlan& plan, const Harvest& h = {}) {
+  std::vector<PlannedCall> out;
+  while (auto c = plan.next(h)) out.push_back(std::move(*c));
+  return out;
+}
+
+TEST(PhaseSizes, DefaultTakesEveryBoundaryCaseThenRandomAndInvalid) {
+  auto s = phase_sizes(0, 17, true);
+  EXPECT_EQ(s.boundary, 17u);
+  EXPECT_EQ(s.random, 24u);
+  EXPECT_EQ(s.invalid, 8u);
+  EXPECT_EQ(phase_sizes(0, 500, true).boundary, 48u);
+  EXPECT_EQ(phase_sizes(0, 3, false).invalid, 0u);
+}
+
+TEST(PhaseSizes, AnExplicitCountIsTheTotal) {
+  for (std::size_t n : {1u, 2u, 4u, 10u, 40u}) {
+    auto s = phase_sizes(n, 17, true);
+    EXPECT_EQ(s.boundary + s.random + s.invalid, n) << n;
+    EXPECT_GE(s.random, n / 4) << n;
+  }
+  EXPECT_EQ(phase_sizes(1, 17, true).boundary, 1u) << "one call: the required-only boundary case";
+  EXPECT_EQ(phase_sizes(10, 17, true).invalid, 2u);
+}
+
+TEST(ToolPlan, PhasesComeInOrderAndInvalidCallsAreInvalid) {
+  ToolPlan plan(kSchema, 0, 7);
+  auto calls = all_calls(plan);
+  auto v = profile::SchemaValidator::compile(kSchema);
+  ASSERT_TRUE(v.ok());
+  ASSERT_EQ(calls.size(), plan.sizes().boundary + plan.sizes().random + plan.sizes().invalid);
+  Phase last = Phase::kBoundary;
+  std::set<std::string> seen;
+  for (const auto& c : calls) {
+    EXPECT_GE(static_cast<int>(c.phase), static_cast<int>(last)) << c.label;
+    last = c.phase;
+    EXPECT_TRUE(seen.insert(c.arguments.value().dump()).second) << "no call twice: " << c.arguments.value().dump();
+    EXPECT_EQ(v->is_valid(c.arguments.value()), c.phase != Phase::kInvalid) << c.label << " " << c.arguments.value().dump();
+  }
+  EXPECT_EQ(calls.front().label, "required only");
+  // The boundary phase holds each bound.
+  std::set<std::string> labels;
+  for (const auto& c : calls) labels.insert(c.label);
+  EXPECT_TRUE(labels.count("'limit' maximum")) << "labels: " << calls.size();
+  EXPECT_TRUE(labels.count("'path' empty string"));
+}
+
+TEST(ToolPlan, TheSeedFixesTheCalls) {
+  auto texts = [](std::uint64_t seed) {
+    ToolPlan plan(kSchema, 0, seed);
+    std::vector<std::string> out;
+    for (const auto& c : all_calls(plan)) out.push_back(c.label + " " + c.arguments.value().dump());
+    return out;
+  };
+  EXPECT_EQ(texts(11), texts(11));
+  EXPECT_NE(texts(11), texts(12));
+}
+
+TEST(Harvest, PoolsIdentifiersByNormalisedName) {
+  Harvest h;
+  h.take_result({{"content", {{{"type", "text"}, {"text", R"({"items":[{"file_path":"src/a.c","size":3},{"filePath":"src/b.c"}],"nextCursor":"c2"})"}}}},
+                 {"structuredContent", {{"symbolId", "S1"}, {"title", "not an identifier"}}}});
+  ASSERT_NE(h.values_for("filePath"), nullptr);
+  EXPECT_EQ(*h.values_for("file_path"), (std::vector<json>{"src/a.c", "src/b.c"}));
+  EXPECT_EQ(*h.values_for("symbol_id"), std::vector<json>{"S1"});
+  ASSERT_NE(h.values_for("cursor"), nullptr);
+  EXPECT_EQ(*h.values_for("cursor"), std::vector<json>{"c2"}) << "a nextCursor feeds the next call's cursor";
+  EXPECT_EQ(h.values_for("title"), nullptr);
+  EXPECT_EQ(h.values_for("size"), nullptr);
+  EXPECT_EQ(h.size(), 4u);
+}
+
+TEST(ToolPlan, RandomCallsUseHarvestedValues) {
+  Harvest h;
+  h.take(json{{"path", "docs/real-file.md"}});
+  ToolPlan plan(kSchema, 0, 3);
+  bool used = false;
+  for (const auto& c : all_calls(plan, h))
+    if (c.phase == Phase::kRandom && c.arguments.value().value("path", "") == "docs/real-file.md") used = true;
+  EXPECT_TRUE(used);
+}
+
+TEST(ShrinkJson, DropsMembersFirstThenShrinksThem) {
+  auto seq = shrink_json(json{{"a", "xyz"}, {"n", 5}});
+  std::vector<json> out;
+  while (auto x = seq.next()) out.push_back(*x);
+  ASSERT_GE(out.size(), 3u);
+  EXPECT_EQ(out[0], (json{{"n", 5}}));
+  EXPECT_EQ(out[1], (json{{"a", "xyz"}}));
+  bool shorter = false, smaller = false;
+  for (const auto& v : out) {
+    if (v.size() == 2 && v["a"] == "" && v["n"] == 5) shorter = true;
+    if (v.size() == 2 && v["a"] == "xyz" && v["n"] == 0) smaller = true;
+  }
+  EXPECT_TRUE(shorter && smaller);
+}
+
+TEST(ShrinkJson, StringsLoseWholeCodePoints) {
+  auto seq = shrink_json(json("a😀é"));
+  while (auto x = seq.next()) {
+    const std::string s = x->get<std::string>();
+    EXPECT_TRUE(s.empty() || s == "😀é" || s == "aé" || s == "a😀" || s == "a" || s == "😀" || s == "é") << s;
+  }
+}
+
+}  // namespace
+}  // namespace ctxo::gen
