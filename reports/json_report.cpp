@@ -109,13 +109,7 @@ void read(const json& obj, const char* key, T& out) {
 }  // namespace
 
 Result<engine::RunReport> from_json(const json& doc) {
-  static const Result<profile::SchemaValidator> schema = []() -> Result<profile::SchemaValidator> {
-    auto dir = profile::schemas_dir();
-    if (!dir.ok()) return dir.error();
-    auto schema_doc = profile::read_json_file(*dir + "/report.schema.json");
-    if (!schema_doc) return schema_doc.error();
-    return profile::SchemaValidator::compile(*schema_doc);
-  }();
+  static const Result<profile::SchemaValidator> schema = profile::compile_bundled_schema("report.schema.json");
   if (!schema.ok()) return make_error("config", "cannot load the report schema: " + schema.error().message);
   if (auto problems = schema->validate(doc); !problems.empty())
     return make_error("parse", "not a ctxo-conform JSON report: " + problems.front());

@@ -9,6 +9,7 @@
 #include <array>
 #include <cerrno>
 #include <cmath>
+#include <cstdlib>
 #include <csignal>
 #include <exception>
 #include <limits>
@@ -593,6 +594,19 @@ std::size_t code_points(std::string_view utf8) {
     if ((c & 0xC0) != 0x80) ++n;
   }
   return n;
+}
+
+std::size_t env_size(const char* var, std::size_t fallback) {
+  const char* raw = std::getenv(var);
+  if (raw == nullptr || *raw == '\0') return fallback;
+  std::size_t value = 0;
+  for (const char* p = raw; *p != '\0'; ++p) {
+    if (*p < '0' || *p > '9') return fallback;
+    const auto digit = static_cast<std::size_t>(*p - '0');
+    if (value > (std::numeric_limits<std::size_t>::max() - digit) / 10) return fallback;
+    value = value * 10 + digit;
+  }
+  return value > 0 ? value : fallback;
 }
 
 std::size_t utf16_units(std::string_view utf8) {

@@ -184,5 +184,8 @@ json structured_result(const json& value);
 std::size_t code_points(std::string_view utf8);
 /// Number of UTF-16 code units in UTF-8 text (a JavaScript string's length).
 std::size_t utf16_units(std::string_view utf8);
+/// The environment variable `var` when it is a positive decimal integer, else `fallback` (a
+/// response limit such as CTXO_RESPONSE_LIMIT).
+std::size_t env_size(const char* var, std::size_t fallback);
 
 }  // namespace ctxo::kit

@@ -96,13 +96,7 @@ Result<void> write_cases(RunReport& report, const RunOptions& options, const std
 Result<Case> load_case(const std::string& path) {
   auto doc = profile::read_json_file(path);
   if (!doc) return make_error("usage", doc.error().message);
-  static const Result<profile::SchemaValidator> schema = []() -> Result<profile::SchemaValidator> {
-    auto dir = profile::schemas_dir();
-    if (!dir.ok()) return dir.error();
-    auto schema_doc = profile::read_json_file(*dir + "/case.schema.json");
-    if (!schema_doc) return schema_doc.error();
-    return profile::SchemaValidator::compile(*schema_doc);
-  }();
+  static const Result<profile::SchemaValidator> schema = profile::compile_bundled_schema("case.schema.json");
   if (!schema.ok()) return make_error("config", "cannot load the case schema: " + schema.error().message);
   if (auto problems = schema->validate(*doc); !problems.empty())
     return make_error("usage", "'" + path + "' is not a ctxo-conform case file: " + problems.front());

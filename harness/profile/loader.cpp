@@ -353,6 +353,14 @@ Result<std::string> schemas_dir() {
   return make_error("config", "cannot find the schemas directory (set CTXO_SCHEMAS_DIR; tried: " + list + ")");
 }
 
+Result<SchemaValidator> compile_bundled_schema(const std::string& file) {
+  auto dir = schemas_dir();
+  if (!dir) return dir.error();
+  auto doc = read_json_file(*dir + "/" + file);
+  if (!doc) return doc.error();
+  return SchemaValidator::compile(*doc);
+}
+
 std::vector<std::string> builtin_names() {
   std::vector<std::string> names;
   auto dir = schemas_dir();

@@ -189,6 +189,9 @@ struct Profile {
 /// A schemas directory is one that contains `profiles/`. Error code "config" when none is found.
 [[nodiscard]] Result<std::string> schemas_dir();
 
+/// Compiles `<schemas_dir>/<file>` (e.g. "report.schema.json"), a schema the harness ships.
+[[nodiscard]] Result<SchemaValidator> compile_bundled_schema(const std::string& file);
+
 /// Names of the built-in profiles (`<schemas_dir>/profiles/*.json`), sorted; empty when the
 /// schemas directory cannot be found.
 std::vector<std::string> builtin_names();

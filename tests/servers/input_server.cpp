@@ -79,20 +79,6 @@ json input_schema() {
               {"additionalProperties", false}};
 }
 
-// The value of CTXO_RESPONSE_LIMIT when it is a positive decimal integer, else the default.
-std::size_t response_limit() {
-  const char* raw = std::getenv("CTXO_RESPONSE_LIMIT");
-  if (raw == nullptr || *raw == '\0') return kDefaultLimit;
-  std::size_t value = 0;
-  for (const char* p = raw; *p != '\0'; ++p) {
-    if (*p < '0' || *p > '9') return kDefaultLimit;
-    const auto digit = static_cast<std::size_t>(*p - '0');
-    if (value > (std::numeric_limits<std::size_t>::max() - digit) / 10) return kDefaultLimit;
-    value = value * 10 + digit;
-  }
-  return value > 0 ? value : kDefaultLimit;
-}
-
 // The arguments are valid UTF-8 (the JSON parser checks), so a lead byte F0..F4 starts a code
 // point above U+FFFF.
 bool has_astral(std::string_view utf8) {
@@ -219,7 +205,7 @@ class InputServer {
     }
 
     const json payload = payload_of(a);
-    const std::size_t limit = response_limit();
+    const std::size_t limit = ctxo::kit::env_size("CTXO_RESPONSE_LIMIT", kDefaultLimit);
     tr::CtxoOptions o;
     o.limit = limit;
     o.hint = kHint;

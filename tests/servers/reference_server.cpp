@@ -74,20 +74,6 @@ json read_only() {
               {"openWorldHint", false}};
 }
 
-// The value of `var` when it is a positive decimal integer, else `fallback`.
-std::size_t env_limit(const char* var, std::size_t fallback) {
-  const char* raw = std::getenv(var);
-  if (raw == nullptr || *raw == '\0') return fallback;
-  std::size_t value = 0;
-  for (const char* p = raw; *p != '\0'; ++p) {
-    if (*p < '0' || *p > '9') return fallback;
-    const auto digit = static_cast<std::size_t>(*p - '0');
-    if (value > (std::numeric_limits<std::size_t>::max() - digit) / 10) return fallback;
-    value = value * 10 + digit;
-  }
-  return value > 0 ? value : fallback;
-}
-
 std::string to_hex(std::string_view bytes) {
   static constexpr char kDigits[] = "0123456789abcdef";
   std::string out;
@@ -230,7 +216,7 @@ class ReferenceServer {
 
   std::size_t ctxo_limit() const {
     if (defect("ignore-env")) return kCtxoDefaultLimit;
-    return env_limit("CTXO_RESPONSE_LIMIT", kCtxoDefaultLimit);
+    return ctxo::kit::env_size("CTXO_RESPONSE_LIMIT", kCtxoDefaultLimit);
   }
 
   // A hint as this server states it (dead-hint and unstable-hint alter every hint).
@@ -623,7 +609,7 @@ class ReferenceServer {
 
   std::size_t meta_limit() const {
     if (defect("ignore-env")) return kMetaDefaultLimit;
-    return env_limit("TOOL_MAX_OUTPUT_BYTES", kMetaDefaultLimit);
+    return ctxo::kit::env_size("TOOL_MAX_OUTPUT_BYTES", kMetaDefaultLimit);
   }
 
   static json meta_error(const std::string& message) {
