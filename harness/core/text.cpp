@@ -99,4 +99,10 @@ std::string shell_join(const std::vector<std::string>& argv) {
   return out;
 }
 
+std::uint64_t fnv1a(std::string_view s) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+  return h;
+}
+
 }  // namespace ctxo

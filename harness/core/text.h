@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Small text helpers shared by every module: excerpts, UTF-8 validity, shell quoting.
+// Small text helpers shared by every module: excerpts, UTF-8 validity, shell quoting, a stable hash.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,6 +32,10 @@ std::string excerpt(std::string_view s, std::size_t max_bytes = 400);
 
 /// Quotes one argument for a POSIX shell (single quotes, ' escaped).
 std::string shell_quote(std::string_view arg);
+
+/// A 64-bit FNV-1a style hash of `s` (stable across runs and platforms: seeds and file names
+/// derive from it, so it must never change).
+std::uint64_t fnv1a(std::string_view s);
 
 /// Joins argv into a copy-pasteable command line.
 std::string shell_join(const std::vector<std::string>& argv);

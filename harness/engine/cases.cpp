@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "checks/registry.h"
+#include "core/text.h"
 #include "profile/profile.h"
 #include "profile/schema_validator.h"
 
@@ -69,10 +70,8 @@ json case_json(const ReportedFinding& rf, const RunReport& report, const RunOpti
 }
 
 std::string case_file_name(const Finding& f) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : finding_key(f)) h = (h ^ c) * 1099511628211ull;
   char hex[17];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(finding_key(f))));
   return safe_name(f.invariant) + "-" + (f.tool.empty() ? std::string("server") : safe_name(f.tool)) + "-" +
          std::string(hex, 8) + ".json";
 }

@@ -33,12 +33,6 @@ std::string iso_now() {
   return buf;
 }
 
-std::uint64_t fnv1a(std::string_view s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 std::string tool_of(const json& request) {
   if (request.is_object() && request.value("method", "") == "tools/call" && request.contains("params") &&
       request["params"].is_object())
@@ -604,9 +598,12 @@ class Runner {
           auto next = seq.next();
           if (!next) break;
           const json args = next->value();
-          if (!args.is_object() || !seen.insert(args.dump()).second) continue;
+          if (!args.is_object()) continue;
+          std::string text = args.dump();
+          const std::size_t size = text.size();
+          if (!seen.insert(std::move(text)).second) continue;
           if (keep_valid && !tc.validators->context(tc.tool, args, rep_.era).schema_valid) continue;
-          candidates.emplace_back(args.dump().size(), std::move(*next));
+          candidates.emplace_back(size, std::move(*next));
           ++taken;
         }
       }

@@ -11,6 +11,7 @@
 #include <rapidcheck/shrinkable/Create.h>
 #include <rapidcheck/shrinkable/Transform.h>
 
+#include "core/text.h"
 #include "gen/simple.h"
 #include "profile/schema_validator.h"
 
@@ -31,20 +32,14 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
   return z ^ (z >> 31);
 }
 
-std::uint64_t hash_text(const std::string& s) {
-  std::uint64_t h = 1469598103934665603ull;
-  for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
-  return h;
-}
-
 bool cursor_like(const std::string& key) { return key == "cursor" || key == "nextcursor"; }
 
-// Code points of UTF-8 text, each as its byte sequence (so shrinking never splits a character).
+// Code points of UTF-8 text, each as its byte sequence (so shrinking never splits a character;
+// a byte that starts no well-formed sequence stands alone).
 std::vector<std::string> split_code_points(const std::string& s) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < s.size();) {
-    std::size_t n = 1;
-    while (i + n < s.size() && (static_cast<unsigned char>(s[i + n]) & 0xC0) == 0x80) ++n;
+    const std::size_t n = std::max<std::size_t>(utf8_char_at(s, i).length, 1);
     out.push_back(s.substr(i, n));
     i += n;
   }
@@ -260,7 +255,7 @@ json ToolPlan::harvested(const json& args, std::size_t index, const Harvest& har
   for (auto it = props.begin(); it != props.end(); ++it) {
     const auto* pool = harvest.values_for(it.key());
     if (!pool) continue;
-    const std::uint64_t pick = mix(seed_ + index, hash_text(it.key()));
+    const std::uint64_t pick = mix(seed_ + index, fnv1a(it.key()));
     json trial = out;
     trial[it.key()] = (*pool)[pick % pool->size()];
     if (validator_->is_valid(trial)) out = std::move(trial);
