@@ -218,80 +218,92 @@ inline unsigned special16(const unsigned char* p) {
 }
 #endif
 
-// js_string_measure for one measure. Starts from 2 + size (quotes, one unit per byte) and
-// corrects for each byte that is not plain ASCII.
+// The character at p[i] of a JSON string literal when p[i] is not a plain ASCII byte (an escaped
+// control, '"' or '\\', or a non-ASCII sequence): adds its correction to the one unit per byte
+// already counted for it to *n and returns the index after it.
 template <Measure M>
-std::size_t string_measure_slow(std::string_view text) {
+inline std::size_t special_step(std::string_view text, std::size_t i, std::size_t* n) {
   const auto* p = reinterpret_cast<const unsigned char*>(text.data());
   const std::size_t len = text.size();
-  std::size_t n = 2 + len, i = 0;
+  const unsigned char c = p[i];
+  if (c < 0x80) {
+    *n += kEscape.len[c] - 1u;
+    return i + 1;
+  }
+  // Well-formed 2- and 3-byte sequences without special cases (not E0/ED lead bytes) inline.
+  if (c >= 0xC2 && c <= 0xDF && i + 1 < len && (p[i + 1] & 0xC0) == 0x80) {
+    if constexpr (M != Measure::kUtf8Bytes) *n -= 1;  // one UTF-16 unit, one code point
+    return i + 2;
+  }
+  if (c >= 0xE1 && c <= 0xEF && c != 0xED && i + 2 < len && (p[i + 1] & 0xC0) == 0x80 &&
+      (p[i + 2] & 0xC0) == 0x80) {
+    if constexpr (M != Measure::kUtf8Bytes) *n -= 2;  // one UTF-16 unit (BMP), one code point
+    return i + 3;
+  }
+  if (c >= 0xF1 && c <= 0xF3 && i + 3 < len && (p[i + 1] & 0xC0) == 0x80 && (p[i + 2] & 0xC0) == 0x80 &&
+      (p[i + 3] & 0xC0) == 0x80) {
+    if constexpr (M == Measure::kUtf16Units) *n -= 2;  // a surrogate pair
+    if constexpr (M == Measure::kCodePoints) *n -= 3;
+    return i + 4;
+  }
+  if (c == 0xF0 && i + 3 < len && p[i + 1] >= 0x90 && p[i + 1] <= 0xBF && (p[i + 2] & 0xC0) == 0x80 &&
+      (p[i + 3] & 0xC0) == 0x80) {  // U+10000..U+3FFFF (emoji)
+    if constexpr (M == Measure::kUtf16Units) *n -= 2;
+    if constexpr (M == Measure::kCodePoints) *n -= 3;
+    return i + 4;
+  }
+  const Utf8Step st = decode_utf8(text, i);
+  *n -= st.length;
+  if constexpr (M == Measure::kUtf8Bytes) {
+    *n += st.valid ? st.length : 3;
+  } else if constexpr (M == Measure::kUtf16Units) {
+    *n += utf16_units(st.code_point);
+  } else {
+    *n += 1;
+  }
+  return i + st.length;
+}
+
+// js_string_measure for one measure, the bytes before `from` known to be plain. Starts from
+// 2 + size (quotes, one unit per byte) and corrects for each byte that is not plain ASCII.
+template <Measure M>
+std::size_t string_measure_slow(std::string_view text, std::size_t from) {
+  const auto* p = reinterpret_cast<const unsigned char*>(text.data());
+  const std::size_t len = text.size();
+  std::size_t n = 2 + len, i = from;
 #if defined(__SSE2__)
-  while (i + 64 <= len && plain64(p + i)) i += 64;  // long plain runs, four blocks per test
+  if (len >= 16) {
+    // A block of 16 bytes at `base` whose special bytes from i on are `bad` (nonzero): its
+    // characters are visited through the mask, each one's continuation bytes cleared with it, so
+    // a block is loaded and tested once however many non-ASCII characters it holds. Returns the
+    // index after the block, or after its last character when that runs into the next block.
+    auto walk_block = [&](std::size_t base, unsigned bad) {
+      std::size_t end;
+      do {
+        end = special_step<M>(text, base + static_cast<std::size_t>(__builtin_ctz(bad)), &n);
+        const std::size_t done = end - base;
+        bad = done < 16 ? bad & (~0u << done) : 0;
+      } while (bad != 0);
+      return std::max(end, base + 16);
+    };
+    while (i + 16 <= len) {
+      const unsigned bad = special16(p + i);
+      i = bad == 0 ? i + 16 : walk_block(i, bad);
+    }
+    if (i < len) {  // the last 1..15 bytes, as the tail of a block overlapping the one before
+      const std::size_t base = len - 16;
+      const unsigned bad = special16(p + base) & (~0u << (i - base));
+      if (bad != 0) walk_block(base, bad);
+    }
+    return n;
+  }
 #endif
   while (i < len) {
-#if defined(__SSE2__)
-    if (i + 16 <= len) {
-      const unsigned bad = special16(p + i);
-      if (bad == 0) {
-        i += 16;
-        continue;
-      }
-      i += static_cast<std::size_t>(__builtin_ctz(bad));
-    } else if (len >= 16) {
-      const std::size_t base = len - 16;  // overlapping load of the last 16 bytes
-      const unsigned bad = special16(p + base) >> (i - base);
-      if (bad == 0) break;
-      i += static_cast<std::size_t>(__builtin_ctz(bad));
-    } else
-#endif
-    {
-      if (kPlain.plain[p[i]]) {
-        ++i;
-        continue;
-      }
-    }
-    const unsigned char c = p[i];
-    if (c < 0x80) {
-      n += kEscape.len[c] - 1u;
+    if (kPlain.plain[p[i]]) {
       ++i;
       continue;
     }
-    // Well-formed 2- and 3-byte sequences without special cases (not E0/ED lead bytes) inline.
-    if (c >= 0xC2 && c <= 0xDF && i + 1 < len && (p[i + 1] & 0xC0) == 0x80) {
-      i += 2;
-      if constexpr (M != Measure::kUtf8Bytes) n -= 1;  // one UTF-16 unit, one code point
-      continue;
-    }
-    if (c >= 0xE1 && c <= 0xEF && c != 0xED && i + 2 < len && (p[i + 1] & 0xC0) == 0x80 &&
-        (p[i + 2] & 0xC0) == 0x80) {
-      i += 3;
-      if constexpr (M != Measure::kUtf8Bytes) n -= 2;  // one UTF-16 unit (BMP), one code point
-      continue;
-    }
-    if (c >= 0xF1 && c <= 0xF3 && i + 3 < len && (p[i + 1] & 0xC0) == 0x80 && (p[i + 2] & 0xC0) == 0x80 &&
-        (p[i + 3] & 0xC0) == 0x80) {
-      i += 4;
-      if constexpr (M == Measure::kUtf16Units) n -= 2;  // a surrogate pair
-      if constexpr (M == Measure::kCodePoints) n -= 3;
-      continue;
-    }
-    if (c == 0xF0 && i + 3 < len && p[i + 1] >= 0x90 && p[i + 1] <= 0xBF && (p[i + 2] & 0xC0) == 0x80 &&
-        (p[i + 3] & 0xC0) == 0x80) {  // U+10000..U+3FFFF (emoji)
-      i += 4;
-      if constexpr (M == Measure::kUtf16Units) n -= 2;
-      if constexpr (M == Measure::kCodePoints) n -= 3;
-      continue;
-    }
-    const Utf8Step st = decode_utf8(text, i);
-    i += st.length;
-    n -= st.length;
-    if constexpr (M == Measure::kUtf8Bytes) {
-      n += st.valid ? st.length : 3;
-    } else if constexpr (M == Measure::kUtf16Units) {
-      n += utf16_units(st.code_point);
-    } else {
-      n += 1;
-    }
+    i = special_step<M>(text, i, &n);
   }
   return n;
 }
@@ -320,10 +332,6 @@ inline __m128i short16(const unsigned char* p, std::size_t len) {
 #endif
 
 #if defined(__SSE2__)
-// Strings up to this long are first tested as a whole for being plain (one branch at the end);
-// longer ones go to string_measure_slow, which stops at the first byte that is not plain.
-constexpr std::size_t kPlainScanMax = 512;
-
 // True when the len >= 16 bytes at p are all plain: blocks of 16 (the last one overlapping)
 // folded into one mask, tested once.
 inline bool all_plain(const unsigned char* p, std::size_t len) {
@@ -337,7 +345,10 @@ inline bool all_plain(const unsigned char* p, std::size_t len) {
 }
 #endif
 
-// string_measure_slow with inline fast paths for plain strings (keys, most values).
+// string_measure_slow with inline fast paths for plain strings (keys, most values): runs of 64
+// bytes with one test each, then the rest (under 64 bytes) folded into one test. A string that is
+// not plain is handed over at the run holding its first special byte, so the plain text before it
+// is not scanned again.
 template <Measure M>
 inline std::size_t string_measure(std::string_view text) {
 #if defined(__SSE2__)
@@ -346,11 +357,17 @@ inline std::size_t string_measure(std::string_view text) {
   if (len < 16) {
     if (len == 0) return 2;
     if (special_mask(short16(p, len)) == 0) return 2 + len;
-  } else if (len <= kPlainScanMax && all_plain(p, len)) {
-    return 2 + len;
+    return string_measure_slow<M>(text, 0);
   }
+  std::size_t i = 0;
+  for (; i + 64 <= len; i += 64)
+    if (!plain64(p + i)) return string_measure_slow<M>(text, i);
+  const std::size_t start = std::min(i, len - 16);  // at least one block, overlapping the run before
+  if (all_plain(p + start, len - start)) return 2 + len;
+  return string_measure_slow<M>(text, i);
+#else
+  return string_measure_slow<M>(text, 0);
 #endif
-  return string_measure_slow<M>(text);
 }
 
 json binary_as_json(const json& v) {
@@ -494,36 +511,34 @@ std::size_t walk_with(const json& root, int indent_in, std::size_t depth0, Sink&
 namespace {
 
 // Size of a scalar value (null, boolean, number, string; discarded counts as null), or 0 for an
-// array, object or binary value (every scalar takes at least one unit). One switch, accessors
-// that cannot throw: this is the innermost step of every measurement.
+// array, object or binary value (every scalar takes at least one unit). Accessors that cannot
+// throw: this is the innermost step of every measurement. Strings and numbers are tested for in
+// turn rather than through a jump table (an indirect branch per value), and the whole is inlined
+// into the loops (GCC otherwise keeps it out of line).
 template <Measure M>
-inline std::size_t scalar_length(const json& v) {
-  switch (v.type()) {
-    case json::value_t::string:
-      return string_measure<M>(*v.get_ptr<const json::string_t*>());
-    case json::value_t::number_float:
-      return double_length(*v.get_ptr<const json::number_float_t*>());
-    case json::value_t::number_unsigned: {
-      const std::uint64_t u = *v.get_ptr<const json::number_unsigned_t*>();
-      if (u <= static_cast<std::uint64_t>(kMaxSafeInteger)) return u64_digits(u);
-      return double_length(static_cast<double>(u));
-    }
-    case json::value_t::number_integer: {
-      const std::int64_t i = *v.get_ptr<const json::number_integer_t*>();
-      if (i >= 0 && i <= static_cast<std::int64_t>(kMaxSafeInteger)) return u64_digits(static_cast<std::uint64_t>(i));
-      return number_length(v);
-    }
+[[gnu::always_inline]] inline std::size_t scalar_length(const json& v) {
+  const json::value_t t = v.type();
+  if (t == json::value_t::string) return string_measure<M>(*v.get_ptr<const json::string_t*>());
+  if (t == json::value_t::number_unsigned) {
+    const std::uint64_t u = *v.get_ptr<const json::number_unsigned_t*>();
+    if (u <= static_cast<std::uint64_t>(kMaxSafeInteger)) return u64_digits(u);
+    return double_length(static_cast<double>(u));
+  }
+  if (t == json::value_t::number_integer) {
+    const std::int64_t i = *v.get_ptr<const json::number_integer_t*>();
+    if (i >= 0 && i <= static_cast<std::int64_t>(kMaxSafeInteger)) return u64_digits(static_cast<std::uint64_t>(i));
+    return number_length(v);
+  }
+  if (t == json::value_t::number_float) return double_length(*v.get_ptr<const json::number_float_t*>());
+  switch (t) {
     case json::value_t::boolean:
       return *v.get_ptr<const json::boolean_t*>() ? 4 : 5;
     case json::value_t::null:
     case json::value_t::discarded:
       return 4;
-    case json::value_t::array:
-    case json::value_t::object:
-    case json::value_t::binary:
-      break;
+    default:  // array, object, binary
+      return 0;
   }
-  return 0;
 }
 
 // Size of to_js_json(root) in measure M, root at depth0; *deepest_out receives json_depth(root).
@@ -625,38 +640,63 @@ std::size_t count_walk(const json& root, std::size_t indent, std::size_t depth0,
 
 // *out = size of a non-empty object at depth d whose members are all scalars (its json_depth is
 // 1), counted without the walk's frames. Returns false, *out untouched, when a member is not a
-// scalar (the caller then walks the item).
+// scalar or a short key is not plain (the caller then walks the item, which measures it exactly).
 template <Measure M>
 inline bool flat_object_length(const json::object_t& o, std::size_t indent, std::size_t d, std::size_t* out) {
   const std::size_t c = o.size();
   std::size_t n = 2 + (c - 1) + c;
   if (indent) n += c * (2 + indent * (d + 1)) + 1 + indent * d;
-  for (const auto& member : o) {
+#if defined(__SSE2__)
+  // Keys are short identifiers, nearly always plain: the special bytes of those under 16 bytes
+  // are gathered here and tested once per object instead of once per key.
+  __m128i key_specials = _mm_setzero_si128();
+#endif
+  for (auto it = o.begin(), end = o.end(); it != end;) {
+    // The step to the next member first: it is a chain of dependent loads through the tree,
+    // which then runs while this member is measured.
+    const auto& member = *it;
+    ++it;
     const std::size_t len = scalar_length<M>(member.second);
     if (len == 0) return false;
-    n += string_measure<M>(member.first) + len;
+    n += len;
+    const std::string& key = member.first;
+#if defined(__SSE2__)
+    const auto* kp = reinterpret_cast<const unsigned char*>(key.data());
+    const std::size_t klen = key.size();
+    // 4..7 bytes, the usual key, on the straight path (this layout is measurably faster).
+    if (klen - 4 < 4) [[likely]] {
+      std::uint32_t a, b;
+      std::memcpy(&a, kp, 4);
+      std::memcpy(&b, kp + klen - 4, 4);
+      const __m128i bytes = _mm_set_epi32(0x61616161, 0x61616161, static_cast<int>(b), static_cast<int>(a));
+      key_specials = _mm_or_si128(key_specials, special_bytes(bytes));
+      n += 2 + klen;
+      continue;
+    }
+    if (klen - 1 < 15) {  // 1..15 bytes
+      key_specials = _mm_or_si128(key_specials, special_bytes(short16(kp, klen)));
+      n += 2 + klen;
+      continue;
+    }
+#endif
+    n += string_measure<M>(key);
   }
+#if defined(__SSE2__)
+  if (_mm_movemask_epi8(key_specials) != 0) return false;
+#endif
   *out = n;
   return true;
 }
 
-// Items built or parsed in order lie in memory in order, each object's tree nodes and strings
-// next to its map header, so the lines from one item's header to the next item's are (about) the
-// first item's storage. Prefetching them a few items ahead turns the walk's dependent loads into
-// cache hits (about 10% of the ctxo benchmark). Only a hint: any other layout stays correct, and
-// nothing is fetched when the two headers are not close and in order.
-constexpr std::size_t kPrefetchAhead = 4;
-constexpr std::uintptr_t kPrefetchSpan = 4096;
-
-inline void prefetch_item(const json::array_t& items, std::size_t i) {
-  if (i + kPrefetchAhead + 1 >= items.size()) return;
-  const auto* a = items[i + kPrefetchAhead].get_ptr<const json::object_t*>();
-  const auto* b = items[i + kPrefetchAhead + 1].get_ptr<const json::object_t*>();
-  if (a == nullptr || b == nullptr) return;
-  const auto from = reinterpret_cast<std::uintptr_t>(a), to = reinterpret_cast<std::uintptr_t>(b);
-  if (to <= from || to - from > kPrefetchSpan) return;
-  for (std::uintptr_t p = from; p < to; p += 64) __builtin_prefetch(reinterpret_cast<const void*>(p));
-}
+// Items built or parsed in order lie in memory in order: an object's map header is followed by
+// its tree nodes (short keys and numbers live inside them) and strings, or by the strings of the
+// next item when it was built from an initializer list. The kPrefetchLines cache lines from the
+// header of the item kPrefetchAhead places ahead are about one item's storage (six to eight
+// members), fetched while the items before it are measured, so the walk's dependent loads hit the
+// cache (over a tenth of the ctxo benchmark's time at 100k items). Only a hint: any other layout
+// stays correct.
+constexpr std::size_t kPrefetchAhead = 8;
+constexpr std::size_t kPrefetchLines = 16;
 
 // JsonMeasurer::measure_items for one measure.
 template <Measure M>
@@ -666,7 +706,14 @@ std::size_t measure_items_with(const json::array_t& items, std::size_t indent, s
   std::size_t deepest = 0, total = 0;
   bool keep = true;
   for (std::size_t idx = 0; idx < items.size(); ++idx) {
-    prefetch_item(items, idx);
+    // Inline here: GCC finds a function that only prefetches free of side effects and deletes
+    // the calls to it.
+    if (idx + kPrefetchAhead < items.size())
+      if (const auto* ahead = items[idx + kPrefetchAhead].get_ptr<const json::object_t*>()) {
+        const auto from = reinterpret_cast<std::uintptr_t>(ahead);
+        for (std::size_t line = 0; line < kPrefetchLines; ++line)
+          __builtin_prefetch(reinterpret_cast<const void*>(from + 64 * line));
+      }
     const json& item = items[idx];
     std::size_t n = 0;
     const auto* obj = item.get_ptr<const json::object_t*>();

@@ -138,15 +138,19 @@ inline bool shortest_decimal(double value, ShortestDecimal* out) {
   const std::uint64_t upper = scaled_odd(g, cbr << h) - open;  // and 4x <= upper
   // One digit fewer: the multiple of 10 below the upper end, if inside (the interval spans less
   // than 10 units of 10^k, so it holds at most one). m may end in 0 itself, or be a power of ten.
+  // Otherwise an integer x (one or two); as no multiple of 10 is inside, none ends in 0 and they
+  // have as many digits as the largest, upper / 4. About a third of random doubles have the
+  // shorter form, too many to branch on well: both cases share the code below.
   const std::uint64_t m = upper / 40;
-  if (40 * m >= lower) {
+  const bool shorter = 40 * m >= lower;
+  if ((m % 10 == 0) & shorter) {  // trailing zeros to drop (decimals such as 0.5)
     *out = shape(m, k + 1);
     return true;
   }
-  // Otherwise an integer x (one or two); as no multiple of 10 is inside, none ends in 0 and they
-  // have as many digits as the largest, upper / 4.
-  const int d = digits_of(upper / 4);
-  *out = ShortestDecimal{d, k + d};
+  // value * 10^-k is in [2^52, 10 * 2^53) by the choice of k, so upper / 4 has 16 or 17 digits,
+  // m one fewer, and both put the decimal point at the same place.
+  const int longer = upper >= 4 * kPow10[16] ? 1 : 0;
+  *out = ShortestDecimal{16 + longer - (shorter ? 1 : 0), k + 16 + longer};
   return true;
 }
 
