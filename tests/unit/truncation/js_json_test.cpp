@@ -242,6 +242,45 @@ TEST(JsonMeasurer, MeasureItemsMatchesMeasureAndKeepsAPrefix) {
   }
 }
 
+// The measurer steps through an object's members with its own successor on the map's tree (see
+// next_member in js_json.cpp): every tree shape from 1 to 40 members, built in ascending,
+// descending and shuffled key order, all scalars (the flat loop) or with a container at each
+// position (the walk), must measure what serialising prints.
+TEST(JsonMeasurer, EveryObjectTreeShapeMeasuresItsSerialisation) {
+  std::mt19937 rng(7);
+  for (int members = 1; members <= 40; ++members) {
+    std::vector<int> order(static_cast<std::size_t>(members));
+    for (int i = 0; i < members; ++i) order[static_cast<std::size_t>(i)] = i;
+    for (int shape = 0; shape < 3; ++shape) {
+      if (shape == 1) std::reverse(order.begin(), order.end());
+      if (shape == 2) std::shuffle(order.begin(), order.end(), rng);
+      for (int nested_at = -1; nested_at < members; ++nested_at) {
+        json item = json::object();
+        for (int i : order) {
+          const std::string key = "k" + std::to_string(i * 7919 % 1000);
+          if (i == nested_at)
+            item[key] = {{"in", json::array({i, "x"})}};
+          else if (i % 3 == 0)
+            item[key] = "v\u00e9" + std::to_string(i);
+          else
+            item[key] = i % 3 == 1 ? json(i) : json(1.0 / (i + 3));
+        }
+        ASSERT_EQ(item.size(), static_cast<std::size_t>(members));
+        const json items = json::array({item, item});
+        for (int indent : {-1, 2}) {
+          const std::size_t want = to_js_json(item, indent).size();
+          EXPECT_EQ(js_json_size(item, indent), want) << members << " members, shape " << shape;
+          ctxo::truncation::JsonMeasurer m(ctxo::truncation::Measure::kUtf8Bytes, indent);
+          std::vector<std::size_t> sizes;
+          m.measure_items(items.get_ref<const json::array_t&>(), 0, &sizes);
+          // depth 0 for the measurer: each item as if at the top, like to_js_json(item)
+          EXPECT_EQ(sizes, (std::vector<std::size_t>{want, want})) << members << " members, nested at " << nested_at;
+        }
+      }
+    }
+  }
+}
+
 TEST(JsJson, BinaryAndDiscarded) {
   json b = json::binary({1, 2, 255});
   EXPECT_EQ(to_js_json(b), R"({"bytes":[1,2,255],"subtype":null})");
