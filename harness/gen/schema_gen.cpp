@@ -1066,16 +1066,22 @@ bool admits_invalid(const json& schema, const json& root) {
 
 namespace {
 
-std::vector<std::pair<json, std::string>> boundary_values(const json& s, const json& root) {
-  std::vector<std::pair<json, std::string>> out;
+// s with its local $refs followed (at most 8), or nullptr when one does not resolve.
+const json* deref(const json& s, const json& root) {
   const json* p = &s;
   for (int hops = 0; hops < 8 && p->is_object() && p->contains("$ref") && (*p)["$ref"].is_string(); ++hops) {
     std::string r = (*p)["$ref"].get<std::string>();
     const json* t = r.rfind('#', 0) == 0 ? profile::resolve_pointer(root, r.substr(1)) : nullptr;
-    if (t == nullptr) return out;
+    if (t == nullptr) return nullptr;
     p = t;
   }
-  if (!p->is_object()) return out;
+  return p;
+}
+
+std::vector<std::pair<json, std::string>> boundary_values(const json& s, const json& root) {
+  std::vector<std::pair<json, std::string>> out;
+  const json* p = deref(s, root);
+  if (p == nullptr || !p->is_object()) return out;
   const json& x = *p;
   if (x.contains("const")) out.emplace_back(x["const"], "const");
   if (auto it = x.find("enum"); it != x.end() && it->is_array()) {
@@ -1138,6 +1144,34 @@ std::vector<std::pair<json, std::string>> boundary_values(const json& s, const j
     if (lo == 0) out.emplace_back(json::array(), "empty array");
   }
   return out;
+}
+
+// Boundary values of an object property `value` (its typical value) with schema s: each
+// property's boundary values in turn, the others as they are, two levels down at most. Labels
+// name the property's path from `path` ("'options.limit' maximum").
+void nested_boundaries(const json& s, const json& root, const json& value, const std::string& path, int depth,
+                       std::vector<std::pair<json, std::string>>* out) {
+  const json* p = deref(s, root);
+  if (p == nullptr || !p->is_object() || !value.is_object()) return;
+  auto props = p->find("properties");
+  if (props == p->end() || !props->is_object()) return;
+  for (const auto& [k, sub] : props->items()) {
+    const std::string at = path + "." + k;
+    for (auto& [v, what] : boundary_values(sub, root)) {
+      json o = value;
+      o[k] = std::move(v);
+      out->emplace_back(std::move(o), "'" + at + "' " + what);
+    }
+    if (depth < 2 && value.contains(k)) {
+      std::vector<std::pair<json, std::string>> inner;
+      nested_boundaries(sub, root, value[k], at, depth + 1, &inner);
+      for (auto& [v, what] : inner) {
+        json o = value;
+        o[k] = std::move(v);
+        out->emplace_back(std::move(o), std::move(what));
+      }
+    }
+  }
 }
 
 // A plain value for the boundary phase's base call: no edge bias, and not an empty string or
@@ -1208,6 +1242,16 @@ std::vector<CallCase> boundary_cases(const json& schema) {
       json a = base;
       a[k] = v;
       push(a, "'" + k + "' " + what);
+    }
+  }
+  // Then inside object properties (at their typical value), after every top-level case.
+  for (const auto& [k, v] : typical_of) {
+    std::vector<std::pair<json, std::string>> inner;
+    nested_boundaries(props[k], schema, v, k, 1, &inner);
+    for (const auto& [o, what] : inner) {
+      json a = base;
+      a[k] = o;
+      push(a, what);
     }
   }
   return out;

@@ -408,6 +408,31 @@ TEST(SchemaGenBoundary, FormattedStringsGetNoPaddingStrings) {
   EXPECT_TRUE(notes.count("aaa")) << "maxLength string";
 }
 
+TEST(SchemaGenBoundary, ReachesIntoObjectProperties) {
+  json s = json::parse(R"({"type":"object","properties":{
+      "q":{"type":"string","minLength":1},
+      "options":{"type":"object","properties":{
+          "limit":{"type":"integer","minimum":1,"maximum":50},
+          "range":{"$ref":"#/definitions/range"}},"required":["limit","range"]}},
+      "required":["q","options"],
+      "definitions":{"range":{"type":"object","properties":{"start":{"type":"integer","minimum":1}},"required":["start"]}}})");
+  SchemaValidator v = compile(s);
+  std::map<std::string, json> by_label;
+  for (const auto& c : ctxo::gen::boundary_cases(s)) {
+    EXPECT_TRUE(v.is_valid(c.arguments)) << c.label << " " << c.arguments;
+    by_label[c.label] = c.arguments;
+  }
+  ASSERT_TRUE(by_label.count("'options.limit' maximum"));
+  EXPECT_EQ(by_label["'options.limit' maximum"]["options"]["limit"], 50);
+  ASSERT_TRUE(by_label.count("'options.limit' minimum"));
+  EXPECT_EQ(by_label["'options.limit' minimum"]["options"]["limit"], 1);
+  // through a $ref, two levels down
+  ASSERT_TRUE(by_label.count("'options.range.start' minimum"));
+  EXPECT_EQ(by_label["'options.range.start' minimum"]["options"]["range"]["start"], 1);
+  // the bound's invalid side is not sent in the boundary phase
+  EXPECT_FALSE(by_label.count("'options.range.start' zero"));
+}
+
 TEST(SchemaGenBoundary, CorpusCasesAreValid) {
   for (const auto& e : load_corpus(false)) {
     SchemaValidator v = compile(e.schema);
