@@ -77,8 +77,10 @@ bool admits_invalid(const json& schema, const json& root);
 /// The deterministic boundary phase for a tool's inputSchema: required properties only, all
 /// properties, each optional property present, and per top-level property each bound and bound+-1
 /// on the valid side, the empty string/array, minLength/maxLength strings, min/max arrays, each
-/// enum value, const, both booleans, null where allowed, the default. Only cases the validator
-/// accepts are kept (all of them when the schema does not compile); duplicates are dropped.
+/// enum value, const, both booleans, null where allowed, the default (no padding strings for a
+/// format the generator writes); then the same inside object properties, two levels down, at
+/// their typical values. Only cases the validator accepts are kept (all of them when the schema
+/// does not compile); duplicates are dropped.
 std::vector<CallCase> boundary_cases(const json& schema);
 
 /// Counts code points in UTF-8 text (what minLength/maxLength measure).
