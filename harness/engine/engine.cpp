@@ -181,7 +181,7 @@ class Runner {
       if (first) {
         for (const auto& a : attempts) {
           if (a.request.value("method", "") == "server/discover") continue;
-          if (a.kind == Reply::Kind::kTimeout) {
+          if (a.kind == Reply::Kind::kTimeout && !a.oversize) {
             Finding f;
             f.invariant = "T-HANG";
             f.request = a.request;
@@ -284,7 +284,7 @@ class Runner {
     add_all(checks::check_tools_list(listing, rep_.era));
     mark("", {"P-LIST"});
     for (const auto& page : listing.pages) {
-      if (page.kind == Reply::Kind::kTimeout && !page.stray_seen) {
+      if (page.kind == Reply::Kind::kTimeout && !page.stray_seen && !page.oversize) {
         Finding f;
         f.invariant = "T-HANG";
         f.request = page.request;
@@ -511,7 +511,9 @@ class Runner {
     l_.on_call(ts, rep_.calls);
     take_observations();
     if (reply.kind == Reply::Kind::kTimeout) {
-      if (!reply.stray_seen) {
+      // An answer too long to read is T-FRAMING (already observed), not a hang: the server is
+      // alive and its stream goes on.
+      if (!reply.stray_seen && !reply.oversize) {
         Finding f;
         f.invariant = "T-HANG";
         f.request = reply.request;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <regex>
 
 #include "core/text.h"
 
@@ -23,6 +24,54 @@ std::size_t first_invalid_utf8(std::string_view s) {
 }
 
 bool is_rpc_object(const json& j) { return j.is_object() && (j.contains("jsonrpc") || j.contains("id") || j.contains("method")); }
+
+// The "id" of a JSON-RPC response cut short as an oversize line, from the bytes kept of it: a
+// top-level "id" member in the prefix (the prefix holds no top-level "method"), or the object's
+// last member(s) in the tail ({"result":...,"jsonrpc":"2.0","id":7}, the TypeScript SDK's
+// order). Numbers and strings without escapes only; nullopt when unsure.
+std::optional<std::string> oversize_response_id(const transport::Frame& frame) {
+  const std::string& head = frame.body;
+  std::optional<std::string> id;
+  int depth = 0;
+  for (std::size_t i = 0; i < head.size(); ++i) {
+    const char c = head[i];
+    if (c == '{' || c == '[') {
+      ++depth;
+    } else if (c == '}' || c == ']') {
+      --depth;
+    } else if (c == '"') {
+      std::size_t end = i + 1;
+      while (end < head.size() && head[end] != '"') end += head[end] == '\\' ? 2 : 1;
+      if (end >= head.size()) break;
+      const std::string_view key(head.data() + i + 1, end - i - 1);
+      std::size_t j = end + 1;
+      while (j < head.size() && (head[j] == ' ' || head[j] == '\t')) ++j;
+      const bool is_key = j < head.size() && head[j] == ':';
+      if (depth == 1 && is_key && key == "method") return std::nullopt;  // a request or notification
+      if (depth == 1 && is_key && key == "id" && !id) {
+        ++j;
+        while (j < head.size() && (head[j] == ' ' || head[j] == '\t')) ++j;
+        std::size_t k = j;
+        if (k < head.size() && head[k] == '"') {
+          ++k;
+          while (k < head.size() && head[k] != '"' && head[k] != '\\') ++k;
+          if (k < head.size() && head[k] == '"') id = head.substr(j, k + 1 - j);
+        } else {
+          if (k < head.size() && head[k] == '-') ++k;
+          while (k < head.size() && head[k] >= '0' && head[k] <= '9') ++k;
+          if (k > j && k < head.size()) id = head.substr(j, k - j);
+        }
+      }
+      i = end;
+    }
+  }
+  if (id) return json::parse(*id, nullptr, false).dump();
+  static const std::regex kTailId(
+      R"re("id"\s*:\s*(-?[0-9]+|"[^"\\]*")\s*(,\s*"jsonrpc"\s*:\s*"2\.0"\s*)?\}\s*$)re");
+  std::smatch m;
+  if (std::regex_search(frame.tail, m, kTailId)) return json::parse(m[1].str(), nullptr, false).dump();
+  return std::nullopt;
+}
 
 constexpr std::size_t kMaxGarbageLines = 2000;
 constexpr std::size_t kMaxGarbageBytes = 4u << 20;
@@ -76,8 +125,10 @@ void Client::flush_garbage(const char* why) {
 }
 
 std::optional<json> Client::accept_frame(const transport::Frame& frame, std::string& raw_out) {
+  oversize_id_.reset();
   if (frame.oversize) {
     flush_garbage("were not JSON-RPC messages");
+    oversize_id_ = oversize_response_id(frame);
     observe("T-FRAMING",
             "a stdout line of " + std::to_string(frame.size) +
                 " bytes exceeds the maximum message size; it was skipped (raise --max-message-bytes if it is legitimate)",
@@ -210,7 +261,14 @@ Reply Client::await(const json& id, json request) {
     }
     std::string raw;
     auto msg = accept_frame(rr.frame, raw);
-    if (!msg) continue;
+    if (!msg) {
+      // The answer was too long to read (reported as T-FRAMING): no use waiting for it.
+      if (oversize_id_ && *oversize_id_ == key) {
+        reply.oversize = true;
+        return finish(Reply::Kind::kTimeout);
+      }
+      continue;
+    }
     std::vector<json> items;
     if (msg->is_array()) items.assign(msg->begin(), msg->end());
     else items.push_back(std::move(*msg));
@@ -303,6 +361,7 @@ Result<ServerInfo> Client::handshake(const std::string& forced, std::vector<Repl
   auto describe = [&](const Reply& r, const char* what) -> std::string {
     switch (r.kind) {
       case Reply::Kind::kTimeout:
+        if (r.oversize) return std::string("the answer to ") + what + " was over the maximum message size";
         return std::string("no answer to ") + what + " within " + std::to_string(options_.timeout.count()) + " ms";
       case Reply::Kind::kClosed: {
         auto st = transport_.exit_status();

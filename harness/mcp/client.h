@@ -45,6 +45,7 @@ struct Reply {
   json error;                 ///< kError: the "error" member.
   std::string raw;            ///< The response line as received (bounded excerpt source).
   bool stray_seen = false;    ///< A response with a non-matching id arrived while we waited.
+  bool oversize = false;      ///< kTimeout because the answer was a line over the maximum message size (T-FRAMING).
   std::chrono::milliseconds elapsed{0};
 };
 
@@ -142,6 +143,7 @@ class Client {
   bool progress_seen_ = false;
   std::vector<std::string> garbage_;       ///< Consecutive unparseable lines, joined on success.
   std::size_t garbage_bytes_ = 0;
+  std::optional<std::string> oversize_id_;  ///< id (dumped) of the response in the last oversize line, if found
   json current_request_;                   ///< Request being awaited, for attribution.
   std::vector<Observation> observations_;
   TrafficStats traffic_;

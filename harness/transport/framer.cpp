@@ -84,6 +84,16 @@ struct Framer::Impl {
   bool oversize = false;
   char last = 0;           // Last byte of the current line, to detect "\r\n".
   Utf8Stream utf8;         // Validity of the current line once it is oversize.
+  std::string tail;        // The last kOversizeTail bytes of the current line once it is oversize.
+
+  void keep_tail(std::string_view piece) {
+    if (piece.size() >= kOversizeTail) {
+      tail.assign(piece.substr(piece.size() - kOversizeTail));
+      return;
+    }
+    tail.append(piece);
+    if (tail.size() > kOversizeTail) tail.erase(0, tail.size() - kOversizeTail);
+  }
 
   void append(std::string_view piece) {
     if (piece.empty()) return;
@@ -102,6 +112,9 @@ struct Framer::Impl {
       utf8 = Utf8Stream{};
       utf8.feed(cur);
       utf8.feed(piece);
+      tail.clear();
+      keep_tail(cur);
+      keep_tail(piece);
       std::string kept;
       if (cur.size() >= keep) {
         kept.assign(cur, 0, keep);
@@ -114,6 +127,7 @@ struct Framer::Impl {
       return;
     }
     utf8.feed(piece);
+    keep_tail(piece);
     if (cur.size() < keep) cur.append(piece.substr(0, keep - cur.size()));
   }
 
@@ -128,13 +142,16 @@ struct Framer::Impl {
       f.body = std::move(cur);
     } else {
       if (f.had_cr && cur.size() == size) cur.pop_back();  // only when keep >= the whole line
+      if (f.had_cr && !tail.empty()) tail.pop_back();
       f.valid_utf8 = utf8.finish();
       f.body = std::move(cur);
+      f.tail = std::move(tail);
     }
     ready.push_back(std::move(f));
     cur = std::string();
     size = 0;
     oversize = false;
+    tail = std::string();
     last = 0;
   }
 };

@@ -21,9 +21,13 @@ struct Frame {
   std::string body;        ///< The line's bytes (one trailing '\r' removed). If oversize: only its first bytes.
   std::size_t size = 0;    ///< The full length of the line in bytes as sent (before any cut, with '\r').
   bool oversize = false;   ///< Longer than the configured maximum; body holds a prefix only.
+  std::string tail;        ///< If oversize: the line's last bytes (up to kOversizeTail, '\r' removed).
   bool valid_utf8 = true;  ///< The whole line is well-formed UTF-8 (for an oversize line too: checked as it streams).
   bool had_cr = false;     ///< The line ended in "\r\n".
 };
+
+/// Bytes kept from the end of an oversize line (where a JSON-RPC response may put its "id").
+inline constexpr std::size_t kOversizeTail = 256;
 
 /// Splits a byte stream into frames at 0x0A. Never holds more than max_line_bytes (+ an excerpt)
 /// of one line in memory: the rest of an over-long line is counted and dropped.

@@ -37,6 +37,7 @@ const std::vector<Case>& cases() {
       {"bad-content", {"P-RESULT"}},
       {"bad-structured", {"P-RESULT"}},
       {"internal-error", {"P-NO-THROW"}},
+      {"huge-answer", {"T-FRAMING"}},  // run with --max-message-bytes 1 MiB; not also T-HANG
   };
   return k;
 }
@@ -53,6 +54,7 @@ TEST_P(Matrix, ReportsExactlyTheDefectsInvariant) {
   const Case& c = GetParam();
   std::vector<std::string> args = {"--timeout", "700", "--grace", "500", "--calls", "2", "--seed", "7", "--",
                                    fixture_server()};
+  if (c.defect == "huge-answer") args.insert(args.begin(), {"--max-message-bytes", "1048576"});
   if (c.defect == "--modern") args.push_back("--modern");
   else if (!c.defect.empty()) args.insert(args.end(), {"--defect", c.defect});
   HarnessRun r = run_harness(args);

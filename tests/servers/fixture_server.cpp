@@ -28,18 +28,18 @@ namespace {
 using ctxo::kit::json;
 
 // Defects named in the task table (one invariant each), plus two conformant stressors.
-constexpr std::array<std::string_view, 17> kDefects = {
+constexpr std::array<std::string_view, 18> kDefects = {
     "stdout-log",   "invalid-utf8",   "split-line",       "wrong-id",        "duplicate-response",
     "hang",         "crash",          "no-shutdown",      "bad-init",        "list-duplicate",
     "list-cursor-loop", "list-bad-schema", "bad-content", "bad-structured",  "internal-error",
-    "stderr-flood", "slow",
+    "huge-answer",  "stderr-flood",   "slow",
 };
 
 constexpr std::string_view kUsage =
     "usage: fixture-server [--defect NAME] [--modern] [--page-size N]\n"
     "defects: stdout-log invalid-utf8 split-line wrong-id duplicate-response hang crash\n"
     "         no-shutdown bad-init list-duplicate list-cursor-loop list-bad-schema bad-content\n"
-    "         bad-structured internal-error stderr-flood slow\n";
+    "         bad-structured internal-error huge-answer stderr-flood slow\n";
 
 constexpr std::string_view kInvalidUtf8Marker = "@@RAW-0xFF@@";
 constexpr std::chrono::seconds kPingTimeout{5};
@@ -284,7 +284,13 @@ class FixtureServer {
     }
     if (defect_ == "stdout-log") (void)server_.write_raw("log: call " + name + "\n");
 
-    if (defect_ == "invalid-utf8") {
+    if (defect_ == "huge-answer") {
+      // 2 MiB of text (over a --max-message-bytes of 1 MiB), members in the TypeScript SDK's
+      // order: the id comes last, after the long result.
+      json result = response.value("result", json::object());
+      result["content"] = json::array({{{"type", "text"}, {"text", std::string(2u << 20, 'x')}}});
+      (void)server_.write_raw("{\"result\":" + result.dump() + ",\"jsonrpc\":\"2.0\",\"id\":" + id.dump() + "}\n");
+    } else if (defect_ == "invalid-utf8") {
       (void)server_.write_raw(with_raw_ff(response));
     } else if (defect_ == "split-line") {
       (void)server_.write_raw(response.dump(2) + "\n");

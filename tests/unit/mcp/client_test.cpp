@@ -43,9 +43,15 @@ class ScriptedTransport : public transport::Transport {
     }
     std::this_thread::sleep_until(queue_.front().second);
     rr.status = transport::ReadStatus::kFrame;
-    rr.frame.body = queue_.front().first;
-    rr.frame.size = rr.frame.body.size();
-    rr.frame.valid_utf8 = is_valid_utf8(rr.frame.body);
+    if (queue_.front().first.size() > max_line) {  // cut as the real transport cuts it
+      transport::Framer framer(max_line);
+      framer.feed(queue_.front().first + "\n");
+      rr.frame = *framer.next();
+    } else {
+      rr.frame.body = queue_.front().first;
+      rr.frame.size = rr.frame.body.size();
+      rr.frame.valid_utf8 = is_valid_utf8(rr.frame.body);
+    }
     queue_.pop_front();
     return rr;
   }
@@ -65,6 +71,7 @@ class ScriptedTransport : public transport::Transport {
   std::vector<json> sent;
   bool eof_when_empty = false;
   std::chrono::milliseconds pace{0};
+  std::size_t max_line = std::size_t{64} << 20;  ///< Longer lines arrive as oversize frames.
 
  private:
   Responder responder_;
@@ -238,6 +245,53 @@ TEST(Client, InvalidUtf8IsReportedAndTheReplyStillMatches) {
   auto obs = c.take_observations();
   ASSERT_EQ(obs.size(), 1u);
   EXPECT_NE(obs[0].diagnosis.find("0xFF"), std::string::npos);
+}
+
+// An answer longer than the maximum message size is skipped (T-FRAMING). When its id can be
+// read from the kept head or tail, the call ends at once with `oversize`; otherwise it waits out
+// the timeout like any unanswered call.
+TEST(Client, OversizeAnswerEndsItsCallWhenItsIdIsFound) {
+  const std::string big(20000, 'x');
+  struct Shape {
+    std::string name;
+    std::function<std::string(const json& id)> line;
+    bool recognised;
+  };
+  const std::vector<Shape> shapes = {
+      {"id first", [&](const json& id) { return ok(id, {{"content", {{{"type", "text"}, {"text", big}}}}}); }, true},
+      {"id last (TypeScript SDK order)",
+       [&](const json& id) {
+         return R"({"result":{"content":[{"type":"text","text":")" + big + R"("}]},"jsonrpc":"2.0","id":)" + id.dump() + "}";
+       },
+       true},
+      {"another request's id, spaced out",
+       [&](const json&) { return R"({"result":{"t":")" + big + R"("} , "id" : "s-1" })"; }, false},
+      {"only a nested id",
+       [&](const json& id) { return R"({"jsonrpc":"2.0","result":{"id":)" + id.dump() + R"(,"t":")" + big + R"("}})"; },
+       false},
+      {"a request",
+       [&](const json& id) { return R"({"jsonrpc":"2.0","method":"x","id":)" + id.dump() + R"(,"params":{"t":")" + big + R"("}})"; },
+       false},
+  };
+  for (const auto& shape : shapes) {
+    ScriptedTransport t(legacy("2025-11-25", [&](const json& m) -> std::vector<std::string> {
+      if (m.value("method", "") != "tools/call") return {};
+      return {shape.line(m["id"])};
+    }));
+    t.max_line = 4096;
+    ClientOptions o = fast();
+    o.timeout = 1000ms;
+    Client c(t, o);
+    ASSERT_TRUE(c.handshake("legacy").ok());
+    Reply r = c.call_tool("x", json::object());
+    EXPECT_EQ(r.kind, Reply::Kind::kTimeout) << shape.name;
+    EXPECT_EQ(r.oversize, shape.recognised) << shape.name;
+    if (shape.recognised) EXPECT_LT(r.elapsed, 900ms) << shape.name;  // not the timeout
+    else EXPECT_GE(r.elapsed, 1000ms) << shape.name;
+    auto obs = c.take_observations();
+    ASSERT_FALSE(obs.empty()) << shape.name;
+    EXPECT_EQ(obs[0].invariant, "T-FRAMING") << shape.name;
+  }
 }
 
 TEST(Client, WrongIdIsAnIdObservationAndTheRequestTimesOutWithStraySeen) {

@@ -178,6 +178,30 @@ TEST(Framer, OversizeLineTracksUtf8AndCrOverTheWholeLine) {
   EXPECT_EQ(frames[1].size, 9u);
 }
 
+// An oversize line also keeps its last kOversizeTail bytes (where a response may put its id),
+// across feeds and without the '\r'; other lines keep none.
+TEST(Framer, OversizeLineKeepsItsTail) {
+  Framer f(1024, 16);
+  const std::string end = ",\"jsonrpc\":\"2.0\",\"id\":42}";
+  f.feed("{\"result\":\"" + std::string(3000, 'a'));
+  f.feed(std::string(300, 'b'));
+  f.feed("\"" + end + "\r\nshort\n");
+  const auto frames = drain(f);
+  ASSERT_EQ(frames.size(), 2u);
+  ASSERT_TRUE(frames[0].oversize);
+  ASSERT_EQ(frames[0].tail.size(), ctxo::transport::kOversizeTail - 1);  // the line's last bytes, less its '\r'
+  EXPECT_EQ(frames[0].tail.substr(frames[0].tail.size() - end.size() - 1), "\"" + end);
+  EXPECT_EQ(frames[0].tail.front(), 'b');
+  EXPECT_FALSE(frames[1].oversize);
+  EXPECT_TRUE(frames[1].tail.empty());
+  // A line that goes oversize within a single feed keeps its tail too.
+  Framer g(8, 4);
+  g.feed("0123456789\n");
+  const auto one = drain(g);
+  ASSERT_EQ(one.size(), 1u);
+  EXPECT_EQ(one[0].tail, "0123456789");
+}
+
 // A 100 MB line with the default 64 MiB limit: one oversize frame, exact size, bounded memory,
 // and the next line is intact.
 TEST(Framer, HundredMegabyteLineStreams) {
