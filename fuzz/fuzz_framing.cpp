@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Fuzz target for transport::Framer: arbitrary bytes in arbitrary chunkings must frame losslessly
-// (sizes add up, bodies reproduce the input) with bounded memory. Does not touch processes.
+// (sizes add up, bodies reproduce the input, an oversize line keeps its head and tail) with
+// bounded memory. Does not touch processes.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -72,8 +73,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (f.oversize) {
       any_oversize = true;
       check(f.body == line.substr(0, std::min(keep, line.size() - (f.had_cr ? 1 : 0))), "oversize body is the prefix");
+      std::string_view tail = line.substr(line.size() - std::min(ctxo::transport::kOversizeTail, line.size()));
+      if (f.had_cr) tail.remove_suffix(1);
+      check(f.tail == tail, "oversize tail is the line's last bytes, less its CR");
     } else {
       check(f.body == line.substr(0, line.size() - (f.had_cr ? 1 : 0)), "body is the line minus CR");
+      check(f.tail.empty(), "no tail kept for a line within the limit");
     }
     rebuilt += f.body;
     if (f.had_cr) rebuilt += '\r';
