@@ -56,6 +56,18 @@ using Ptr = std::optional<std::string>;  // JSON Pointer into the root; nullopt 
 constexpr std::int64_t kSafe = 9007199254740992;  // 2^53
 constexpr int kHardDepth = 6;                      // $ref levels past max_depth before giving up
 
+// s with its local $refs followed (at most 8), or nullptr when one does not resolve.
+const json* deref(const json& s, const json& root) {
+  const json* p = &s;
+  for (int hops = 0; hops < 8 && p->is_object() && p->contains("$ref") && (*p)["$ref"].is_string(); ++hops) {
+    std::string r = (*p)["$ref"].get<std::string>();
+    const json* t = r.rfind('#', 0) == 0 ? profile::resolve_pointer(root, r.substr(1)) : nullptr;
+    if (t == nullptr) return nullptr;
+    p = t;
+  }
+  return p;
+}
+
 Gen fail_gen(const std::string& why) {
   return Gen([why](const rc::Random&, int) -> rc::Shrinkable<json> { throw rc::GenerationFailure(why); });
 }
@@ -920,13 +932,8 @@ class Breaker {
 
   void walk(const json& schema, const json& value, const std::string& path, int depth) {
     if (depth > 12 || !schema.is_object()) return;
-    const json* s = &schema;
-    for (int hops = 0; hops < 8 && s->contains("$ref") && (*s)["$ref"].is_string(); ++hops) {
-      std::string r = (*s)["$ref"].get<std::string>();
-      const json* t = r.rfind('#', 0) == 0 ? profile::resolve_pointer(root_, r.substr(1)) : nullptr;
-      if (t == nullptr || !t->is_object()) return;
-      s = t;
-    }
+    const json* s = deref(schema, root_);
+    if (s == nullptr || !s->is_object()) return;
     if (auto it = s->find("allOf"); it != s->end() && it->is_array()) {
       for (const auto& b : *it) walk(b, value, path, depth + 1);
     }
@@ -1065,18 +1072,6 @@ bool admits_invalid(const json& schema, const json& root) {
 // ---- boundary phase -----------------------------------------------------------------------
 
 namespace {
-
-// s with its local $refs followed (at most 8), or nullptr when one does not resolve.
-const json* deref(const json& s, const json& root) {
-  const json* p = &s;
-  for (int hops = 0; hops < 8 && p->is_object() && p->contains("$ref") && (*p)["$ref"].is_string(); ++hops) {
-    std::string r = (*p)["$ref"].get<std::string>();
-    const json* t = r.rfind('#', 0) == 0 ? profile::resolve_pointer(root, r.substr(1)) : nullptr;
-    if (t == nullptr) return nullptr;
-    p = t;
-  }
-  return p;
-}
 
 std::vector<std::pair<json, std::string>> boundary_values(const json& s, const json& root) {
   std::vector<std::pair<json, std::string>> out;

@@ -125,10 +125,8 @@ void Client::flush_garbage(const char* why) {
 }
 
 std::optional<json> Client::accept_frame(const transport::Frame& frame, std::string& raw_out) {
-  oversize_id_.reset();
   if (frame.oversize) {
     flush_garbage("were not JSON-RPC messages");
-    oversize_id_ = oversize_response_id(frame);
     observe("T-FRAMING",
             "a stdout line of " + std::to_string(frame.size) +
                 " bytes exceeds the maximum message size; it was skipped (raise --max-message-bytes if it is legitimate)",
@@ -263,7 +261,7 @@ Reply Client::await(const json& id, json request) {
     auto msg = accept_frame(rr.frame, raw);
     if (!msg) {
       // The answer was too long to read (reported as T-FRAMING): no use waiting for it.
-      if (oversize_id_ && *oversize_id_ == key) {
+      if (rr.frame.oversize && oversize_response_id(rr.frame) == key) {
         reply.oversize = true;
         return finish(Reply::Kind::kTimeout);
       }

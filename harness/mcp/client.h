@@ -143,7 +143,6 @@ class Client {
   bool progress_seen_ = false;
   std::vector<std::string> garbage_;       ///< Consecutive unparseable lines, joined on success.
   std::size_t garbage_bytes_ = 0;
-  std::optional<std::string> oversize_id_;  ///< id (dumped) of the response in the last oversize line, if found
   json current_request_;                   ///< Request being awaited, for attribution.
   std::vector<Observation> observations_;
   TrafficStats traffic_;
