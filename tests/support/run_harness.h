@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Test support: run the built ctxo-conform binary as a user would, capture its exit code,
-// stdout, stderr and JSON report.
+// stdout, stderr and JSON report, and check what every run promises (documented exit code, the
+// report written and schema-valid).
 #pragma once
 
 #include <sys/wait.h>
@@ -13,8 +14,10 @@
 #include <string>
 #include <vector>
 
+#include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "profile/profile.h"
 #include "profile/schema_validator.h"
 
 namespace ctxo::test {
@@ -63,10 +66,7 @@ inline std::string slurp(const std::string& path) {
 
 /// Violations of schemas/report.schema.json in `report` (empty = valid).
 inline std::vector<std::string> report_schema_violations(const nlohmann::json& report) {
-  static const auto validator = [] {
-    auto schema = nlohmann::json::parse(slurp(std::string(CTXO_SOURCE_DIR) + "/schemas/report.schema.json"));
-    return profile::SchemaValidator::compile(schema);
-  }();
+  static const auto validator = profile::compile_bundled_schema("report.schema.json");
   if (!validator.ok()) return {"report schema does not compile: " + validator.error().message};
   return validator->validate(report);
 }
@@ -98,6 +98,16 @@ inline HarnessRun run_harness(const std::vector<std::string>& args, bool with_js
     if (r.report.is_discarded()) r.report = nullptr;
     if (r.report.is_object()) r.schema_violations = report_schema_violations(r.report);
   }
+  // What every run promises, whatever the test then looks at: one of the documented exit codes
+  // (0 pass, 1 findings, 2 usage or configuration, 3 server), never a crash; a run that reached a
+  // verdict wrote its JSON report when asked; any report written validates against its schema.
+  EXPECT_TRUE(WIFEXITED(status)) << "ctxo-conform ended by a signal (" << r.exit_code - 128 << "): " << cmd << "\n"
+                                 << r.err;
+  EXPECT_LE(r.exit_code, 3) << "undocumented exit code: " << cmd << "\n" << r.err;
+  if (with_json && (r.exit_code == 0 || r.exit_code == 1)) {
+    EXPECT_TRUE(r.report.is_object()) << "a run with a verdict wrote no JSON report: " << cmd << "\n" << r.err;
+  }
+  EXPECT_TRUE(r.schema_violations.empty()) << r.schema_violations.front();
   return r;
 }
 

@@ -14,10 +14,12 @@
 
 namespace ctxo::checks::testing {
 
-/// The built-in profiles, loaded once.
+/// The built-in profiles, loaded once. The first test to ask fails, with the loader's reason,
+/// when they do not load: every envelope test depends on them.
 inline const std::vector<profile::Profile>& builtins() {
   static const std::vector<profile::Profile> all = [] {
     auto r = profile::load_builtins();
+    EXPECT_TRUE(r.ok()) << "the built-in profiles do not load: " << r.error().message;
     if (!r) return std::vector<profile::Profile>{};
     return std::move(*r);
   }();

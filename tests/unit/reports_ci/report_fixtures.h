@@ -13,6 +13,7 @@
 #include <fstream>
 #include <string>
 
+#include "../../support/report_check.h"
 #include "engine/engine.h"
 
 namespace ctxo::test {
@@ -73,7 +74,7 @@ inline engine::RunReport passing_run() {
   r.tools = {tool("search", {"T-HANG", "P-RESULT", "E-PARSE", "TR-HINT", "TR-COUNT"}),
              tool("fetch", {"T-HANG", "P-RESULT", "E-PARSE"}, 2, 80)};
   r.calls = 5;
-  return r;
+  return as_written(std::move(r));
 }
 
 /// Errors of several invariants on two tools, a server-level T-SHUTDOWN (null request), a
@@ -124,7 +125,7 @@ inline engine::RunReport failing_run() {
   r.baseline_stale = {{"TR-CAP", "search"}};
   r.verdict = "fail";
   r.exit_code = 1;
-  return r;
+  return as_written(std::move(r));
 }
 
 /// The server could not be started: exit 3, no tools.
@@ -138,7 +139,7 @@ inline engine::RunReport error_run() {
   r.exit_code = 3;
   r.error = Error{"spawn", "cannot start './server': No such file or directory\n(second line)"};
   r.stderr_tail = "boom \x01 at startup";
-  return r;
+  return as_written(std::move(r));
 }
 
 /// Writes `text` to a fresh temporary file and returns its path.

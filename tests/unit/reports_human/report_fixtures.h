@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "../../support/report_check.h"
 #include "engine/engine.h"
 
 namespace ctxo::test {
@@ -72,7 +73,7 @@ inline engine::RunReport base_report() {
 inline engine::RunReport passing_report() {
   engine::RunReport r = base_report();
   r.notes = {"2 tools are not annotated readOnlyHint: delete_file"};
-  return r;
+  return as_written(std::move(r));
 }
 
 /// 3 errors (TR-HINT on search x3, P-RESULT on read_file, P-LIST server-level), 1 warning
@@ -99,7 +100,7 @@ inline engine::RunReport failing_report() {
   r.baseline_stale = {{"E-MISS", "search"}, {"T-SHUTDOWN", ""}};
   r.restarts = 1;
   r.stderr_tail = "server: warning: slow disk\n";
-  return r;
+  return as_written(std::move(r));
 }
 
 inline engine::RunReport error_report() {
@@ -110,7 +111,7 @@ inline engine::RunReport error_report() {
   r.command = {"./missing-server"};
   r.error = Error{"spawn", "cannot start './missing-server': No such file or directory"};
   r.notes = {"nothing was called"};
-  return r;
+  return as_written(std::move(r));
 }
 
 // Text a server could send that must never reach HTML or Markdown unescaped.
@@ -137,7 +138,7 @@ inline engine::RunReport hostile_report() {
   r.findings.back().finding.replay = "ctxo-conform replay '" + kScriptTag + "`x`'";
   r.stderr_tail = kScriptTag + "\n\x1b[0m tail";
   r.error = std::nullopt;
-  return r;
+  return as_written(std::move(r));
 }
 
 }  // namespace ctxo::test
