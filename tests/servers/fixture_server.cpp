@@ -72,6 +72,32 @@ void write_stderr(std::string_view bytes) {
   }
 }
 
+// The fixture breaks exactly one rule per --defect, so the answer the kit builds, before any
+// defect touches it, is checked to be a well-formed CallToolResult for this request (P-RESULT,
+// T-ID): a slip in the kit stops the server with the reason on stderr (reported as T-CRASH with
+// that tail) instead of showing up as a second, unplanned finding in the detection matrix.
+void assert_well_formed(const json& response, const json& id) {
+  const char* why = nullptr;
+  const json* result = response.contains("result") ? &response["result"] : nullptr;
+  if (response.value("jsonrpc", "") != "2.0" || !response.contains("id") || response["id"] != id) {
+    why = "the response does not carry the request's id";
+  } else if (result == nullptr || !result->is_object() || !result->contains("content") ||
+             !(*result)["content"].is_array()) {
+    why = "the result has no content array";
+  } else if (std::any_of((*result)["content"].begin(), (*result)["content"].end(), [](const json& block) {
+               return !block.is_object() || !block.contains("type") || !block["type"].is_string();
+             })) {
+    why = "a content block has no string type";
+  } else if (result->contains("isError") && !(*result)["isError"].is_boolean()) {
+    why = "isError is not a boolean";
+  } else if (result->contains("structuredContent") && !(*result)["structuredContent"].is_object()) {
+    why = "structuredContent is not an object";
+  }
+  if (why == nullptr) return;
+  std::fprintf(stderr, "fixture-server: self-check failed: %s\n", why);
+  std::abort();
+}
+
 class FixtureServer {
  public:
   FixtureServer(std::string defect, ctxo::kit::Era era, std::size_t page_size)
@@ -266,6 +292,7 @@ class FixtureServer {
                                        {"id", id},
                                        {"result", ctxo::kit::error_result("client did not answer ping")}}
                                 : server_.build_response(call);
+    assert_well_formed(response, id);
 
     if (defect_ == "internal-error") {
       response = json{{"jsonrpc", "2.0"},

@@ -155,6 +155,29 @@ json payload_of(const Args& a) {
   return json{{"query", a.query}, {"mode", a.mode}, {kField, std::move(results)}};
 }
 
+// input-server is what the generator tests call conformant, so its answer is checked against the
+// rules its defects break (TR-COUNT, TR-HINT, TR-CAP) before it is sent: a slip here, or in the
+// truncation core that builds it, stops the server with the reason on stderr (the harness then
+// reports T-CRASH with that tail) instead of passing for a finding of the harness.
+void assert_conformant(const json& envelope, const std::string& text, std::size_t limit) {
+  const json& meta = envelope["_meta"];
+  const std::size_t returned = envelope[kField].size();
+  const bool truncated = meta["truncated"].get<bool>();
+  const char* why = nullptr;
+  if (meta["returnedItems"] != returned) {
+    why = "_meta.returnedItems is not the length of results";
+  } else if (truncated != (returned < meta["totalItems"].get<std::size_t>())) {
+    why = "_meta.truncated disagrees with the counts";
+  } else if (truncated && meta.value("hint", std::string()).empty()) {
+    why = "truncated without a hint";
+  } else if (text.size() > limit && returned > 0) {
+    why = "over the byte limit with items that could have been dropped";
+  }
+  if (why == nullptr) return;
+  std::fprintf(stderr, "input-server: self-check failed: %s\n", why);
+  std::abort();
+}
+
 class InputServer {
  public:
   explicit InputServer(std::string defect) : defect_(std::move(defect)), server_(make_options()) {}
@@ -236,6 +259,7 @@ class InputServer {
                           {"totalBytes", env->total_bytes}};
       return ctxo::kit::text_result(tr::to_js_json(out));
     }
+    assert_conformant(env->json, env->text, limit);
     return ctxo::kit::text_result(env->text);
   }
 
