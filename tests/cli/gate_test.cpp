@@ -306,7 +306,7 @@ namespace {
 // schema with a physical location under --root, Markdown and HTML naming the finding.
 TEST(Reports, EveryFormatFromOneRealRun) {
   Scratch s;
-  const std::string root = std::string(CTXO_SOURCE_DIR) + "/tests/servers/workspace";
+  const std::string root = std::string(CTXO_SOURCE_DIR) + "/corpus/workspace";
   auto r = run_harness({"--seed", "5", "-q", "--root", root, "--junit", s.path("r.xml"), "--sarif", s.path("r.sarif"),
                         "--markdown", s.path("r.md"), "--html", s.path("r.html"), "--", reference_server(), "--profile",
                         "budget", "--defect", "byte-cols"});
@@ -338,7 +338,7 @@ TEST(Reports, EveryFormatFromOneRealRun) {
         located = true;
   }
   EXPECT_TRUE(located) << sarif["runs"][0]["results"].dump().substr(0, 2000);
-  EXPECT_NE(sarif["runs"][0]["originalUriBaseIds"]["ROOT"]["uri"].get<std::string>().find("tests/servers/workspace"),
+  EXPECT_NE(sarif["runs"][0]["originalUriBaseIds"]["ROOT"]["uri"].get<std::string>().find("corpus/workspace"),
             std::string::npos);
 
   EXPECT_NE(slurp(s.path("r.md")).find("POS-UTF16"), std::string::npos);

@@ -12,7 +12,7 @@ namespace ctxo::test {
 namespace {
 
 std::string reference_server() { return std::string(CTXO_BINARY_DIR) + "/tests/servers/reference-server"; }
-std::string workspace() { return std::string(CTXO_SOURCE_DIR) + "/tests/servers/workspace"; }
+std::string workspace() { return std::string(CTXO_SOURCE_DIR) + "/corpus/workspace"; }
 
 struct EnvCase {
   std::string profile;

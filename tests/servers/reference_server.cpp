@@ -7,27 +7,189 @@
 // usage: reference-server --profile ctxo|budget|meta|truncation-info [--defect NAME] [--workspace DIR]
 #include <algorithm>
 #include <array>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <functional>
 #include <initializer_list>
+#include <iterator>
 #include <limits>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <string_view>
+#include <system_error>
 #include <utility>
 #include <vector>
 
+#include "core/result.h"
 #include "core/text.h"
 #include "kit/mcp_server_kit.h"
-#include "reference_workspace.h"
 #include "truncation/js_json.h"
 #include "truncation/truncate.h"
 #include "truncation/unicode.h"
 
+// ---- the fixture workspace: text files read once, searched line by line, with positions as the
+// envelope profiles want them (1-based lines, 1-based UTF-16 columns) ----
+
+namespace ctxo::reference {
+
+namespace fs = std::filesystem;
+
+/// One file of the workspace.
+struct SourceFile {
+  std::string path;                ///< Relative to the root, '/' separators.
+  std::vector<std::string> lines;  ///< Without line terminators; a final newline adds no line.
+  std::size_t bytes = 0;           ///< Size on disk.
+};
+
+/// One line that matched a search.
+struct LineMatch {
+  std::size_t file = 0;         ///< Index into Workspace::files().
+  std::size_t line = 0;         ///< 1-based line number.
+  std::size_t byte_offset = 0;  ///< Where the match starts in the line (UTF-8 bytes).
+  std::string text;             ///< The matched text as it is in the file.
+  bool exact = false;           ///< True when the whole query matched, false for the first-character match.
+};
+
+/// A read-only snapshot of a directory of text files.
+class Workspace {
+ public:
+  /// Reads every regular file under `root` (recursively, sorted by relative path). Error "io"
+  /// when `root` is not a readable directory or holds no file.
+  [[nodiscard]] static Result<Workspace> load(const std::string& root);
+
+  /// Absolute, normalised root directory.
+  const std::string& root() const { return root_; }
+  /// Files in path order.
+  const std::vector<SourceFile>& files() const { return files_; }
+  /// The file with this relative path, or nullptr.
+  const SourceFile* find(std::string_view path) const;
+  /// Index of the file with this relative path in files(), or files().size() when absent.
+  std::size_t index_of(std::string_view path) const;
+
+  /// Every line that contains `query` (ASCII case-insensitively), else its first character
+  /// (code point, same folding), one match per line at the first occurrence, in file/line order.
+  /// An empty query matches nothing.
+  std::vector<LineMatch> search(std::string_view query) const;
+
+ private:
+  std::string root_;
+  std::vector<SourceFile> files_;
+};
+
+/// 1-based UTF-16 column of the byte `byte_offset` of `line`.
+std::size_t utf16_column(std::string_view line, std::size_t byte_offset);
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string ascii_lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::vector<std::string> split_lines(const std::string& content) {
+  std::vector<std::string> lines;
+  std::size_t start = 0;
+  while (start < content.size()) {
+    std::size_t end = content.find('\n', start);
+    if (end == std::string::npos) end = content.size();
+    std::string line = content.substr(start, end - start);
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    lines.push_back(std::move(line));
+    start = end + 1;
+  }
+  return lines;
+}
+
+}  // namespace
+
+Result<Workspace> Workspace::load(const std::string& root) {
+  std::error_code ec;
+  fs::path base = fs::weakly_canonical(fs::absolute(fs::path(root), ec), ec);
+  if (ec || !fs::is_directory(base, ec)) {
+    return make_error("io", "workspace is not a directory: " + root);
+  }
+  Workspace ws;
+  ws.root_ = base.generic_string();
+  fs::recursive_directory_iterator it(base, fs::directory_options::skip_permission_denied, ec);
+  if (ec) return make_error("io", "cannot read workspace " + root + ": " + ec.message());
+  for (; it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (ec) return make_error("io", "cannot read workspace " + root + ": " + ec.message());
+    if (!it->is_regular_file(ec)) continue;
+    std::ifstream in(it->path(), std::ios::binary);
+    if (!in) return make_error("io", "cannot read " + it->path().string());
+    std::string content((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    // Positions are UTF-16 columns of the line's text: undefined for bytes that are not UTF-8.
+    if (!is_valid_utf8(content)) return make_error("io", "not valid UTF-8: " + it->path().string());
+    SourceFile file;
+    file.path = it->path().lexically_relative(base).generic_string();
+    file.bytes = content.size();
+    file.lines = split_lines(content);
+    ws.files_.push_back(std::move(file));
+  }
+  if (ws.files_.empty()) return make_error("io", "workspace holds no file: " + root);
+  std::sort(ws.files_.begin(), ws.files_.end(),
+            [](const SourceFile& a, const SourceFile& b) { return a.path < b.path; });
+  return ws;
+}
+
+const SourceFile* Workspace::find(std::string_view path) const {
+  std::size_t i = index_of(path);
+  return i < files_.size() ? &files_[i] : nullptr;
+}
+
+std::size_t Workspace::index_of(std::string_view path) const {
+  for (std::size_t i = 0; i < files_.size(); ++i) {
+    if (files_[i].path == path) return i;
+  }
+  return files_.size();
+}
+
+std::vector<LineMatch> Workspace::search(std::string_view query) const {
+  std::vector<LineMatch> out;
+  if (query.empty()) return out;
+  const std::string needle = ascii_lower(query);
+  const std::string first = needle.substr(0, std::max<std::size_t>(utf8_char_at(needle, 0).length, 1));
+  for (std::size_t f = 0; f < files_.size(); ++f) {
+    const auto& lines = files_[f].lines;
+    for (std::size_t l = 0; l < lines.size(); ++l) {
+      const std::string hay = ascii_lower(lines[l]);
+      LineMatch m;
+      m.file = f;
+      m.line = l + 1;
+      std::size_t pos = hay.find(needle);
+      std::size_t len = needle.size();
+      m.exact = pos != std::string::npos;
+      if (!m.exact) {
+        pos = hay.find(first);
+        len = first.size();
+      }
+      if (pos == std::string::npos) continue;
+      m.byte_offset = pos;
+      m.text = lines[l].substr(pos, len);
+      out.push_back(std::move(m));
+    }
+  }
+  return out;
+}
+
+std::size_t utf16_column(std::string_view line, std::size_t byte_offset) {
+  return truncation::utf16_length(line.substr(0, std::min(byte_offset, line.size()))) + 1;
+}
+
+}  // namespace ctxo::reference
+
 #ifndef REFERENCE_WORKSPACE_DIR
-#define REFERENCE_WORKSPACE_DIR "tests/servers/workspace"
+#define REFERENCE_WORKSPACE_DIR "corpus/workspace"
 #endif
 
 namespace {

@@ -15,7 +15,7 @@ exec python3 - "${@:2}" <<'PY'
 import glob, json, math, os, re, subprocess, sys
 
 SERVER, REPO = os.environ["SERVER"], os.environ["REPO"]
-ROOT = os.path.join(REPO, "tests/servers/workspace")
+ROOT = os.path.join(REPO, "corpus/workspace")
 PROFILES = {}
 for path in glob.glob(os.path.join(REPO, "schemas/profiles/*.json")):
     p = json.load(open(path, encoding="utf-8"))
