@@ -78,6 +78,11 @@ constexpr std::size_t kMaxGarbageBytes = 4u << 20;
 
 }  // namespace
 
+std::chrono::milliseconds hang_confirm_bound(const ClientOptions& options) {
+  if (options.hang_confirm) return std::max(*options.hang_confirm, std::chrono::milliseconds(0));
+  return std::min(options.timeout * 5, kMaxHangConfirm);
+}
+
 Client::Client(transport::Transport& transport, ClientOptions options)
     : transport_(transport), options_(std::move(options)) {}
 
@@ -221,30 +226,41 @@ void Client::handle_other(const json& msg, const std::string& raw) {
   observe("T-FRAMING", "a message that is neither a request, a notification nor a response", excerpt(raw, 300));
 }
 
-Reply Client::await(const json& id, json request) {
+Reply Client::await(const json& id, json request, std::chrono::milliseconds confirm) {
   Reply reply;
   reply.request = std::move(request);
   const std::string key = id.dump();
   const auto start = Clock::now();
-  auto deadline = start + options_.timeout;
-  const auto hard_deadline = start + std::max(options_.max_total, options_.timeout);
+  // A silent request gets timeout + confirm; progress restarts that, up to max_total in all.
+  const auto hard_deadline = start + std::max(options_.max_total, options_.timeout + confirm);
+  auto live = start;  // the last sign of life: sending the request, or its latest progress
+  auto deadline = std::min(live + options_.timeout + confirm, hard_deadline);
+  bool past_window = false;  // a window of `timeout` passed in silence: only confirmation kept us waiting
   stray_seen_ = false;
   progress_seen_ = false;
   auto finish = [&](Reply::Kind kind) {
     reply.kind = kind;
     reply.stray_seen = stray_seen_;
+    reply.progressed = reply.progressed || progress_seen_;
     reply.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
     inflight_.erase(key);
-    if (kind == Reply::Kind::kResult || kind == Reply::Kind::kError) completed_[key] = reply.request;
-    else abandoned_.insert(key);
+    if (kind == Reply::Kind::kResult || kind == Reply::Kind::kError) {
+      reply.late = confirm.count() > 0 && (past_window || Clock::now() - live > options_.timeout);
+      completed_[key] = reply.request;
+    } else {
+      abandoned_.insert(key);
+    }
     return reply;
   };
   while (true) {
     if (closed_) return finish(Reply::Kind::kClosed);
     auto now = Clock::now();
     if (progress_seen_) {  // the spec lets a client restart its timeout on progress, up to a maximum
-      deadline = std::min(now + options_.timeout, hard_deadline);
+      if (now - live > options_.timeout) past_window = true;
+      live = now;
+      deadline = std::min(live + options_.timeout + confirm, hard_deadline);
       progress_seen_ = false;
+      reply.progressed = true;
     }
     if (now >= deadline) {
       flush_garbage("were not JSON-RPC messages");
@@ -291,7 +307,7 @@ Reply Client::await(const json& id, json request) {
   }
 }
 
-Reply Client::request(const std::string& method, json params) {
+Reply Client::request(const std::string& method, json params, bool confirm_hang) {
   json id = next_id();
   json msg = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
   if (!params.is_null()) msg["params"] = with_meta(std::move(params));
@@ -311,7 +327,7 @@ Reply Client::request(const std::string& method, json params) {
     inflight_.erase(id.dump());
     return r;
   }
-  Reply r = await(id, msg);
+  Reply r = await(id, msg, confirm_hang ? hang_confirm_bound(options_) : std::chrono::milliseconds(0));
   current_request_ = nullptr;
   progress_token_ = nullptr;
   return r;
@@ -488,10 +504,10 @@ Client::ToolsListing Client::list_tools(std::size_t max_pages) {
   return out;
 }
 
-Reply Client::call_tool(const std::string& name, const json& arguments) {
+Reply Client::call_tool(const std::string& name, const json& arguments, bool confirm_hang) {
   json params = {{"name", name}};
   if (!arguments.is_null()) params["arguments"] = arguments;
-  return request("tools/call", params);
+  return request("tools/call", params, confirm_hang);
 }
 
 }  // namespace ctxo::mcp

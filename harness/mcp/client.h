@@ -46,7 +46,11 @@ struct Reply {
   std::string raw;            ///< The response line as received (bounded excerpt source).
   bool stray_seen = false;    ///< A response with a non-matching id arrived while we waited.
   bool oversize = false;      ///< kTimeout because the answer was a line over the maximum message size (T-FRAMING).
-  std::chrono::milliseconds elapsed{0};
+  /// kResult/kError: the answer came after a timeout window had passed in silence, while the
+  /// client was confirming the hang (ClientOptions::hang_confirm): the server is slow, not hung.
+  bool late = false;
+  bool progressed = false;    ///< A notifications/progress for this request arrived while we waited.
+  std::chrono::milliseconds elapsed{0};  ///< From sending to the answer (or to giving up), confirmation included.
 };
 
 /// What the handshake learned.
@@ -62,9 +66,23 @@ struct ClientOptions {
   std::chrono::milliseconds timeout{10000};  ///< Per request, restarted by each progress notification.
   /// A request that keeps reporting progress is still abandoned after this long in all.
   std::chrono::milliseconds max_total{120000};
+  /// Hang confirmation: when a window of `timeout` passes in silence, a confirming request keeps
+  /// waiting this much longer before it is a kTimeout; an answer meanwhile is returned with
+  /// Reply::late. Progress for the request restarts the window, whatever its interval. A silent
+  /// request is abandoned after timeout + hang_confirm, one that reports progress after
+  /// max(max_total, timeout + hang_confirm). nullopt: 5 x timeout, at most kMaxHangConfirm;
+  /// 0: no confirmation. See hang_confirm_bound().
+  std::optional<std::chrono::milliseconds> hang_confirm;
   std::string client_name = "ctxo-conform";
   std::string client_version = "0";
 };
+
+/// The longest default hang confirmation: confirming never adds more than a minute.
+inline constexpr std::chrono::milliseconds kMaxHangConfirm{60000};
+
+/// The confirmation bound `options` give: hang_confirm when set (negative counts as 0), else
+/// min(5 x timeout, kMaxHangConfirm).
+std::chrono::milliseconds hang_confirm_bound(const ClientOptions& options);
 
 /// Counters of interleaved traffic the client handled on its own.
 struct TrafficStats {
@@ -80,7 +98,9 @@ class Client {
   Client(transport::Transport& transport, ClientOptions options);
 
   /// Sends a request and waits for its response, handling everything that arrives meanwhile.
-  Reply request(const std::string& method, json params);
+  /// `confirm_hang`: confirm a silent timeout before giving up (ClientOptions::hang_confirm); off
+  /// by default, so the handshake and tools/list give up after one window as before.
+  Reply request(const std::string& method, json params, bool confirm_hang = false);
   /// Sends a notification (no response expected).
   void notify(const std::string& method, json params);
 
@@ -103,8 +123,10 @@ class Client {
   };
   ToolsListing list_tools(std::size_t max_pages = 1000);
 
-  /// tools/call with the given arguments (null = omit `arguments`).
-  Reply call_tool(const std::string& name, const json& arguments);
+  /// tools/call with the given arguments (null = omit `arguments`). Confirms a hang before
+  /// reporting kTimeout unless `confirm_hang` is false (e.g. while shrinking a confirmed hang,
+  /// where each reproduction would otherwise cost the confirmation again).
+  Reply call_tool(const std::string& name, const json& arguments, bool confirm_hang = true);
 
   /// Reads whatever the server still sends within `wait` (late duplicates, stray lines).
   void drain(std::chrono::milliseconds wait);
@@ -123,8 +145,9 @@ class Client {
   json next_id();
   json with_meta(json params) const;
   bool send_json(const json& msg);
-  /// Waits for the response to `id`; returns it (or timeout/closed).
-  Reply await(const json& id, json request);
+  /// Waits for the response to `id`; returns it (or timeout/closed). `confirm`: how much longer
+  /// than a silent window to wait (0 = give up when the window passes).
+  Reply await(const json& id, json request, std::chrono::milliseconds confirm);
   /// Handles one parsed message that is not the awaited response.
   void handle_other(const json& msg, const std::string& raw);
   /// Parses a frame; collects framing problems; returns a message when one is complete.

@@ -281,6 +281,7 @@ TEST(Client, OversizeAnswerEndsItsCallWhenItsIdIsFound) {
     t.max_line = 4096;
     ClientOptions o = fast();
     o.timeout = 1000ms;
+    o.hang_confirm = 100ms;  // an unrecognised answer is a hang like any other; keep confirming it short
     Client c(t, o);
     ASSERT_TRUE(c.handshake("legacy").ok());
     Reply r = c.call_tool("x", json::object());
@@ -362,6 +363,8 @@ TEST(Client, ProgressRestartsTheTimeout) {
   t.pace = 40ms;
   Reply r = c.call_tool("slow", json::object());
   EXPECT_EQ(r.kind, Reply::Kind::kResult);
+  EXPECT_TRUE(r.progressed);
+  EXPECT_FALSE(r.late);  // every frame came within the window
   EXPECT_EQ(c.traffic().progress, 5u);
   EXPECT_TRUE(t.sent.back()["params"]["_meta"]["progressToken"].is_string());
 }
@@ -373,18 +376,167 @@ TEST(Client, OtherNotificationsDoNotRestartTheTimeout) {
   Client c(t, o);
   ASSERT_TRUE(c.handshake("legacy").ok());
   t.pace = 40ms;
-  EXPECT_EQ(c.call_tool("slow", json::object()).kind, Reply::Kind::kTimeout);
+  EXPECT_EQ(c.call_tool("slow", json::object(), false).kind, Reply::Kind::kTimeout);
 }
 
 TEST(Client, ProgressCannotExtendPastTheMaximum) {
   ScriptedTransport t(slow_tool(true));
   ClientOptions o;
   o.timeout = 100ms;
+  o.hang_confirm = 10ms;  // so that max_total, not timeout + confirmation, is the bound
   o.max_total = 120ms;
   Client c(t, o);
   ASSERT_TRUE(c.handshake("legacy").ok());
   t.pace = 40ms;
   EXPECT_EQ(c.call_tool("slow", json::object()).kind, Reply::Kind::kTimeout);
+}
+
+// Hang confirmation. The durations are small; the assertions are about kinds and order (lower
+// bounds on elapsed time only), since a loaded machine can stretch any wait.
+
+// A tool that answers once, one `pace` after the call, and sends nothing before.
+ScriptedTransport::Responder answers_once() {
+  return legacy("2025-11-25", [](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    return {ok(m["id"], {{"content", json::array()}})};
+  });
+}
+
+TEST(Client, HangConfirmDefaultsToFiveTimeoutsAtMostAMinute) {
+  ClientOptions o;
+  o.timeout = 10s;
+  EXPECT_EQ(hang_confirm_bound(o), 50s);
+  o.timeout = 20s;
+  EXPECT_EQ(hang_confirm_bound(o), 60s);
+  o.hang_confirm = 90s;  // an explicit bound is taken as given
+  EXPECT_EQ(hang_confirm_bound(o), 90s);
+  o.hang_confirm = 0ms;
+  EXPECT_EQ(hang_confirm_bound(o), 0ms);
+}
+
+TEST(Client, AnswerDuringConfirmationIsALateResult) {
+  ScriptedTransport t(answers_once());
+  ClientOptions o;
+  o.timeout = 30ms;
+  o.hang_confirm = 2000ms;
+  Client c(t, o);
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  t.pace = 90ms;  // three windows of silence
+  Reply r = c.call_tool("slow", json::object());
+  ASSERT_EQ(r.kind, Reply::Kind::kResult);
+  EXPECT_TRUE(r.late);
+  EXPECT_FALSE(r.progressed);
+  EXPECT_GE(r.elapsed, o.timeout);
+  EXPECT_TRUE(c.take_observations().empty());
+}
+
+TEST(Client, AnswerWithinTheWindowIsNotLate) {
+  ScriptedTransport t(answers_once());
+  ClientOptions o;
+  o.timeout = 1000ms;
+  Client c(t, o);
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  Reply r = c.call_tool("quick", json::object());
+  ASSERT_EQ(r.kind, Reply::Kind::kResult);
+  EXPECT_FALSE(r.late);
+}
+
+TEST(Client, NoAnswerIsAConfirmedHangAfterTimeoutAndConfirmation) {
+  ScriptedTransport t(legacy("2025-11-25"));  // never answers tools/call
+  ClientOptions o;
+  o.timeout = 30ms;
+  o.hang_confirm = 60ms;
+  Client c(t, o);
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  Reply r = c.call_tool("stuck", json::object());
+  EXPECT_EQ(r.kind, Reply::Kind::kTimeout);
+  EXPECT_FALSE(r.late);
+  EXPECT_GE(r.elapsed, o.timeout + *o.hang_confirm);
+}
+
+// Progress 1.2 timeouts apart, for longer than timeout + confirmation in all: each gap is
+// covered by confirmation and each progress restarts the window, so the answer arrives.
+TEST(Client, ProgressSlowerThanTheTimeoutStillCountsAsLiveness) {
+  auto progress_then_answer = legacy("2025-11-25", [](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    std::vector<std::string> out;
+    json token = m["params"]["_meta"]["progressToken"];
+    for (int i = 1; i <= 8; ++i)
+      out.push_back(json{{"jsonrpc", "2.0"},
+                         {"method", "notifications/progress"},
+                         {"params", {{"progressToken", token}, {"progress", i}}}}
+                        .dump());
+    out.push_back(ok(m["id"], {{"content", json::array()}}));
+    return out;
+  });
+  ClientOptions o;
+  o.timeout = 50ms;
+  o.hang_confirm = 200ms;
+  {
+    ScriptedTransport t(progress_then_answer);
+    Client c(t, o);
+    ASSERT_TRUE(c.handshake("legacy").ok());
+    t.pace = 60ms;  // the answer comes after 9 x 60 = 540 ms > timeout + confirmation
+    Reply r = c.call_tool("slow", json::object());
+    ASSERT_EQ(r.kind, Reply::Kind::kResult);
+    EXPECT_TRUE(r.progressed);
+    EXPECT_TRUE(r.late);
+    EXPECT_GE(r.elapsed, o.timeout + *o.hang_confirm);
+    EXPECT_EQ(c.traffic().progress, 8u);
+  }
+  {  // the same tool without confirmation: the first window passes before the first progress
+    ScriptedTransport t(progress_then_answer);
+    Client c(t, o);
+    ASSERT_TRUE(c.handshake("legacy").ok());
+    t.pace = 60ms;
+    Reply r = c.call_tool("slow", json::object(), false);
+    EXPECT_EQ(r.kind, Reply::Kind::kTimeout);
+    EXPECT_FALSE(r.progressed);
+  }
+}
+
+TEST(Client, ConfirmationOffTimesOutAtTheTimeout) {
+  ClientOptions o;
+  o.timeout = 30ms;
+  o.hang_confirm = 5000ms;
+  {  // per call
+    ScriptedTransport t(answers_once());
+    Client c(t, o);
+    ASSERT_TRUE(c.handshake("legacy").ok());
+    t.pace = 150ms;  // would be a late result with confirmation
+    Reply r = c.call_tool("slow", json::object(), false);
+    EXPECT_EQ(r.kind, Reply::Kind::kTimeout);
+    EXPECT_FALSE(r.late);
+    EXPECT_GE(r.elapsed, o.timeout);
+    EXPECT_LT(r.elapsed, *o.hang_confirm);
+    c.drain(300ms);  // the answer still comes, to an abandoned request: not a finding
+    EXPECT_TRUE(c.take_observations().empty());
+  }
+  {  // by option
+    o.hang_confirm = 0ms;
+    ScriptedTransport t(answers_once());
+    Client c(t, o);
+    ASSERT_TRUE(c.handshake("legacy").ok());
+    t.pace = 150ms;
+    Reply r = c.call_tool("slow", json::object());
+    EXPECT_EQ(r.kind, Reply::Kind::kTimeout);  // before the answer came
+    EXPECT_FALSE(r.late);
+  }
+}
+
+// The handshake gives up after one window, as before: a server that never answers initialize
+// costs the timeout, not the confirmation.
+TEST(Client, HandshakeDoesNotConfirm) {
+  ScriptedTransport t([](const json&) -> std::vector<std::string> { return {}; });
+  ClientOptions o;
+  o.timeout = 30ms;
+  o.hang_confirm = 5000ms;
+  Client c(t, o);
+  std::vector<Reply> attempts;
+  EXPECT_FALSE(c.handshake("legacy", &attempts).ok());
+  ASSERT_EQ(attempts.size(), 1u);
+  EXPECT_EQ(attempts[0].kind, Reply::Kind::kTimeout);
+  EXPECT_LT(attempts[0].elapsed, *o.hang_confirm);
 }
 
 TEST(Client, EofIsClosed) {
