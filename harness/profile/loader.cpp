@@ -202,6 +202,7 @@ Result<std::optional<Form>> load_form(const json& forms, const char* kind, const
   form.hint_pointer = opt_str(*f, "hint");
   form.codes = strings(*f, "codes");
   form.miss_codes = strings(*f, "missCodes");
+  form.covers_invalid_input = std::string_view(kind) == "error" && flag(*f, "invalidInput", false);
   return std::optional<Form>(std::move(form));
 }
 

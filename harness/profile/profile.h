@@ -54,6 +54,10 @@ struct Form {
   std::optional<std::string> hint_pointer;     ///< Miss hint or error hint.
   std::vector<std::string> codes;       ///< Stable error codes; empty: not constrained.
   std::vector<std::string> miss_codes;  ///< Error codes that mean "absent" (the profile's miss).
+  /// Error form only (profile `invalidInput`, default false): the server answers invalid
+  /// arguments (input validation) with this form, so such an answer is this envelope, not a
+  /// protocol error or plain isError text. Always false on success and miss forms.
+  bool covers_invalid_input = false;
 };
 
 /// How truncatable arrays are chosen.

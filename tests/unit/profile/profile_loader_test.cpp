@@ -132,6 +132,20 @@ TEST(Builtins, DetectionRulesNameDistinctiveSuccessFields) {
   }
 }
 
+TEST(Builtins, ErrorFormsSayWhetherTheyCoverInvalidInput) {
+  const std::pair<const char*, bool> expected[] = {
+      {"ctxo", true}, {"budget", true}, {"meta", true}, {"truncation-info", false}};
+  for (const auto& [name, covers] : expected) {
+    SCOPED_TRACE(name);
+    Profile p = must_load(name);
+    ASSERT_TRUE(p.error);
+    EXPECT_EQ(p.error->covers_invalid_input, covers);
+    ASSERT_TRUE(p.success);
+    EXPECT_FALSE(p.success->covers_invalid_input);
+    EXPECT_FALSE(p.miss && p.miss->covers_invalid_input);
+  }
+}
+
 TEST(Builtins, CtxoSaysWhatSeed000Says) {
   Profile p = must_load("ctxo");
   EXPECT_EQ(p.location, Location::kTextJson);
@@ -287,6 +301,35 @@ TEST(Loader, MinimalInlineProfileLoads) {
   EXPECT_EQ(p->name, "mini");
   EXPECT_TRUE(p->success->schema_path.empty());
   EXPECT_FALSE(p->limit);
+}
+
+TEST(Loader, InvalidInputIsAnErrorFormFlag) {
+  json doc = minimal_profile();
+  doc["forms"]["error"] = json::parse(R"({"schema": true, "when": [{"pointer": "/failed"}]})");
+  auto p = load_json(doc);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_FALSE(p->error->covers_invalid_input);  // default
+  doc["forms"]["error"]["invalidInput"] = true;
+  p = load_json(doc);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_TRUE(p->error->covers_invalid_input);
+  // The error form's other members are still checked as a form's are.
+  for (const char* broken : {R"({"invalidInput": "yes"})", R"({"schema": 5})", R"({"when": "x"})", R"({"codes": [""]})",
+                             R"({"unknown": 1})"}) {
+    SCOPED_TRACE(broken);
+    json bad = doc;
+    bad["forms"]["error"].update(json::parse(broken));
+    p = load_json(bad);
+    ASSERT_FALSE(p.ok());
+    EXPECT_NE(p.error().message.find("/forms/error"), std::string::npos) << p.error().message;
+  }
+  // Only the error form says it.
+  doc = minimal_profile();
+  doc["forms"]["success"]["invalidInput"] = true;
+  p = load_json(doc);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().code, "profile");
+  EXPECT_NE(p.error().message.find("/forms/success"), std::string::npos) << p.error().message;
 }
 
 TEST(Loader, DetectionRuleNeedsTwoDistinctiveFields) {
