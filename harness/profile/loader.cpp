@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <string_view>
 #include <system_error>
 #include <utility>
 #include <vector>
@@ -153,6 +154,16 @@ std::vector<Condition> conditions(const json& list) {
   return out;
 }
 
+// The number of distinct fields a detection rule requires to be present. The root pointer does
+// not count (every envelope has it), nor does an `absent` test (it says what the envelope is not).
+int required_fields(const DetectionRule& rule) {
+  std::vector<std::string_view> seen;
+  for (const auto& c : rule.all)
+    if (!c.absent && !c.pointer.empty() && std::find(seen.begin(), seen.end(), c.pointer) == seen.end())
+      seen.push_back(c.pointer);
+  return static_cast<int>(seen.size());
+}
+
 struct Context {
   std::string origin;
   std::string base_dir;
@@ -191,6 +202,7 @@ Result<std::optional<Form>> load_form(const json& forms, const char* kind, const
   form.hint_pointer = opt_str(*f, "hint");
   form.codes = strings(*f, "codes");
   form.miss_codes = strings(*f, "missCodes");
+  form.covers_invalid_input = std::string_view(kind) == "error" && flag(*f, "invalidInput", false);
   return std::optional<Form>(std::move(form));
 }
 
@@ -317,6 +329,19 @@ Result<Profile> build_profile(const json& doc, const Context& ctx) {
     p.detection.priority = static_cast<int>(std::clamp<std::int64_t>(v, -1000000, 1000000));
   }
   for (const auto& rule : det["anyOf"]) p.detection.any_of.push_back({str(rule, "name"), conditions(rule["all"])});
+  // One generic key ({"error": ...}, {"found": false}) would claim any server's answers, or a
+  // Markdown answer quoting such JSON, for this profile: a rule must name distinctive fields.
+  for (std::size_t i = 0; i < p.detection.any_of.size(); ++i) {
+    const DetectionRule& rule = p.detection.any_of[i];
+    const int fields = required_fields(rule);
+    if (fields < kMinDetectionFields)
+      return fail("/detection/anyOf/" + std::to_string(i) + "/all",
+                  "detection rule " + (rule.name.empty() ? "#" + std::to_string(i) : "'" + rule.name + "'") +
+                      " requires " + std::to_string(fields) + " field(s) to be present; a rule needs at least " +
+                      std::to_string(kMinDetectionFields) +
+                      " (distinct pointers other than \"\", without absent), so that one generic key cannot "
+                      "detect the profile");
+  }
   return p;
 }
 

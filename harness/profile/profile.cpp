@@ -60,26 +60,38 @@ const Form* Profile::form(FormKind kind) const {
   return f ? &*f : nullptr;
 }
 
-int detection_score(const Profile& profile, const json& envelope) {
-  int best = 0;
-  for (const auto& rule : profile.detection.any_of) {
-    const int size = static_cast<int>(rule.all.size());
-    if (size > best && holds_all(rule.all, envelope)) best = size;
-  }
+const DetectionRule* matching_rule(const Profile& profile, const json& envelope) {
+  const DetectionRule* best = nullptr;
+  for (const auto& rule : profile.detection.any_of)
+    if ((!best || rule.all.size() > best->all.size()) && !rule.all.empty() && holds_all(rule.all, envelope))
+      best = &rule;
   return best;
+}
+
+int detection_score(const Profile& profile, const json& envelope) {
+  const DetectionRule* rule = matching_rule(profile, envelope);
+  return rule ? static_cast<int>(rule->all.size()) : 0;
+}
+
+const DetectionRule* detect_rule(const json& envelope, const std::vector<Profile>& profiles, const Profile** out) {
+  const Profile* best = nullptr;
+  const DetectionRule* best_rule = nullptr;
+  for (const auto& p : profiles) {
+    const DetectionRule* rule = matching_rule(p, envelope);
+    if (!rule) continue;
+    if (!best_rule || rule->all.size() > best_rule->all.size() ||
+        (rule->all.size() == best_rule->all.size() && p.detection.priority > best->detection.priority)) {
+      best = &p;
+      best_rule = rule;
+    }
+  }
+  if (out) *out = best;
+  return best_rule;
 }
 
 const Profile* detect(const json& envelope, const std::vector<Profile>& profiles) {
   const Profile* best = nullptr;
-  int best_score = 0;
-  for (const auto& p : profiles) {
-    const int score = detection_score(p, envelope);
-    if (score == 0) continue;
-    if (score > best_score || (score == best_score && p.detection.priority > best->detection.priority)) {
-      best = &p;
-      best_score = score;
-    }
-  }
+  (void)detect_rule(envelope, profiles, &best);
   return best;
 }
 

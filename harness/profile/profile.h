@@ -54,6 +54,10 @@ struct Form {
   std::optional<std::string> hint_pointer;     ///< Miss hint or error hint.
   std::vector<std::string> codes;       ///< Stable error codes; empty: not constrained.
   std::vector<std::string> miss_codes;  ///< Error codes that mean "absent" (the profile's miss).
+  /// Error form only (profile `invalidInput`, default false): the server answers invalid
+  /// arguments (input validation) with this form, so such an answer is this envelope, not a
+  /// protocol error or plain isError text. Always false on success and miss forms.
+  bool covers_invalid_input = false;
 };
 
 /// How truncatable arrays are chosen.
@@ -142,11 +146,16 @@ struct Hint {
   std::vector<std::string> values;        ///< For kReason: the allowed values.
 };
 
-/// One detection rule: matches when all its conditions hold.
+/// One detection rule: matches when all its conditions hold. The loader refuses a rule with
+/// fewer than kMinDetectionFields conditions that require a field to be present.
 struct DetectionRule {
-  std::string name;
+  std::string name;  ///< The rule's `name` in the profile file, or "" when it has none.
   std::vector<Condition> all;
 };
+
+/// A detection rule must require at least this many fields (distinct, non-root pointers without
+/// `absent`) to be present: one generic key such as "error" or "found" is not distinctive.
+inline constexpr int kMinDetectionFields = 2;
 
 /// How `--profile auto` recognises the profile.
 struct Detection {
@@ -221,10 +230,20 @@ std::vector<std::string> builtin_names();
 /// The profile whose detection rules match `envelope` best: among profiles with a matching rule,
 /// the one whose matching rule has the most conditions; ties go to the higher priority, then to the
 /// earlier profile. nullptr when none matches (the caller falls back to "none").
+/// Rules describe success answers only: an error or miss envelope is not detected by itself.
 const Profile* detect(const nlohmann::json& envelope, const std::vector<Profile>& profiles);
 
-/// The number of conditions of the most specific rule of `profile` that matches `envelope`,
-/// or 0 when no rule matches.
+/// detect(), also saying why: returns the rule that matched (an element of the chosen profile's
+/// `detection.any_of`, so it lives as long as `profiles`) and sets `*out` (when `out` is not
+/// nullptr) to detect()'s profile. nullptr, and `*out` nullptr, when nothing matches.
+const DetectionRule* detect_rule(const nlohmann::json& envelope, const std::vector<Profile>& profiles,
+                                 const Profile** out);
+
+/// The most specific rule of `profile` that matches `envelope` (the most conditions; the first
+/// such rule on a tie), or nullptr when no rule matches.
+const DetectionRule* matching_rule(const Profile& profile, const nlohmann::json& envelope);
+
+/// The number of conditions of matching_rule(), or 0 when no rule matches.
 int detection_score(const Profile& profile, const nlohmann::json& envelope);
 
 /// Which form an envelope claims to be: the first of error, miss whose `when` holds, else success.

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The envelope goldens in corpus/envelopes/: every valid one validates against its profile (as
-// the form its name says) and is detected as that profile; every invalid one fails, as the form
-// and at the JSON Pointer its expected.tsv line names.
+// the form its name says); success ones are detected as that profile, error and miss ones as that
+// profile or (when their shape is generic) as none; every invalid one fails, as the form and at
+// the JSON Pointer its expected.tsv line names.
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
@@ -91,10 +92,40 @@ TEST(EnvelopeGoldens, ValidOnesValidateAndAreDetected) {
       ASSERT_TRUE(check.form);
       EXPECT_EQ(form_name(*check.form), form);
       EXPECT_TRUE(check.ok()) << dump(check.violations);
+      // Detection rules describe success answers; an error or miss answer is detected only
+      // when it carries the profile's distinctive fields too (budget's tokenBudget, meta's
+      // ok/error/warnings), and never as another profile.
       const Profile* detected = detect(*doc, builtins());
-      ASSERT_NE(detected, nullptr);
-      EXPECT_EQ(detected->name, name);
+      if (form == "success") {
+        ASSERT_NE(detected, nullptr);
+      }
+      if (detected) {
+        EXPECT_EQ(detected->name, name);
+      }
     }
+  }
+}
+
+TEST(EnvelopeGoldens, GenericErrorAndMissShapesAreNotDetected) {
+  // {error:true, message}, {found:false, hint} and {error: ...} say nothing about the server:
+  // they are judged once its success answers have identified the profile.
+  const char* const generic[] = {"ctxo/error_validation.json", "ctxo/miss_emoji_hint.json",
+                                 "ctxo/miss_symbol_not_indexed.json", "truncation-info/error_string.json"};
+  for (const char* file : generic) {
+    SCOPED_TRACE(file);
+    auto doc = parse_json_text(slurp(kGoldens / "valid" / file));
+    ASSERT_TRUE(doc.ok()) << doc.error().message;
+    EXPECT_EQ(detect(*doc, builtins()), nullptr);
+  }
+  const char* const distinctive[] = {"budget/error_lsp_unavailable.json", "budget/error_node_not_found.json",
+                                     "meta/error_object.json"};
+  for (const char* file : distinctive) {
+    SCOPED_TRACE(file);
+    auto doc = parse_json_text(slurp(kGoldens / "valid" / file));
+    ASSERT_TRUE(doc.ok()) << doc.error().message;
+    const Profile* detected = detect(*doc, builtins());
+    ASSERT_NE(detected, nullptr);
+    EXPECT_EQ(fs::path(file).parent_path().string(), detected->name);
   }
 }
 

@@ -113,6 +113,39 @@ TEST(Builtins, AllLoad) {
   }
 }
 
+TEST(Builtins, DetectionRulesNameDistinctiveSuccessFields) {
+  auto all = load_builtins();
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  for (const auto& p : *all) {
+    for (const auto& rule : p.detection.any_of) {
+      SCOPED_TRACE(p.name + " rule " + rule.name);
+      EXPECT_FALSE(rule.name.empty());
+      int present = 0;
+      for (const auto& c : rule.all) present += !c.absent && !c.pointer.empty();
+      EXPECT_GE(present, kMinDetectionFields);
+      // Rules describe success answers: none matches on the error or miss form's own marker.
+      for (const auto& c : rule.all) {
+        EXPECT_NE(c.pointer, "/found");
+        EXPECT_TRUE(c.pointer != "/error" || !c.absent);
+      }
+    }
+  }
+}
+
+TEST(Builtins, ErrorFormsSayWhetherTheyCoverInvalidInput) {
+  const std::pair<const char*, bool> expected[] = {
+      {"ctxo", true}, {"budget", true}, {"meta", true}, {"truncation-info", false}};
+  for (const auto& [name, covers] : expected) {
+    SCOPED_TRACE(name);
+    Profile p = must_load(name);
+    ASSERT_TRUE(p.error);
+    EXPECT_EQ(p.error->covers_invalid_input, covers);
+    ASSERT_TRUE(p.success);
+    EXPECT_FALSE(p.success->covers_invalid_input);
+    EXPECT_FALSE(p.miss && p.miss->covers_invalid_input);
+  }
+}
+
 TEST(Builtins, CtxoSaysWhatSeed000Says) {
   Profile p = must_load("ctxo");
   EXPECT_EQ(p.location, Location::kTextJson);
@@ -258,7 +291,8 @@ json minimal_profile() {
   return json::parse(R"({
     "profileFormat": 1, "name": "mini", "envelope": {"location": "text-json"},
     "forms": {"success": {"schema": {"type": "object", "required": ["items"]}}, "miss": false, "error": false},
-    "detection": {"anyOf": [{"all": [{"pointer": "/items", "type": "array"}]}]}})");
+    "detection": {"anyOf": [{"name": "items", "all": [{"pointer": "/items", "type": "array"},
+                                                      {"pointer": "/total", "type": "integer"}]}]}})");
 }
 
 TEST(Loader, MinimalInlineProfileLoads) {
@@ -267,6 +301,64 @@ TEST(Loader, MinimalInlineProfileLoads) {
   EXPECT_EQ(p->name, "mini");
   EXPECT_TRUE(p->success->schema_path.empty());
   EXPECT_FALSE(p->limit);
+}
+
+TEST(Loader, InvalidInputIsAnErrorFormFlag) {
+  json doc = minimal_profile();
+  doc["forms"]["error"] = json::parse(R"({"schema": true, "when": [{"pointer": "/failed"}]})");
+  auto p = load_json(doc);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_FALSE(p->error->covers_invalid_input);  // default
+  doc["forms"]["error"]["invalidInput"] = true;
+  p = load_json(doc);
+  ASSERT_TRUE(p.ok()) << p.error().message;
+  EXPECT_TRUE(p->error->covers_invalid_input);
+  // The error form's other members are still checked as a form's are.
+  for (const char* broken : {R"({"invalidInput": "yes"})", R"({"schema": 5})", R"({"when": "x"})", R"({"codes": [""]})",
+                             R"({"unknown": 1})"}) {
+    SCOPED_TRACE(broken);
+    json bad = doc;
+    bad["forms"]["error"].update(json::parse(broken));
+    p = load_json(bad);
+    ASSERT_FALSE(p.ok());
+    EXPECT_NE(p.error().message.find("/forms/error"), std::string::npos) << p.error().message;
+  }
+  // Only the error form says it.
+  doc = minimal_profile();
+  doc["forms"]["success"]["invalidInput"] = true;
+  p = load_json(doc);
+  ASSERT_FALSE(p.ok());
+  EXPECT_EQ(p.error().code, "profile");
+  EXPECT_NE(p.error().message.find("/forms/success"), std::string::npos) << p.error().message;
+}
+
+TEST(Loader, DetectionRuleNeedsTwoDistinctiveFields) {
+  TempDir tmp("onekey");
+  const std::pair<const char*, const char*> cases[] = {
+      // rule (the "all" list), what the message names
+      {R"({"name": "error", "all": [{"pointer": "/error"}]})", "rule 'error' requires 1 field"},
+      {R"({"name": "error", "all": [{"pointer": "/error", "type": ["string", "object"]}, {"pointer": "/ok", "absent": true},
+                                   {"pointer": "/results", "absent": true}]})", "rule 'error' requires 1 field"},
+      {R"({"name": "twice", "all": [{"pointer": "/found", "equals": false}, {"pointer": "/found"}]})", "rule 'twice'"},
+      {R"({"name": "root", "all": [{"pointer": "", "type": "object"}, {"pointer": "/message"}]})", "rule 'root'"},
+      {R"({"all": [{"pointer": "/x"}]})", "rule #1 requires 1 field"},
+  };
+  for (const auto& [rule, expected] : cases) {
+    SCOPED_TRACE(rule);
+    json doc = minimal_profile();
+    // The second rule is the bad one: a good first rule does not excuse it.
+    doc["detection"]["anyOf"].push_back(json::parse(rule));
+    const std::string path = tmp.write("onekey.json", doc.dump(2));
+    auto p = load_file(path);
+    ASSERT_FALSE(p.ok());
+    EXPECT_EQ(p.error().code, "profile");
+    EXPECT_NE(p.error().message.find(path), std::string::npos) << p.error().message;
+    EXPECT_NE(p.error().message.find("/detection/anyOf/1/all"), std::string::npos) << p.error().message;
+    EXPECT_NE(p.error().message.find(expected), std::string::npos) << p.error().message;
+  }
+  json doc = minimal_profile();
+  doc["detection"]["anyOf"][0]["all"] = json::parse(R"([{"pointer": "/a"}, {"pointer": "/b"}, {"pointer": "/c", "absent": true}])");
+  EXPECT_TRUE(load_json(doc).ok());
 }
 
 struct Broken {
@@ -454,18 +546,85 @@ TEST(Detection, NothingMatchesPlainResults) {
 TEST(Detection, MoreSpecificRuleWinsThenPriority) {
   auto a = load_json(json::parse(R"({"profileFormat": 1, "name": "a", "envelope": {"location": "text-json"},
     "forms": {"success": {"schema": true}, "miss": false, "error": false},
-    "detection": {"priority": 1, "anyOf": [{"all": [{"pointer": "/x"}, {"pointer": "/y"}]}]}})"));
+    "detection": {"priority": 1, "anyOf": [{"all": [{"pointer": "/x"}, {"pointer": "/y"}, {"pointer": "/z"}]}]}})"));
   auto b = load_json(json::parse(R"({"profileFormat": 1, "name": "b", "envelope": {"location": "text-json"},
     "forms": {"success": {"schema": true}, "miss": false, "error": false},
-    "detection": {"priority": 9, "anyOf": [{"all": [{"pointer": "/x"}]}]}})"));
+    "detection": {"priority": 9, "anyOf": [{"all": [{"pointer": "/x"}, {"pointer": "/y"}]}]}})"));
   ASSERT_TRUE(a.ok() && b.ok());
   const std::vector<Profile> both{*a, *b};
-  EXPECT_EQ(detect(json::parse(R"({"x": 1, "y": 2})"), both)->name, "a");  // 2 conditions beat 1
-  EXPECT_EQ(detect(json::parse(R"({"x": 1})"), both)->name, "b");
+  EXPECT_EQ(detect(json::parse(R"({"x": 1, "y": 2, "z": 3})"), both)->name, "a");  // 3 conditions beat 2
+  EXPECT_EQ(detect(json::parse(R"({"x": 1, "y": 2})"), both)->name, "b");
   const std::vector<Profile> tie{*b, *b};
-  EXPECT_EQ(detect(json::parse(R"({"x": 1})"), tie), &tie[0]);  // equal: the earlier one
-  EXPECT_EQ(detection_score(*a, json::parse(R"({"x": 1, "y": 2})")), 2);
-  EXPECT_EQ(detection_score(*a, json::parse(R"({"x": 1})")), 0);
+  EXPECT_EQ(detect(json::parse(R"({"x": 1, "y": 2})"), tie), &tie[0]);  // equal: the earlier one
+  EXPECT_EQ(detection_score(*a, json::parse(R"({"x": 1, "y": 2, "z": 3})")), 3);
+  EXPECT_EQ(detection_score(*a, json::parse(R"({"x": 1, "y": 2})")), 0);
+}
+
+TEST(Detection, GenericErrorMissAndMarkdownShapesDetectNothing) {
+  auto all = load_builtins();
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  for (const char* text : {
+           R"({"error": "x"})",
+           R"({"error": {"code": "E", "message": "m"}})",
+           R"({"error": true, "message": "m"})",
+           R"({"found": false, "hint": "h"})",
+           R"({"found": false, "hint": "h", "query": "q"})",
+           R"({"ok": false, "error": {"code": "NOT_FOUND", "message": "m"}})",
+           R"({"error": "x", "detail": {"ok": false}})",
+           // Markdown answers that quote envelopes, or look like a document.
+           R"({"markdown": "## Result\n```json\n{\"error\": \"x\"}\n```"})",
+           R"({"text": "# Title\n\n{\"found\": false, \"hint\": \"h\"}", "error": null})",
+           R"({"content": [{"type": "text", "text": "```json\n{\"error\": true, \"message\": \"m\"}\n```"}]})",
+           R"({"title": "README", "sections": ["Install", "Usage"], "error": "none"})",
+       }) {
+    const json doc = json::parse(text);
+    const Profile* out = &all->front();
+    EXPECT_EQ(detect(doc, *all), nullptr) << text;
+    EXPECT_EQ(detect_rule(doc, *all, &out), nullptr) << text;
+    EXPECT_EQ(out, nullptr) << text;
+  }
+}
+
+TEST(Detection, RealEnvelopesAreDetectedAndSayWhy) {
+  auto all = load_builtins();
+  ASSERT_TRUE(all.ok()) << all.error().message;
+  struct Case {
+    const char* text;
+    const char* profile;
+    const char* rule;
+  };
+  const Case cases[] = {
+      {R"({"files": ["a"], "_meta": {"totalItems": 3, "returnedItems": 1, "truncated": true, "totalBytes": 40, "hint": "h"}})",
+       "ctxo", "success/totalItems"},
+      {R"({"_meta": {"truncated": false}})", "ctxo", "success/truncated"},
+      {R"({"ok": true, "data": {}, "tokenBudget": {"requested": 2000, "used": 20, "max": 10000}, "truncated": false, "warnings": []})",
+       "budget", "envelope"},
+      {R"({"ok": false, "error": {"code": "BAD_ARGS", "message": "m"}, "tokenBudget": {"requested": 2000, "used": 9, "max": 10000}, "truncated": false, "warnings": []})",
+       "budget", "envelope"},
+      {R"({"ok": true, "data": [1], "meta": {"truncated": true, "total_count": 5, "returned_count": 1, "truncation_hint": "t --cursor x"}})",
+       "meta", "envelope"},
+      // The rule with the most conditions explains the match.
+      {R"({"ok": true, "data": [1], "error": null, "warnings": [], "meta": {"truncated": false}})", "meta", "ok-error-warnings"},
+      {R"({"ok": true, "data": [], "error": null, "warnings": []})", "meta", "ok-error-warnings"},
+      {R"({"ok": false, "data": null, "error": {"code": "X", "message": "m"}, "warnings": []})", "meta", "ok-error-warnings"},
+      {R"({"results": [], "total_count": 0, "returned_count": 0, "truncated": false, "truncation_info": {"reason": null}})",
+       "truncation-info", "counts"},
+      {R"({"results": [], "truncation_info": {"reason": null}})", "truncation-info", "truncation_info"},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.text);
+    const json doc = json::parse(c.text);
+    const Profile* p = nullptr;
+    const DetectionRule* rule = detect_rule(doc, *all, &p);
+    ASSERT_NE(rule, nullptr);
+    ASSERT_NE(p, nullptr);
+    EXPECT_EQ(p->name, c.profile);
+    EXPECT_EQ(rule->name, c.rule);
+    EXPECT_EQ(detect(doc, *all), p);
+    EXPECT_EQ(matching_rule(*p, doc), rule);
+    EXPECT_EQ(detection_score(*p, doc), static_cast<int>(rule->all.size()));
+    EXPECT_EQ(detect_rule(doc, *all, nullptr), rule);  // out is optional
+  }
 }
 
 TEST(Conditions, TypesEqualsAbsent) {
@@ -473,7 +632,7 @@ TEST(Conditions, TypesEqualsAbsent) {
   auto c = [](const char* text) {
     auto p = load_json(json::parse(std::string(R"({"profileFormat": 1, "name": "c", "envelope": {"location": "text-json"},
       "forms": {"success": {"schema": true}, "miss": false, "error": false},
-      "detection": {"anyOf": [{"all": [)") + text + "]}]}}"));
+      "detection": {"anyOf": [{"all": [)") + text + R"(, {"pointer": "/p1"}, {"pointer": "/p2"}]}]}})"));
     EXPECT_TRUE(p.ok()) << (p.ok() ? "" : p.error().message);
     return p.ok() ? p->detection.any_of[0].all[0] : Condition{};
   };
