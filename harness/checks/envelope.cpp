@@ -178,6 +178,24 @@ std::string num(std::int64_t n) {
   return {out.rbegin(), out.rend()};
 }
 
+std::string total_bytes_problem(const profile::Profile& p, std::int64_t reported, const json& full, int indent,
+                                const std::string& where) {
+  const std::string& ptr = *p.fields.total_bytes;
+  auto slash = ptr.rfind('/');
+  std::string parent = slash == 0 || slash == std::string::npos ? ptr : ptr.substr(0, slash);
+  json payload = full;
+  remove_at(payload, parent);
+  auto compact = static_cast<std::int64_t>(truncation::js_json_size(payload, -1));
+  auto indented = static_cast<std::int64_t>(truncation::js_json_size(payload, indent));
+  if (reported == compact || reported == indented) return "";
+  bool utf16 = reported == static_cast<std::int64_t>(truncation::js_json_utf16_size(payload, -1)) ||
+               reported == static_cast<std::int64_t>(truncation::js_json_utf16_size(payload, indent));
+  return "`" + pointer_name(ptr) + "` says " + num(reported) + " but the full payload without `" + pointer_name(parent) +
+         "` is " + num(compact) + " UTF-8 bytes compact" +
+         (indented != compact ? " (" + num(indented) + " indented)" : std::string()) +
+         (utf16 ? "; the server counted UTF-16 units, not bytes" : "") + where;
+}
+
 }  // namespace detail
 
 using namespace detail;
@@ -354,7 +372,7 @@ struct HintText {
 };
 
 void check_hint_refs(const EnvelopeInput& in, const ParsedEnvelope& env, const std::vector<HintText>& hints,
-                     std::vector<Finding>& out) {
+                     Outcomes& out) {
   std::vector<std::string> tool_names;
   std::set<std::string> all_params;
   if (in.tools) {
@@ -442,9 +460,15 @@ void check_hint_refs(const EnvelopeInput& in, const ParsedEnvelope& env, const s
       }
       if (in.forced || env.profile) {
         const auto* p = env.profile;
+        // A required mention that is a flag ("--cursor") is required only of a command for a tool
+        // that takes that parameter: a single-object lookup has no next page to point at.
+        auto needed = [&](const std::string& m) {
+          if (m.rfind("--", 0) != 0) return true;
+          return props && has_param(*props, m.substr(2));
+        };
         if (p && p->hint)
           for (const auto& m : p->hint->must_mention)
-            if (s.find(m) == std::string::npos)
+            if (needed(m) && s.find(m) == std::string::npos)
               out.push_back(make_finding("E-HINT-REF", env,
                                          h.label + " is a command to fetch the rest but does not mention " + quote(m) +
                                              ", which the profile requires (the hint is " + excerpt(s, 120) + ")"));
@@ -478,30 +502,8 @@ void check_hint_refs(const EnvelopeInput& in, const ParsedEnvelope& env, const s
 
 }  // namespace
 
-std::vector<std::string> applied_invariants(const EnvelopeInput& in, const ParsedEnvelope& env) {
-  std::vector<std::string> ids;
-  if (!env.profile) return ids;
-  const auto& p = *env.profile;
-  ids = {"E-PARSE", "E-SCHEMA", "E-HINT-REF"};
-  if (p.error || p.is_error_text) ids.push_back("E-ERROR");
-  if (env.form != profile::FormKind::kSuccess || !env.envelope.is_object()) return ids;
-  if (p.fields.truncated && p.fields.hint) ids.push_back("TR-HINT");
-  if (p.fields.returned_count || p.fields.total_count || p.fields.dropped_count) ids.push_back("TR-COUNT");
-  if (p.limit || p.budget) ids.push_back("TR-CAP");
-  if (p.fields.total_bytes) ids.push_back("TR-BYTES");
-  if (p.budget) {
-    for (const char* id : {"B-USED", "B-CLAMP", "B-ESTIMATE"}) ids.push_back(id);
-  }
-  if (!find_anchors(env.envelope).empty()) {
-    ids.push_back("POS-BASE");
-    ids.push_back("POS-PATH");
-    if (in.root) ids.push_back("POS-UTF16");
-  }
-  return ids;
-}
-
-std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
-  std::vector<Finding> out;
+Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
+  Outcomes out;
   try {
     if (!env.profile) return out;
     const profile::Profile& p = *env.profile;
@@ -518,9 +520,11 @@ std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelop
         out.push_back(make_finding("E-PARSE", env, prob + " (profile " + quote(p.name) + ")"));
       return out;
     }
+    out.pass("E-PARSE");
     for (const auto& prob : env.parse_problems)
       out.push_back(make_finding("E-PARSE", env, prob + " (profile " + quote(p.name) + ")"));
     const json& e = env.envelope;
+    out.pass("E-SCHEMA");
 
     // E-SCHEMA.
     auto vc = profile::validate_envelope(p, e);
@@ -535,6 +539,8 @@ std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelop
 
     const profile::Form* form = env.form ? p.form(*env.form) : nullptr;
     // E-ERROR: code outside the stable set.
+    if (env.form == profile::FormKind::kError) out.pass("E-ERROR");
+    else if (p.error) out.unobserved("E-ERROR", "no error answer was seen");
     if (env.form == profile::FormKind::kError && form && form->code_pointer && !form->codes.empty()) {
       const json* code = at(e, form->code_pointer);
       if (code && code->is_string()) {
@@ -567,11 +573,17 @@ std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelop
       if (h && h->is_string())
         hints.push_back({"the " + std::string(profile::form_name(*env.form)) + " hint", h->get<std::string>(), false});
     }
+    if (hints.empty()) out.unobserved("E-HINT-REF", "no answer carried a hint");
+    else out.pass("E-HINT-REF");
     check_hint_refs(in, env, hints, out);
 
     if (success) {
       auto truncated = truncated_flag(p, e);
       // TR-HINT.
+      if (p.fields.truncated && p.fields.hint) {
+        if (truncated == true) out.pass("TR-HINT");
+        else out.unobserved("TR-HINT", "no answer was truncated");
+      }
       if (truncated == true && p.fields.hint) {
         const json* h = at(e, p.fields.hint);
         std::string name = pointer_name(*p.fields.hint);
@@ -584,6 +596,9 @@ std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelop
       auto returned = as_int(at(e, p.fields.returned_count));
       auto total = as_int(at(e, p.fields.total_count));
       auto cut = cut_array(cands, returned);
+      if (returned || total || (p.budget && p.fields.dropped_count)) out.pass("TR-COUNT");
+      else if (p.fields.returned_count || p.fields.total_count || p.fields.dropped_count)
+        out.unobserved("TR-COUNT", "no answer carried its counts");
       std::string rname = p.fields.returned_count ? pointer_name(*p.fields.returned_count) : "returned";
       std::string tname = p.fields.total_count ? pointer_name(*p.fields.total_count) : "total";
       if (returned && cut && static_cast<std::int64_t>(cut->length) != *returned)
@@ -634,42 +649,60 @@ std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelop
       }
       // Token budgets: B-USED and B-ESTIMATE say whether the envelope kept to the budget.
       const bool tokens = p.limit && p.limit->kind == profile::LimitKind::kTokens;
+      // An answer without the profile's truncation flag is not the envelope at all (E-SCHEMA):
+      // whether it kept to the limit is that finding's to fix, not a second one.
+      const bool flag_missing = p.fields.truncated && !truncated;
+      if (flag_missing) has_limit = false;
+      if (!tokens && (p.limit || p.budget)) {
+        if (has_limit && cut && (cut->length > 0 || (total && *total > 0))) out.pass("TR-CAP");
+        else out.unobserved("TR-CAP", "no answer held a truncatable array with items");
+      }
       if (has_limit && cut && !tokens && (cut->length > 0 || (total && *total > 0))) {
         auto size = limit_size(p, env.text);
         // A response that already cut everything it may cut cannot be smaller (the fixed part alone
         // is over the limit), and seed 004 sends one result that is too large on purpose.
         bool exempt = cut->length == 0 || (single_too_large && cut->length == 1);
-        if (size > limit_value && !exempt)
+        if (size > limit_value && !exempt) {
+          // Why, when the answer shows it: one item alone over the limit, or a payload that fits
+          // until the truncation metadata is added (the limit was measured before it).
+          std::string why;
+          if (cut->length == 1 && !cut->is_string) {
+            why = "; the one item left is itself over the limit: cut it too (0 items, truncated, with a hint) or "
+                  "shorten it";
+          } else if (p.fields.truncated) {
+            const std::string& tp = *p.fields.truncated;
+            auto second = tp.find('/', 1);
+            std::string meta = second == std::string::npos ? tp : tp.substr(0, second);
+            if (meta != tp) {
+              json bare = e;
+              remove_at(bare, meta);
+              auto bare_size = limit_size(p, truncation::to_js_json(bare, env.indent));
+              if (bare_size <= limit_value)
+                why = "; without " + quote(pointer_name(meta)) + " the payload is " + num(bare_size) + " " +
+                      limit_unit_name(p) + " and fits: the limit was measured before " + quote(pointer_name(meta)) +
+                      " was added";
+            }
+          }
           out.push_back(make_finding("TR-CAP", env,
                                      "the text part is " + num(size) + " " + limit_unit_name(p) + ", over " +
                                          limit_label + num(limit_value) + ", and truncated is " +
                                          (truncated ? (*truncated ? "true" : "false") : std::string("not set")) +
                                          " with " + num(static_cast<std::int64_t>(cut->length)) + " items in " +
-                                         quote(pointer_name(cut->pointer))));
+                                         quote(pointer_name(cut->pointer)) + why));
+        }
       }
       // TR-BYTES (untruncated responses; truncated ones are checked in the sweep).
       // A response whose counts say items are missing is not untruncated, whatever its flag says
       // (that is TR-COUNT); its totalBytes describes the full payload.
       bool really_whole = !(returned && total && *returned < *total);
+      if (p.fields.total_bytes && !(truncated == false && really_whole))
+        out.unobserved("TR-BYTES", "no untruncated answer was seen outside the limit sweep");
       if (p.fields.total_bytes && truncated == false && really_whole) {
         auto reported = as_int(at(e, p.fields.total_bytes));
-        const std::string& ptr = *p.fields.total_bytes;
-        std::string parent = ptr.substr(0, ptr.rfind('/'));
+        if (reported) out.pass("TR-BYTES");
         if (reported) {
-          json payload = e;
-          remove_at(payload, parent.empty() ? ptr : parent);
-          auto compact = static_cast<std::int64_t>(truncation::js_json_size(payload, -1));
-          auto indented = static_cast<std::int64_t>(truncation::js_json_size(payload, env.indent));
-          if (*reported != compact && *reported != indented)
-            out.push_back(make_finding("TR-BYTES", env,
-                                       pointer_name(ptr) + " says " + num(*reported) + " but the payload without " +
-                                           (parent.empty() ? pointer_name(ptr) : pointer_name(parent)) + " is " +
-                                           num(compact) + " UTF-8 bytes compact" +
-                                           (indented != compact ? " (" + num(indented) + " indented)" : std::string()) +
-                                           (*reported == static_cast<std::int64_t>(truncation::js_json_utf16_size(payload, -1)) ||
-                                                    *reported == static_cast<std::int64_t>(truncation::js_json_utf16_size(payload, env.indent))
-                                                ? "; the server counted UTF-16 units, not bytes"
-                                                : "")));
+          auto d = total_bytes_problem(p, *reported, e, env.indent, "");
+          if (!d.empty()) out.push_back(make_finding("TR-BYTES", env, std::move(d)));
         }
       }
     }
@@ -686,6 +719,9 @@ std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelop
       const json* barg = in.arguments.is_object() && in.arguments.contains(b.parameter) ? &in.arguments[b.parameter] : nullptr;
       std::optional<std::int64_t> budget = requested;
       if (!barg || as_int(barg)) budget = std::clamp(as_int(barg).value_or(b.default_value), b.min, b.max);
+      if (used && budget) out.pass("B-USED");
+      if (requested) out.pass("B-CLAMP");
+      if (used) out.pass("B-ESTIMATE");
       if (used && budget && *used > *budget)
         out.push_back(make_finding("B-USED", env,
                                    "used is " + num(*used) + " tokens, more than the budget " + num(*budget) +

@@ -12,6 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checks/outcome.h"
 #include "core/finding.h"
 #include "mcp/client.h"
 #include "profile/profile.h"
@@ -50,18 +51,14 @@ ParsedEnvelope extract_envelope(const EnvelopeInput& in);
 
 /// Per-response checks: E-PARSE, E-SCHEMA, E-ERROR, E-HINT-REF, TR-HINT, TR-COUNT, TR-CAP,
 /// TR-BYTES (untruncated), B-USED, B-CLAMP, B-ESTIMATE, POS-BASE, POS-PATH, POS-UTF16.
-std::vector<Finding> check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env);
-
-/// The ids check_envelope applies to this answer, given its profile and form (an empty list when
-/// it has no profile). Reports use it for the per-tool invariant matrix.
-std::vector<std::string> applied_invariants(const EnvelopeInput& in, const ParsedEnvelope& env);
+Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env);
 
 /// E-STABLE: the same call answered twice.
-std::vector<Finding> check_stable(const ParsedEnvelope& first, const ParsedEnvelope& second);
+Outcomes check_stable(const ParsedEnvelope& first, const ParsedEnvelope& second);
 
 /// E-MISS: `env` answers a lookup of an identifier that cannot exist (`reply` is its answer, for
 /// the isError / non-envelope cases).
-std::vector<Finding> check_miss(const ParsedEnvelope& env, const mcp::Reply& reply);
+Outcomes check_miss(const ParsedEnvelope& env, const mcp::Reply& reply);
 
 /// One answer of the limit sweep: the same call under one limit.
 struct SweepPoint {
@@ -70,11 +67,18 @@ struct SweepPoint {
   ParsedEnvelope env;
 };
 
-/// TR-ENV, TR-PREFIX, TR-MAXIMAL, TR-VERBATIM, TR-BYTES across the answers to one call under
-/// different limits. The point with the largest limit is the full payload; when it is itself
-/// truncated, only TR-ENV is checked. `tr_env_limits` receives the limits whose answers were
-/// reported as TR-ENV (the engine then drops their TR-CAP findings).
-std::vector<Finding> check_sweep(const std::vector<SweepPoint>& points, std::vector<std::int64_t>* tr_env_limits);
+/// A per-answer finding the sweep found the root cause of: drop `invariant` of the answer at `limit`.
+struct Superseded {
+  std::int64_t limit = 0;
+  std::string invariant;
+};
+
+/// TR-ENV, TR-PREFIX, TR-MAXIMAL, TR-VERBATIM, TR-BYTES and TR-COUNT (silent omission) across the
+/// answers to one call under different limits. The point with the largest limit is the full
+/// payload; when it is itself truncated, only TR-ENV is checked. `superseded` receives the
+/// per-answer findings a sweep finding explains (TR-CAP of an answer reported as TR-ENV; TR-BYTES
+/// of an answer that silently dropped items).
+Outcomes check_sweep(const std::vector<SweepPoint>& points, std::vector<Superseded>* superseded);
 
 /// TR-RESUME: the arguments that fetch the page after the truncated answer `env` to `tool`,
 /// read from a cursor field of the envelope (nextCursor, next_cursor, cursor) or from the
@@ -87,7 +91,7 @@ std::optional<json> resume_arguments(const ParsedEnvelope& env, const json& tool
 /// resume_arguments() of the one before. The pages' cut arrays, concatenated, must continue each
 /// other with no gap and no overlap and, when `full` (the complete array, e.g. from the
 /// large-limit answer) is given, rebuild it.
-std::vector<Finding> check_resume(const std::vector<ParsedEnvelope>& pages, const json* full);
+Outcomes check_resume(const std::vector<ParsedEnvelope>& pages, const json* full);
 
 /// The items of the array an answer cut (its truncatable array whose length is the returned count,
 /// else the largest); nullptr when it has none.

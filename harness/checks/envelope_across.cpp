@@ -117,10 +117,11 @@ std::int64_t effective(const profile::Profile& p, std::int64_t limit) {
 
 }  // namespace
 
-std::vector<Finding> check_stable(const ParsedEnvelope& first, const ParsedEnvelope& second) {
-  std::vector<Finding> out;
+Outcomes check_stable(const ParsedEnvelope& first, const ParsedEnvelope& second) {
+  Outcomes out;
   try {
     if (!first.profile || !second.profile || !first.envelope.is_object() || !second.envelope.is_object()) return out;
+    out.pass("E-STABLE");
     if (first.text == second.text) return out;
     const profile::Profile& p = *first.profile;
     // Hints are compared strictly when the profile says they are stable (safe to pattern-match);
@@ -160,11 +161,12 @@ std::vector<Finding> check_stable(const ParsedEnvelope& first, const ParsedEnvel
   return out;
 }
 
-std::vector<Finding> check_miss(const ParsedEnvelope& env, const mcp::Reply& reply) {
-  std::vector<Finding> out;
+Outcomes check_miss(const ParsedEnvelope& env, const mcp::Reply& reply) {
+  Outcomes out;
   try {
     if (reply.kind != mcp::Reply::Kind::kResult || !env.profile) return out;
     const profile::Profile& p = *env.profile;
+    out.pass("E-MISS");
     ParsedEnvelope ctx = env;
     if (ctx.request.is_null()) ctx.request = reply.request;
     if (ctx.text.empty()) ctx.text = reply.raw;
@@ -200,8 +202,8 @@ std::vector<Finding> check_miss(const ParsedEnvelope& env, const mcp::Reply& rep
   return out;
 }
 
-std::vector<Finding> check_sweep(const std::vector<SweepPoint>& points, std::vector<std::int64_t>* tr_env_limits) {
-  std::vector<Finding> out;
+Outcomes check_sweep(const std::vector<SweepPoint>& points, std::vector<Superseded>* superseded) {
+  Outcomes out;
   try {
     std::vector<const SweepPoint*> pts;
     for (const auto& pt : points)
@@ -217,18 +219,28 @@ std::vector<Finding> check_sweep(const std::vector<SweepPoint>& points, std::vec
       if (q->is_default) def = q;
     const std::string unit = limit_unit_name(p);
     const std::string var = p.limit && p.limit->env ? *p.limit->env + "=" : std::string("limit ");
+    auto supersede = [&](std::int64_t limit, const char* id) {
+      if (superseded) superseded->push_back(Superseded{limit, id});
+    };
 
-    // TR-ENV.
+    // TR-ENV: an answer byte-identical to the default one where honouring the variable would have
+    // changed it. Evidence is needed that the server did not read the variable: an answer that is
+    // already at its minimum (one item kept, or nothing left to cut) or whose payload fits without
+    // its truncation metadata is over the limit for another reason, which TR-CAP names.
     if (def) {
+      out.pass("TR-ENV");
       auto d_size = limit_size(p, def->env.text);
       auto d_trunc = truncated_flag(p, def->env.envelope);
       auto d_cut = cut_array(truncatables(p, def->env.envelope), as_int(at(def->env.envelope, p.fields.returned_count)));
+      json d_payload = payload_of(p, def->env.envelope);
+      auto d_payload_size = limit_size(p, truncation::to_js_json(d_payload, def->env.indent));
       for (const auto* q : pts) {
         if (q == def || q->limit == def->limit || q->env.text != def->env.text) continue;
-        bool smaller = effective(p, q->limit) < d_size && d_cut && d_cut->length > 0 && q->limit < def->limit;
+        bool smaller = effective(p, q->limit) < d_size && d_cut && d_cut->length > 1 &&
+                       d_payload_size > effective(p, q->limit) && q->limit < def->limit;
         bool larger = q->limit > def->limit && d_trunc == true;
         if (!smaller && !larger) continue;
-        if (tr_env_limits) tr_env_limits->push_back(q->limit);
+        supersede(q->limit, "TR-CAP");
         out.push_back(make_finding(
             "TR-ENV", q->env,
             "with " + var + num(q->limit) + " the answer is byte-identical to the answer under the default limit " +
@@ -238,19 +250,46 @@ std::vector<Finding> check_sweep(const std::vector<SweepPoint>& points, std::vec
       }
     }
 
+    if (truncated_flag(p, full->env.envelope) != false) {
+      for (const char* id : {"TR-PREFIX", "TR-MAXIMAL", "TR-VERBATIM"})
+        out.unobserved(id, "the answer under the largest limit was itself truncated, so the full array is unknown");
+      return out;
+    }
     if (truncated_flag(p, full->env.envelope) != false) return out;
     const json& fe = full->env.envelope;
     auto full_size = limit_size(p, full->env.text);
     json full_payload = payload_of(p, fe);
     drop_volatile(full_payload);
 
+    const auto full_cut = cut_array(truncatables(p, fe), as_int(at(fe, p.fields.returned_count)));
+    bool any_truncated = false, any_fits = false;
     for (const auto* q : pts) {
       if (q == full) continue;
       const json& qe = q->env.envelope;
       auto q_trunc = truncated_flag(p, qe);
       auto eff = effective(p, q->limit);
+      // TR-COUNT, silent omission: the answer says nothing is missing, yet the same call under the
+      // largest limit returns more items. That is the root cause; its totalBytes (describing the
+      // full payload) is then right, so a TR-BYTES on this answer is superseded.
+      if (q_trunc == false && full_cut && !full_cut->is_string) {
+        const json* qa = profile::resolve_pointer(qe, full_cut->pointer);
+        if (qa && qa->is_array() && qa->size() < full_cut->length) {
+          supersede(q->limit, "TR-BYTES");
+          auto missing = static_cast<std::int64_t>(full_cut->length - qa->size());
+          out.push_back(make_finding("TR-COUNT", q->env,
+                                     num(missing) + " items silently dropped: with " + var + num(q->limit) + " " +
+                                         quote(pointer_name(full_cut->pointer)) + " has " +
+                                         num(static_cast<std::int64_t>(qa->size())) +
+                                         " items and truncated is false, but with " + var + num(full->limit) +
+                                         " the same call returns " + num(static_cast<std::int64_t>(full_cut->length)) +
+                                         "; a cut must set truncated and report the total"));
+          continue;
+        }
+      }
       // TR-VERBATIM.
       if (full_size <= eff) {
+        any_fits = true;
+        out.pass("TR-VERBATIM");
         if (q_trunc == true)
           out.push_back(make_finding("TR-VERBATIM", q->env,
                                      "with " + var + num(q->limit) + " the answer is truncated although the full answer is only " +
@@ -262,24 +301,20 @@ std::vector<Finding> check_sweep(const std::vector<SweepPoint>& points, std::vec
         continue;
       }
       if (q_trunc != true) continue;
+      any_truncated = true;
+      out.pass("TR-PREFIX");
+      if (!(p.limit && p.limit->kind == profile::LimitKind::kTokens)) out.pass("TR-MAXIMAL");
       auto returned = as_int(at(qe, p.fields.returned_count));
       auto cut = cut_array(truncatables(p, qe), returned);
       // TR-BYTES on truncated answers: the size of the full payload.
       if (p.fields.total_bytes) {
         auto reported = as_int(at(qe, p.fields.total_bytes));
         if (reported) {
-          json base = fe;
-          const std::string& tb = *p.fields.total_bytes;
-          auto slash = tb.rfind('/');
-          remove_at(base, slash == 0 || slash == std::string::npos ? tb : tb.substr(0, slash));
-          auto c = static_cast<std::int64_t>(truncation::js_json_size(base, -1));
-          auto i1 = static_cast<std::int64_t>(truncation::js_json_size(base, full->env.indent));
-          auto i2 = static_cast<std::int64_t>(truncation::js_json_size(base, q->env.indent));
-          if (*reported != c && *reported != i1 && *reported != i2)
-            out.push_back(make_finding("TR-BYTES", q->env,
-                                       pointer_name(tb) + " says " + num(*reported) + " but the full payload (from " + var +
-                                           num(full->limit) + ") is " + num(c) + " UTF-8 bytes compact" +
-                                           (i1 != c ? " (" + num(i1) + " indented)" : std::string())));
+          auto d = total_bytes_problem(p, *reported, fe, q->env.indent,
+                                       " (this call: the full payload is the answer under " + var + num(full->limit) + ")");
+          // The full answer may be indented differently from the cut one.
+          if (!d.empty() && !total_bytes_problem(p, *reported, fe, full->env.indent, "").empty())
+            out.push_back(make_finding("TR-BYTES", q->env, std::move(d)));
         }
       }
       if (!cut) continue;
@@ -340,6 +375,9 @@ std::vector<Finding> check_sweep(const std::vector<SweepPoint>& points, std::vec
                                        " of " + num(static_cast<std::int64_t>(full_len)) + " items of " + name +
                                        ", but with one more it would be " + num(size - 2) + " " + unit + " and still fit"));
     }
+    if (!any_truncated)
+      for (const char* id : {"TR-PREFIX", "TR-MAXIMAL"}) out.unobserved(id, "no answer of the limit sweep was truncated");
+    if (!any_fits) out.unobserved("TR-VERBATIM", "no sweep limit was large enough for the full answer");
   } catch (...) {
   }
   return out;

@@ -187,7 +187,7 @@ std::vector<std::string> find_anchors(const json& payload) {
 
 namespace detail {
 
-void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, std::vector<Finding>& out) {
+void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, Outcomes& out) {
   std::map<std::string, std::optional<std::string>> cache;
   auto read = [&](const std::string& rel) -> const std::optional<std::string>& {
     auto it = cache.find(rel);
@@ -209,6 +209,11 @@ void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, std::ve
   };
 
   const auto anchors = find_anchors(env.envelope);
+  for (const char* id : {"POS-BASE", "POS-PATH", "POS-UTF16"}) {
+    if (anchors.empty()) out.unobserved(id, "no answer held a position (an object with a file and a line)");
+    else if (std::string_view(id) == "POS-UTF16" && !in.root) out.unobserved(id, "needs --root DIR, the workspace the positions refer to");
+    else out.pass(id);
+  }
   // Pre-pass: which reading explains the misplaced snippets best (see how_counted).
   std::size_t preferred = kNoReading;
   if (in.root) {
@@ -254,7 +259,7 @@ void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, std::ve
     // Every finding this anchor produces points at the anchor's place in the workspace (SARIF
     // physical locations), when its path is a usable repo-relative one.
     struct Locate {
-      std::vector<Finding>& out;
+      Outcomes& out;
       std::size_t mark;
       std::string file;
       std::int64_t line, col;

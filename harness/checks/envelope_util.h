@@ -63,7 +63,13 @@ std::string num(std::int64_t n);
 /// Removes the member `pointer` names from `doc` (no-op when it names nothing or the root).
 void remove_at(json& doc, const std::string& pointer);
 
+/// TR-BYTES: the diagnosis when `reported` (the profile's totalBytes) is not the UTF-8 size of
+/// `full` without the totalBytes field's parent object, compact or with `indent`; "" when it is.
+/// `where` is appended (e.g. "(this call: ...)").
+std::string total_bytes_problem(const profile::Profile& p, std::int64_t reported, const json& full, int indent,
+                                const std::string& where);
+
 /// Per-response position checks (POS-BASE, POS-PATH, POS-UTF16).
-void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, std::vector<Finding>& out);
+void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, Outcomes& out);
 
 }  // namespace ctxo::checks::detail

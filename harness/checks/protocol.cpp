@@ -103,8 +103,9 @@ bool valid_tool_name(const std::string& name) {
   });
 }
 
-std::vector<Finding> check_init(const mcp::ServerInfo& info) {
-  std::vector<Finding> out;
+Outcomes check_init(const mcp::ServerInfo& info) {
+  Outcomes out;
+  out.pass("P-INIT");
   const json& r = info.init_result;
   const std::string raw = r.dump();
   auto add = [&](std::string d, Severity s = Severity::kError) {
@@ -150,8 +151,8 @@ std::vector<Finding> check_init(const mcp::ServerInfo& info) {
   return out;
 }
 
-std::vector<Finding> check_failed_init(const std::vector<mcp::Reply>& attempts) {
-  std::vector<Finding> out;
+Outcomes check_failed_init(const std::vector<mcp::Reply>& attempts) {
+  Outcomes out;
   for (const auto& a : attempts) {
     if (a.kind != mcp::Reply::Kind::kError) continue;
     std::string method = a.request.value("method", "");
@@ -164,8 +165,9 @@ std::vector<Finding> check_failed_init(const std::vector<mcp::Reply>& attempts) 
   return out;
 }
 
-std::vector<Finding> check_tools_list(const mcp::Client::ToolsListing& listing, const std::string& era) {
-  std::vector<Finding> out;
+Outcomes check_tools_list(const mcp::Client::ToolsListing& listing, const std::string& era) {
+  Outcomes out;
+  out.pass("P-LIST");
   std::map<std::string, std::size_t> seen;
   std::size_t index = 0;
   for (const auto& page : listing.pages) {
@@ -269,9 +271,20 @@ std::string ToolValidators::input_violation(const json& arguments) const {
   return problems.empty() ? "" : problems.front();
 }
 
-std::vector<Finding> check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const std::string& broken,
-                                      bool envelope_error) {
-  std::vector<Finding> out;
+// Words that mark a refusal of the call's input: the SDKs' -32602 texts, zod's issue codes, and
+// the argument-error codes envelope designs use (BAD_ARGS, INVALID_ARGUMENT).
+bool reads_as_input_rejection(std::string_view text) {
+  std::string lower;
+  for (char c : text.substr(0, 4096)) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* marker : {"-32602", "invalid arguments", "invalid params", "input validation", "validation error",
+                             "bad_args", "invalid_argument", "invalid_type", "too_big", "too_small"})
+    if (lower.find(marker) != std::string::npos) return true;
+  return false;
+}
+
+Outcomes check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const std::string& broken,
+                          const std::optional<std::string>& envelope_error) {
+  Outcomes out;
   if (reply.kind != mcp::Reply::Kind::kResult || !reply.result.is_object()) return out;
   const json& r = reply.result;
   const bool is_error = r.contains("isError") && r["isError"] == true;
@@ -279,30 +292,33 @@ std::vector<Finding> check_acceptance(const CallContext& ctx, const mcp::Reply& 
   if (r.contains("content") && r["content"].is_array())
     for (const auto& part : r["content"])
       if (part.is_object() && part.contains("text") && part["text"].is_string()) text += part["text"].get<std::string>() + "\n";
-  if (ctx.schema_valid && is_error) {
-    std::string lower;
-    for (char c : text.substr(0, 4096)) lower += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    for (const char* marker : {"-32602", "invalid arguments", "invalid params", "input validation", "validation error"}) {
-      if (lower.find(marker) == std::string::npos) continue;
+  if (ctx.schema_valid) {
+    out.pass("P-ACCEPT");
+    // The refusal may be a plain isError text or the profile's own error envelope (a handler that
+    // validates with stricter rules than the schema it publishes).
+    const std::string* said = envelope_error ? &*envelope_error : (is_error ? &text : nullptr);
+    if (said && reads_as_input_rejection(*said))
       out.push_back(make("P-ACCEPT", reply.request, raw_of(reply),
-                         std::string("arguments valid for the tool's inputSchema were rejected as invalid input (\"") +
-                             excerpt(text, 160) + "\"): the runtime validation is stricter than the schema the agent sees",
+                         std::string("arguments valid for the tool's inputSchema were rejected as invalid input") +
+                             (envelope_error ? " in an error envelope" : "") +
+                             ": the runtime validation is stricter than the schema the agent sees",
                          Severity::kWarning));
-      break;
-    }
+    out.unobserved("P-REJECT", "no call that breaks the input schema was made");
+  } else if (!broken.empty()) {
+    out.pass("P-REJECT");
+    if (!is_error && !envelope_error)
+      out.push_back(make("P-REJECT", reply.request, raw_of(reply),
+                         "a call that breaks the tool's inputSchema got an ordinary success (this call: " + broken +
+                             "): the tool does not validate its input, so an agent's mistake goes unnoticed",
+                         Severity::kWarning));
   }
-  if (!ctx.schema_valid && !broken.empty() && !is_error && !envelope_error)
-    out.push_back(make("P-REJECT", reply.request, raw_of(reply),
-                       "a call that breaks the tool's inputSchema (" + broken +
-                           ") got an ordinary success: the tool does not validate its input, so an agent's mistake "
-                           "goes unnoticed",
-                       Severity::kWarning));
   return out;
 }
 
-std::vector<Finding> check_call(const CallContext& ctx, const mcp::Reply& reply) {
-  std::vector<Finding> out;
+Outcomes check_call(const CallContext& ctx, const mcp::Reply& reply) {
+  Outcomes out;
   const std::string raw = raw_of(reply);
+  if (reply.kind == mcp::Reply::Kind::kError || reply.kind == mcp::Reply::Kind::kResult) out.pass("P-NO-THROW");
   if (reply.kind == mcp::Reply::Kind::kError) {
     int code = reply.error.is_object() && reply.error.contains("code") && reply.error["code"].is_number_integer()
                    ? reply.error["code"].get<int>()
@@ -322,6 +338,7 @@ std::vector<Finding> check_call(const CallContext& ctx, const mcp::Reply& reply)
     return out;
   }
   if (reply.kind != mcp::Reply::Kind::kResult) return out;
+  out.pass("P-RESULT");
   const json& r = reply.result;
   auto add = [&](std::string d) { out.push_back(make("P-RESULT", reply.request, raw, std::move(d))); };
   if (!r.is_object()) {

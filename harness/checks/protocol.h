@@ -11,6 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checks/outcome.h"
 #include "core/finding.h"
 #include "mcp/client.h"
 #include "profile/schema_validator.h"
@@ -23,14 +24,14 @@ using nlohmann::json;
 using ValueValidator = std::function<std::vector<std::string>(const json&)>;
 
 /// P-INIT on the reply that completed the handshake.
-std::vector<Finding> check_init(const mcp::ServerInfo& info);
+Outcomes check_init(const mcp::ServerInfo& info);
 
 /// P-INIT when no handshake attempt succeeded: explains each attempt that got a malformed or
 /// error answer (timeouts and exits are T-HANG / T-CRASH, reported by the engine).
-std::vector<Finding> check_failed_init(const std::vector<mcp::Reply>& attempts);
+Outcomes check_failed_init(const std::vector<mcp::Reply>& attempts);
 
 /// P-LIST over every page of tools/list.
-std::vector<Finding> check_tools_list(const mcp::Client::ToolsListing& listing, const std::string& era);
+Outcomes check_tools_list(const mcp::Client::ToolsListing& listing, const std::string& era);
 
 /// What the checks of one tools/call need to know.
 struct CallContext {
@@ -62,17 +63,21 @@ class ToolValidators {
 };
 
 /// P-RESULT and P-NO-THROW for one answered tools/call (reply kind result or error).
-std::vector<Finding> check_call(const CallContext& ctx, const mcp::Reply& reply);
+Outcomes check_call(const CallContext& ctx, const mcp::Reply& reply);
 
 /// P-ACCEPT and P-REJECT (warnings) for one answered tools/call. P-ACCEPT: a schema-valid call
-/// answered with an isError result whose text reads as an input-validation failure (-32602,
-/// "invalid arguments", "validation error", ...). P-REJECT: a call generated invalid (`broken` says
-/// what was broken; "" = the call was not generated invalid, or broke only additionalProperties,
-/// which SDKs ignore by design: zod and pydantic strip unknown keys) answered with an ordinary
-/// success.
-/// `envelope_error`: the answer is the profile's error envelope (a rejection, not a success).
-std::vector<Finding> check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const std::string& broken,
-                                      bool envelope_error);
+/// answered with an isError result, or with the profile's error envelope, whose text reads as an
+/// input-validation failure (-32602, "invalid arguments", "validation error", zod issue codes,
+/// BAD_ARGS, ...). P-REJECT: a call generated invalid (`broken` says what was broken; "" = the call
+/// was not generated invalid, or broke only additionalProperties, which SDKs ignore by design: zod
+/// and pydantic strip unknown keys) answered with an ordinary success.
+/// `envelope_error`: when the answer is the profile's error envelope, its code and message (a
+/// rejection, not a success); nullopt otherwise.
+Outcomes check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const std::string& broken,
+                          const std::optional<std::string>& envelope_error);
+
+/// True when `text` reads as a refusal of the call's input (see check_acceptance).
+bool reads_as_input_rejection(std::string_view text);
 
 /// Tool-name rule of SEP-986: 1..128 chars of [A-Za-z0-9_.-].
 bool valid_tool_name(const std::string& name);

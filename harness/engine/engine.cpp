@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "checks/envelope.h"
+#include "checks/judge.h"
 #include "checks/protocol.h"
 #include "core/text.h"
 #include "gen/plan.h"
@@ -89,7 +90,8 @@ class Runner {
     }
     body();
     finish_session(true);
-    publish_applied(rep_, applied_, o_.selection);
+    settle_judge();
+    publish_outcomes(rep_, outcomes_, o_.selection);
     rep_.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
     settle_verdict(rep_);
     return std::move(rep_);
@@ -102,8 +104,10 @@ class Runner {
     if (!o_.selection.enabled(f.invariant)) return;
     if (f.tool.empty()) f.tool = tool_of(f.request);
     if (f.replay.empty()) {
-      f.replay = replay_command(f.request, env_);
-      f.env = env_;
+      // The judge stamps the environment an answer was given under; other findings are the
+      // current server's.
+      if (f.env.empty()) f.env = env_;
+      f.replay = replay_command(f.request, f.env);
     }
     if (capture_) {
       capture_->push_back(std::move(f));
@@ -115,6 +119,33 @@ class Runner {
 
   void add_all(std::vector<Finding> fs) {
     for (auto& f : fs) add(std::move(f));
+  }
+
+  // What checks said about `tool` ("" = the server): statuses kept, findings reported.
+  void take(const std::string& tool, checks::Outcomes o) {
+    std::vector<Finding> fs = o.take_findings();
+    for (auto& f : fs)
+      if (f.tool.empty() && !tool.empty()) f.tool = tool;
+    outcomes_[tool].merge(std::move(o));
+    add_all(std::move(fs));
+  }
+
+  // The judge's answers for what it kept until the end (answers of tools whose profile was not
+  // known yet, findings no sweep settled), and the profile each tool was judged by.
+  void settle_judge() {
+    if (!judge_) return;
+    for (auto& [tool, o] : judge_->finish()) take(tool, std::move(o));
+    for (const auto& [name, tp] : judge_->tool_profiles()) {
+      ToolSummary* ts = summary_of(name);
+      if (!ts) continue;
+      ts->profile = tp.profile ? tp.profile->name : "";
+      ts->profile_reason = tp.reason;
+    }
+    for (const auto& [name, n] : judge_->profiles_detected()) rep_.profiles_detected[name] = n;
+    rep_.unprofiled_results = judge_->unprofiled();
+    if (!forced_ && !profiles_.empty() && rep_.unprofiled_results > 0)
+      note(std::to_string(rep_.unprofiled_results) +
+           " tool result(s) matched no envelope profile; only transport and protocol checks applied to them");
   }
 
   void take_observations() {
@@ -189,7 +220,7 @@ class Runner {
             add(std::move(f));
           }
         }
-        add_all(checks::check_failed_init(attempts));
+        take("", checks::check_failed_init(attempts));
       }
       take_observations();
       std::string msg = info.error().message;
@@ -217,8 +248,9 @@ class Runner {
       rep_.server_version = info->version;
       rep_.protocol_version = info->protocol_version;
       rep_.era = info->era;
-      add_all(checks::check_init(*info));
-      mark("", {"T-FRAMING", "T-ID", "T-HANG", "T-CRASH", "P-INIT"});
+      checks::Outcomes init = checks::check_init(*info);
+      for (const char* id : {"T-FRAMING", "T-ID", "T-HANG", "T-CRASH"}) init.pass(id);
+      take("", std::move(init));
     }
     negotiated_ = info->era == "modern" ? mcp::kModernVersion : info->protocol_version;
     take_observations();
@@ -236,7 +268,7 @@ class Runner {
     }
     auto before = transport_->exit_status();
     auto status = transport_->close(final ? o_.grace : std::chrono::milliseconds(300));
-    if (final) mark("", {"T-SHUTDOWN"});
+    if (final) outcomes_[""].pass("T-SHUTDOWN");
     if (final && !before && !status.after_eof) {
       Finding f;
       f.invariant = "T-SHUTDOWN";
@@ -281,8 +313,7 @@ class Runner {
 
     auto listing = client_->list_tools();
     for (const auto& page : listing.pages) record(page);
-    add_all(checks::check_tools_list(listing, rep_.era));
-    mark("", {"P-LIST"});
+    take("", checks::check_tools_list(listing, rep_.era));
     for (const auto& page : listing.pages) {
       if (page.kind == Reply::Kind::kTimeout && !page.stray_seen && !page.oversize) {
         Finding f;
@@ -300,6 +331,15 @@ class Runner {
       return;
     }
     all_tools_ = listing.tools;
+    {
+      checks::JudgeSetup js;
+      js.forced = forced_ ? &*forced_ : nullptr;
+      js.candidates = &profiles_;
+      js.tools = all_tools_;
+      js.root = o_.root;
+      js.era = rep_.era;
+      judge_ = std::make_unique<checks::Judge>(std::move(js));
+    }
     std::vector<const json*> tools;
     std::set<std::string> names;
     for (const auto& t : all_tools_) {
@@ -368,7 +408,7 @@ class Runner {
       const json input_schema = tool->contains("inputSchema") && (*tool)["inputSchema"].is_object()
                                     ? (*tool)["inputSchema"]
                                     : json{{"type", "object"}};
-      const checks::ToolValidators validators(input_schema, tool);
+      const checks::ToolValidators& validators = judge_->validators(name);
       if (!validators.input_problem().empty())
         note("cannot validate the inputSchema of tool " + name + " (" + validators.input_problem() +
              "); its calls are not held to P-NO-THROW");
@@ -379,7 +419,6 @@ class Runner {
       if (!o_.replay) plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name));
       std::size_t troubles = 0;
       std::set<std::string> shrunk;  // invariants already shrunk on this tool
-      const profile::Profile* tool_profile = nullptr;  // first profile detected on this tool's answers
       for (std::size_t i = 0; alive && troubles < 2; ++i) {
         if (over_budget(t0)) {
           ts->skipped = "time budget reached";
@@ -395,35 +434,30 @@ class Runner {
         for (auto& f : a.findings) {
           f.phase = plan ? gen::phase_name(pc->phase) : "";
           f.case_label = pc->label;
-          if (plan && o_.shrink && alive && kShrinkable.count(f.invariant) && shrunk.insert(f.invariant).second)
+          if (plan && o_.shrink && alive && shrinkable(f) && shrunk.insert(f.invariant).second)
             f = shrink(*ts, tc, pc->arguments, std::move(f), broken, t0, alive);
           add(std::move(f));
         }
         if (a.reply.kind != Reply::Kind::kResult) continue;
         const checks::ParsedEnvelope& pe = a.envelope;
-        // Only a success or miss answer establishes the tool's profile for E-MISS: an error
-        // object alone ({"error": ...}) is common outside any envelope design.
-        if (pe.profile && !tool_profile && pe.form && *pe.form != profile::FormKind::kError) tool_profile = pe.profile;
         // E-STABLE: the first call again, straight away.
         if (i == 0 && pe.profile && o_.envelope_repeat && invariant_wanted("E-STABLE")) {
           Reply again = do_call(*ts, args, troubles, alive);
-          if (again.kind == Reply::Kind::kResult) {
-            checks::ParsedEnvelope pe2 = envelope(*tool, args, again, pe.profile, false);
-            if (pe2.profile) {
-              add_all(checks::check_stable(pe, pe2));
-              mark(name, {"E-STABLE"});
-            }
-          } else if (again.kind == Reply::Kind::kError) {
-            add_all(checks::check_call(validators.context(tool, args, rep_.era), again));
-          }
+          checks::Judged j2 = judge_->call(exchange(name, args, again, broken, pe.profile, true));
+          take(name, std::move(j2.outcomes));
+          if (j2.envelope.profile) take(name, judge_->stable(pe, j2.envelope));
         }
       }
       if (plan)
         for (const auto& p : plan->problems()) note("generating calls for tool " + name + ": " + p);
       if (troubles >= 2) ts->skipped = "stopped after 2 crashes or hangs";
-      // E-MISS: a lookup of an identifier that cannot exist, answered by a server whose envelope
-      // profile is known (forced, or seen on this tool's answers).
-      const profile::Profile* miss_profile = forced_ ? &*forced_ : tool_profile;
+      // E-MISS: a lookup of an identifier that cannot exist, answered by a tool whose envelope
+      // profile is known (forced, or seen on its answers) and has a graceful-miss form (or miss codes).
+      const profile::Profile* miss_profile = judge_->profile_of(name);
+      if (miss_profile) {
+        const profile::Form* ef = miss_profile->form(profile::FormKind::kError);
+        if (!miss_profile->miss && !(ef && !ef->miss_codes.empty())) miss_profile = nullptr;
+      }
       std::optional<json> absent;
       if (o_.replay && o_.replay->as_miss) absent = o_.replay->arguments;
       else if (!o_.replay) absent = gen::absent_lookup(input_schema, o_.seed ^ fnv1a(name));
@@ -434,13 +468,21 @@ class Runner {
         std::vector<Finding> found;
         capture_ = &found;
         Reply reply = do_call(*ts, *absent, troubles, alive);
-        if (reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError)
-          add_all(checks::check_call(validators.context(tool, *absent, rep_.era), reply));
+        checks::Judged j = judge_->call(exchange(name, *absent, reply, "", miss_profile, false));
+        checks::Outcomes missed;
         if (reply.kind == Reply::Kind::kResult) {
-          checks::ParsedEnvelope pe = envelope(*tool, *absent, reply, miss_profile, false);
-          if (pe.profile) add_all(checks::check_miss(pe, reply));
-          mark(name, {"E-MISS"});
+          const checks::ParsedEnvelope pe = j.envelope.profile ? j.envelope : judge_->parse(exchange(name, *absent, reply, "", miss_profile, false));
+          missed = judge_->miss(name, pe, reply);
         }
+        // A lookup answered with an error is one E-MISS, not also an E-ERROR about its shape.
+        if (missed.status("E-MISS") == checks::Status::kFailed) {
+          checks::Outcomes kept;
+          for (auto& f : j.outcomes.take_findings())
+            if (f.invariant != "E-ERROR") kept.fail(std::move(f));
+          j.outcomes.merge(std::move(kept));
+        }
+        take(name, std::move(j.outcomes));
+        take(name, std::move(missed));
         capture_ = nullptr;
         for (auto& f : found) {
           f.phase = "miss";
@@ -456,9 +498,46 @@ class Runner {
     }
     else if (!sweep_calls_.empty()) note("the limit sweep was skipped (time budget reached or the server died)");
     if (budget_hit_) note("--time-budget reached: some generated calls were not made");
-    if (!forced_ && !profiles_.empty() && rep_.unprofiled_results > 0)
-      note(std::to_string(rep_.unprofiled_results) +
-           " tool result(s) matched no envelope profile; only transport and protocol checks applied to them");
+    if (rep_.calls == 0)
+      note("no tool was called, so nothing was tested (check --tools, --exclude-tools, --read-only and the "
+           "server's tools/list)");
+    else if (rep_.successes == 0)
+      note("every call was answered with an error (a JSON-RPC error or isError:true), so no tool was exercised: "
+           "the verdict is untested");
+  }
+
+  // A finding one call decides, so a smaller call can reproduce it: not the wire-level
+  // observations (a log line on stdout, a stray id), nor a late answer (only slow).
+  static bool shrinkable(const Finding& f) {
+    if (f.invariant == "T-FRAMING" || f.invariant == "T-ID") return false;
+    return !(f.invariant == "T-HANG" && f.severity == Severity::kWarning);
+  }
+
+  // A tools/call for the judge. `broken`: what the call was generated to break ("" = generated
+  // valid); the validator decides when it compiled.
+  checks::Exchange exchange(const std::string& tool, const json& args, const Reply& reply, const std::string& broken,
+                            const profile::Profile* prof, bool hold) {
+    checks::Exchange x;
+    x.tool = tool;
+    x.arguments = args;
+    x.reply = &reply;
+    x.env = env_;
+    x.profile = prof;
+    x.hold = hold;
+    const auto& v = judge_->validators(tool);
+    const bool known = v.input_problem().empty();
+    const bool valid = known ? v.context(nullptr, args, rep_.era).schema_valid : broken.empty();
+    x.validity = valid ? checks::Validity::kValid : checks::Validity::kInvalid;
+    if (!valid) {
+      // What a shrunk invalid call breaks may differ from what its original broke: say the former.
+      // An unknown property is not held to P-REJECT (see check_acceptance).
+      std::string violation = known ? v.input_violation(args) : "";
+      if (violation.empty()) violation = broken.empty() ? "the input schema" : broken;
+      if (broken.rfind("unknown property", 0) == 0 || violation.find("additionalProperties") != std::string::npos)
+        violation.clear();
+      x.broken = violation;
+    }
+    return x;
   }
 
   bool over_budget(Clock::time_point t0) {
@@ -479,16 +558,6 @@ class Runner {
     return false;
   }
 
-  // Records that invariants were applied to `tool` ("" = the server itself), for the reports'
-  // tool x invariant matrix.
-  void mark(const std::string& tool, std::initializer_list<const char*> ids) {
-    auto& set = applied_[tool];
-    for (const char* id : ids) set.insert(id);
-  }
-  void mark(const std::string& tool, const std::vector<std::string>& ids) {
-    applied_[tool].insert(ids.begin(), ids.end());
-  }
-
   // One tools/call with the transport-level outcomes handled: T-HANG and T-CRASH are reported and
   // the server restarted; `alive` turns false when it cannot be restarted.
   void record(const Reply& reply) {
@@ -500,16 +569,35 @@ class Runner {
   }
 
   Reply do_call(ToolSummary& ts, const json& args, std::size_t& troubles, bool& alive) {
-    Reply reply = client_->call_tool(ts.name, args);
+    // A silent call is confirmed as a hang under a longer bound before it is called one, except
+    // while shrinking a confirmed hang (each reproduction would cost the whole bound).
+    Reply reply = client_->call_tool(ts.name, args, !shrinking_);
     record(reply);
     ts.elapsed += reply.elapsed;
     rep_.calls++;
     ts.calls++;
-    mark(ts.name, {"T-FRAMING", "T-ID", "T-HANG", "T-CRASH"});
-    if (reply.kind == Reply::Kind::kResult) mark(ts.name, {"P-RESULT", "P-NO-THROW"});
-    if (reply.kind == Reply::Kind::kError) mark(ts.name, {"P-NO-THROW"});
+    if (reply.kind == Reply::Kind::kResult &&
+        !(reply.result.is_object() && reply.result.contains("isError") && reply.result["isError"] == true)) {
+      ts.successes++;
+      rep_.successes++;
+    }
+    take(ts.name, checks::Judge::transport(reply));
     l_.on_call(ts, rep_.calls);
     take_observations();
+    if (reply.late && !reply.progressed &&
+        (reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError)) {
+      // Slow is not hung: an answer after the timeout, with no progress meanwhile, is a warning
+      // about latency.
+      Finding f;
+      f.invariant = "T-HANG";
+      f.severity = Severity::kWarning;
+      f.request = reply.request;
+      f.diagnosis = "the answer came after " + std::to_string(reply.elapsed.count()) + " ms, over --timeout " +
+                    std::to_string(o_.timeout.count()) +
+                    " ms, with no progress notification meanwhile: the tool is slow, not hung. Send "
+                    "notifications/progress while working, or raise --timeout if this is expected";
+      add(std::move(f));
+    }
     if (reply.kind == Reply::Kind::kTimeout) {
       // An answer too long to read is T-FRAMING (already observed), not a hang: the server is
       // alive and its stream goes on.
@@ -517,8 +605,10 @@ class Runner {
         Finding f;
         f.invariant = "T-HANG";
         f.request = reply.request;
-        f.diagnosis = "no answer to tools/call within " + std::to_string(o_.timeout.count()) +
-                      " ms (raise --timeout if the tool is legitimately slow)";
+        f.diagnosis = "no answer to tools/call within " + std::to_string(reply.elapsed.count()) + " ms (--timeout " +
+                      std::to_string(o_.timeout.count()) +
+                      " ms, then as long again as it took to confirm the hang); raise --timeout if the tool is "
+                      "legitimately this slow";
         add(std::move(f));
         ++troubles;
         alive = restart();
@@ -552,22 +642,13 @@ class Runner {
     capture_ = &a.findings;
     a.reply = do_call(ts, args, troubles, alive);
     if (a.reply.kind == Reply::Kind::kResult || a.reply.kind == Reply::Kind::kError) {
-      const checks::CallContext ctx = tc.validators->context(tc.tool, args, rep_.era);
-      add_all(checks::check_call(ctx, a.reply));
-      if (a.reply.kind == Reply::Kind::kResult) {
-        if (main) harvest_.take_result(a.reply.result);
-        a.envelope = envelope(*tc.tool, args, a.reply, nullptr, main);
-        const bool envelope_error = a.envelope.profile && a.envelope.form && *a.envelope.form == profile::FormKind::kError;
-        // What a shrunk invalid call breaks may differ from what its original broke: say the former.
-        // An unknown property is not held to P-REJECT (see check_acceptance).
-        std::string violation = broken.empty() ? "" : tc.validators->input_violation(args);
-        if (!broken.empty() && violation.empty()) violation = broken;
-        if (broken.rfind("unknown property", 0) == 0 || violation.find("additionalProperties") != std::string::npos)
-          violation.clear();
-        add_all(checks::check_acceptance(ctx, a.reply, violation, envelope_error));
-        if (ctx.schema_valid) mark(ts.name, {"P-ACCEPT"});
-        if (!broken.empty()) mark(ts.name, {"P-REJECT"});
-      }
+      if (main && a.reply.kind == Reply::Kind::kResult) harvest_.take_result(a.reply.result);
+      checks::Judged j = judge_->call(exchange(ts.name, args, a.reply, broken, nullptr, main));
+      a.envelope = j.envelope;
+      take(ts.name, std::move(j.outcomes));
+      // Success answers of a profile with a limit variable are replayed by the limit sweep.
+      if (main && j.answer && sweep_calls_.size() < kMaxSweepCalls && sweep_per_tool_[ts.name]++ < kMaxSweepCallsPerTool)
+        sweep_calls_.push_back(SweepCall{tc.tool, args, j.envelope.profile, j.envelope, *j.answer});
     }
     capture_ = outer;
     return a;
@@ -583,6 +664,7 @@ class Runner {
     const json original = found.request;
     const std::string phase = found.phase, label = found.case_label;
     const bool keep_valid = tc.validators->context(tc.tool, current.value(), rep_.era).schema_valid;
+    // A confirmed hang is shrunk without confirming each reproduction again (client call_tool).
     const auto started = Clock::now();
     std::size_t tries = 0, steps = 0, troubles = 0;
     shrinking_ = true;
@@ -650,41 +732,6 @@ class Runner {
     return true;
   }
 
-  checks::EnvelopeInput envelope_input(const json& tool, const json& args, const Reply& reply,
-                                       const profile::Profile* force) const {
-    checks::EnvelopeInput in;
-    in.forced = force ? force : (forced_ ? &*forced_ : nullptr);
-    in.candidates = &profiles_;
-    in.tool = &tool;
-    in.tools = &all_tools_;
-    in.arguments = args;
-    in.env = env_;
-    in.root = o_.root;
-    in.reply = &reply;
-    return in;
-  }
-
-  // Finds the envelope in an answer and runs the per-response checks on it. `record`: keep the
-  // call for the limit sweep.
-  checks::ParsedEnvelope envelope(const json& tool, const json& args, const Reply& reply,
-                                  const profile::Profile* force, bool record) {
-    if (profiles_.empty() && !forced_) return {};
-    auto in = envelope_input(tool, args, reply, force);
-    checks::ParsedEnvelope pe = checks::extract_envelope(in);
-    if (!pe.profile) {
-      rep_.unprofiled_results++;
-      return pe;
-    }
-    rep_.profiles_detected[pe.profile->name]++;
-    add_all(checks::check_envelope(in, pe));
-    mark(tool.value("name", ""), checks::applied_invariants(in, pe));
-    // Only success answers carry something to cut; misses and errors are not swept.
-    if (record && pe.form == profile::FormKind::kSuccess && pe.profile->limit && pe.profile->limit->env &&
-        sweep_calls_.size() < kMaxSweepCalls && sweep_per_tool_[tool.value("name", "")]++ < kMaxSweepCallsPerTool)
-      sweep_calls_.push_back(SweepCall{&tool, args, pe.profile, pe});
-    return pe;
-  }
-
   // The limit sweep (docs/ENVELOPE-CHECKS.md): every recorded call again under the other limits.
   void sweep() {
     std::map<const profile::Profile*, std::vector<std::size_t>> by_profile;
@@ -717,10 +764,11 @@ class Runner {
         }
       }
       std::vector<std::vector<checks::SweepPoint>> points(idx.size());
-      std::vector<std::vector<std::pair<std::int64_t, Finding>>> per_point(idx.size());
+      std::vector<std::vector<std::size_t>> answers(idx.size());  // the judge's answer id per point
       for (std::size_t k = 0; k < idx.size(); ++k) {
         const auto& sc = sweep_calls_[idx[k]];
         points[k].push_back(checks::SweepPoint{sc.main.limit.value_or(0), true, sc.main});
+        answers[k].push_back(sc.answer);
       }
       const std::int64_t main_limit = points.empty() ? 0 : points[0][0].limit;
       std::set<std::int64_t> all_limits;
@@ -745,22 +793,16 @@ class Runner {
           std::size_t troubles = 0;
           Reply reply = do_call(*ts, sc.args, troubles, alive);
           if (reply.kind != Reply::Kind::kResult) continue;
-          auto in = envelope_input(*sc.tool, sc.args, reply, prof);
-          checks::ParsedEnvelope pe = checks::extract_envelope(in);
-          if (!pe.profile) continue;
-          rep_.profiles_detected[pe.profile->name]++;
-          mark(ts->name, checks::applied_invariants(in, pe));
-          for (auto& f : checks::check_envelope(in, pe)) {
-            if (f.replay.empty()) {
-              f.replay = replay_command(f.request, env_);
-              f.env = env_;
-            }
-            per_point[k].emplace_back(limit, std::move(f));
-          }
+          checks::Judged j = judge_->call(exchange(ts->name, sc.args, reply, "", prof, true));
+          take(ts->name, std::move(j.outcomes));
+          if (!j.envelope.profile) continue;
+          checks::ParsedEnvelope pe = std::move(j.envelope);
           pe.limit = limit;
           points[k].push_back(checks::SweepPoint{limit, false, std::move(pe)});
+          answers[k].push_back(j.answer.value_or(SIZE_MAX));
         }
       }
+      env_ = o_.env;  // findings the judge held carry the environment they were answered under
       for (std::size_t k = 0; k < idx.size(); ++k) {
         // The largest limit's answer, when complete, is the full array TR-RESUME rebuilds.
         const checks::SweepPoint* largest = nullptr;
@@ -784,23 +826,14 @@ class Runner {
         }
         if (start_point)
           resume_starts_[idx[k]] = ResumeStart{env_for(*lim.env, *start_point), start_point->env};
-        std::vector<std::int64_t> tr_env;
-        auto sweep_findings = checks::check_sweep(points[k], &tr_env);
-        if (points[k].size() > 1)
-          mark((*sweep_calls_[idx[k]].tool)["name"].get<std::string>(),
-               {"TR-PREFIX", "TR-MAXIMAL", "TR-VERBATIM", "TR-ENV"});
-        for (auto& f : sweep_findings) {
+        checks::Outcomes swept = judge_->sweep(points[k], answers[k]);
+        for (auto& f : swept)
           for (const auto& pt : points[k])
-            if (f.replay.empty() && pt.env.request == f.request) {
+            if (f.replay.empty() && f.env.empty() && pt.env.request == f.request) {
               f.env = env_for(*lim.env, pt);
               f.replay = replay_command(f.request, f.env);
             }
-          add(std::move(f));
-        }
-        for (auto& [limit, f] : per_point[k]) {
-          if (f.invariant == "TR-CAP" && std::find(tr_env.begin(), tr_env.end(), limit) != tr_env.end()) continue;
-          add(std::move(f));
-        }
+        take((*sweep_calls_[idx[k]].tool)["name"].get<std::string>(), std::move(swept));
       }
     }
     env_ = o_.env;
@@ -838,14 +871,15 @@ class Runner {
       for (std::size_t k = 0; k < kMaxResumePages && next && alive; ++k) {
         Reply reply = do_call(*ts, *next, troubles, alive);
         if (reply.kind != Reply::Kind::kResult) break;
-        checks::ParsedEnvelope pe = envelope(*sc.tool, *next, reply, sc.profile, false);
+        checks::Judged j = judge_->call(exchange(ts->name, *next, reply, "", sc.profile, false));
+        take(ts->name, std::move(j.outcomes));
+        checks::ParsedEnvelope pe = std::move(j.envelope);
         if (!pe.profile) break;
         pages.push_back(pe);
         next = checks::resume_arguments(pe, *sc.tool, *next);
       }
       auto full = full_arrays_.find(i);
-      add_all(checks::check_resume(pages, full != full_arrays_.end() ? &full->second : nullptr));
-      if (pages.size() > 1) mark(ts->name, {"TR-RESUME"});
+      take(ts->name, judge_->resume(pages, full != full_arrays_.end() ? &full->second : nullptr));
       if (!alive) break;
     }
     env_ = o_.env;
@@ -899,12 +933,14 @@ class Runner {
   std::vector<profile::Profile> profiles_;   ///< Candidates for --profile auto.
   std::optional<profile::Profile> forced_;   ///< --profile NAME|FILE.
   std::vector<json> all_tools_;              ///< tools/list, as listed (E-HINT-REF).
-  AppliedInvariants applied_;                ///< Tool -> invariant ids applied ("" = server).
+  std::map<std::string, checks::Outcomes> outcomes_;  ///< Tool -> what its checks said ("" = server).
+  std::unique_ptr<checks::Judge> judge_;     ///< Made once tools/list is known.
   struct SweepCall {
     const json* tool;
     json args;
     const profile::Profile* profile;
     checks::ParsedEnvelope main;
+    std::size_t answer;  ///< The judge's id of the main answer (its held findings).
   };
   static constexpr std::size_t kMaxSweepCalls = 200;
   static constexpr std::size_t kMaxSweepCallsPerTool = 16;  ///< The first successes of each tool.
@@ -926,11 +962,6 @@ class Runner {
   std::size_t main_restarts_ = 0;             ///< Restarts outside shrinking (--max-restarts).
   static constexpr std::chrono::seconds kShrinkTime{60};
   static constexpr std::size_t kShrinkCandidates = 1024;  ///< Shrinks of one value considered per step.
-  /// Invariants decided by one call's answer, so a smaller call can reproduce them.
-  inline static const std::set<std::string> kShrinkable = {
-      "T-CRASH", "T-HANG", "P-RESULT", "P-NO-THROW", "P-ACCEPT", "P-REJECT", "E-PARSE", "E-SCHEMA", "E-ERROR",
-      "E-HINT-REF", "TR-HINT", "TR-COUNT", "TR-CAP", "TR-BYTES", "B-USED", "B-CLAMP", "B-ESTIMATE",
-      "POS-BASE", "POS-PATH", "POS-UTF16"};
 };
 
 }  // namespace
@@ -956,25 +987,80 @@ Result<ProfileSet> load_profile_set(const std::string& value) {
   return set;
 }
 
-std::string finding_key(const Finding& f) { return f.invariant + "\x1f" + f.tool + "\x1f" + f.diagnosis; }
+std::string finding_key(const Finding& f) {
+  std::string shape;
+  shape.reserve(f.diagnosis.size());
+  static constexpr std::string_view kThisCall = "(this call: ";
+  for (std::size_t i = 0; i < f.diagnosis.size(); ++i) {
+    char c = f.diagnosis[i];
+    if (std::string_view(f.diagnosis).substr(i, kThisCall.size()) == kThisCall) {
+      // "(this call: ...)" says what differs between calls with one cause: not part of the cause.
+      while (!shape.empty() && shape.back() == ' ') shape.pop_back();
+      int depth = 0;
+      for (; i < f.diagnosis.size(); ++i) {
+        if (f.diagnosis[i] == '(') ++depth;
+        else if (f.diagnosis[i] == ')' && --depth == 0) break;
+      }
+      continue;
+    }
+    if (c >= '0' && c <= '9') {
+      // A number, thousands separators and decimals included, is one '#'.
+      while (i + 1 < f.diagnosis.size() &&
+             ((f.diagnosis[i + 1] >= '0' && f.diagnosis[i + 1] <= '9') ||
+              ((f.diagnosis[i + 1] == ',' || f.diagnosis[i + 1] == '.') && i + 2 < f.diagnosis.size() &&
+               f.diagnosis[i + 2] >= '0' && f.diagnosis[i + 2] <= '9')))
+        ++i;
+      shape += '#';
+    } else {
+      shape += c;
+    }
+  }
+  return f.invariant + "\x1f" + f.tool + "\x1f" + shape;
+}
 
-void publish_applied(RunReport& report, const AppliedInvariants& applied, const checks::Selection& selection) {
-  for (auto& t : report.tools)
-    if (auto it = applied.find(t.name); it != applied.end()) t.invariants = checks::in_registry_order(it->second, selection);
-  if (auto it = applied.find(""); it != applied.end())
-    report.server_invariants = checks::in_registry_order(it->second, selection);
+void publish_outcomes(RunReport& report, const std::map<std::string, checks::Outcomes>& outcomes,
+                      const checks::Selection& selection) {
+  auto publish = [&](const std::string& tool, std::map<std::string, checks::Status>& statuses,
+                     std::map<std::string, std::string>* reasons, std::vector<std::string>& exercised) {
+    statuses.clear();
+    exercised.clear();
+    if (reasons) reasons->clear();
+    if (auto it = outcomes.find(tool); it != outcomes.end()) {
+      for (const auto& [id, st] : it->second.statuses()) {
+        if (!selection.enabled(id)) continue;
+        statuses[id] = st == checks::Status::kFailed ? checks::Status::kPassed : st;
+        if (st == checks::Status::kNotObserved && reasons)
+          if (auto w = it->second.reasons().find(id); w != it->second.reasons().end()) (*reasons)[id] = w->second;
+      }
+    }
+    for (const auto& rf : report.findings)
+      if (rf.finding.tool == tool && selection.enabled(rf.finding.invariant)) {
+        statuses[rf.finding.invariant] = checks::Status::kFailed;
+        if (reasons) reasons->erase(rf.finding.invariant);
+      }
+    std::set<std::string> ids;
+    for (const auto& [id, st] : statuses)
+      if (st == checks::Status::kPassed || st == checks::Status::kFailed) ids.insert(id);
+    exercised = checks::in_registry_order(ids, selection);
+  };
+  for (auto& t : report.tools) publish(t.name, t.outcomes, &t.not_observed, t.invariants);
+  publish("", report.server_outcomes, nullptr, report.server_invariants);
 }
 
 bool merge_finding(RunReport& report, std::map<std::string, std::size_t>& index, Finding f) {
   const std::string key = finding_key(f);
   if (auto it = index.find(key); it != index.end()) {
-    report.findings[it->second].count++;
+    auto& rf = report.findings[it->second];
+    rf.count++;
+    if (rf.examples.size() < 3 && !f.request.is_null() && f.request != rf.finding.request &&
+        std::find(rf.examples.begin(), rf.examples.end(), f.request) == rf.examples.end())
+      rf.examples.push_back(std::move(f.request));
     return false;
   }
   index[key] = report.findings.size();
   for (auto& t : report.tools)
     if (t.name == f.tool) t.findings++;
-  report.findings.push_back(ReportedFinding{std::move(f), 1, false, ""});
+  report.findings.push_back(ReportedFinding{std::move(f), 1, false, "", {}});
   return true;
 }
 

@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checks/outcome.h"
 #include "checks/registry.h"
 #include "core/finding.h"
 #include "core/result.h"
@@ -66,17 +67,27 @@ struct ToolSummary {
   std::size_t findings = 0;
   std::chrono::milliseconds elapsed{0};  ///< Time spent in this tool's calls.
   std::string skipped;  ///< Why calls stopped early ("" = all made).
-  /// Invariant ids applied to this tool's answers, in registry order (JUnit/Markdown/HTML
-  /// matrices). Server-level ids (T-SHUTDOWN, P-INIT, P-LIST) are in RunReport::server_invariants.
+  /// Invariant ids exercised on this tool's answers (passed or failed), in registry order.
+  /// Server-level ids (T-SHUTDOWN, P-INIT, P-LIST) are in RunReport::server_invariants.
   std::vector<std::string> invariants;
+  /// Every selected invariant's status on this tool (absent = not applicable), as its checks
+  /// reported it; failed exactly when a finding of that id names this tool.
+  std::map<std::string, checks::Status> outcomes;
+  /// Why each not-observed invariant was not observed ("no answer was truncated").
+  std::map<std::string, std::string> not_observed;
+  std::string profile;         ///< The envelope profile its answers were judged by ("" = none).
+  std::string profile_reason;  ///< Why that one (forced, detected, held to the server's).
+  std::size_t successes = 0;   ///< Calls answered with a result that is not isError.
 };
 
-/// A finding plus how often it recurred (same invariant, tool and diagnosis).
+/// A finding plus how often it recurred: one root cause (same invariant, tool and diagnosis
+/// template, see finding_key) is one finding.
 struct ReportedFinding {
   Finding finding;
   std::size_t count = 1;
   bool baselined = false;  ///< Listed in --baseline: reported, but does not fail the gate.
   std::string case_file;   ///< The case file written for it ("" = none).
+  std::vector<nlohmann::json> examples;  ///< A few other requests with the same cause (at most 3).
 };
 
 /// A --baseline entry (invariant + tool; tool "" = server-level).
@@ -85,7 +96,8 @@ struct BaselineEntry {
   std::string tool;
 };
 
-/// What a run found. verdict: "pass" | "fail" | "error".
+/// What a run found. verdict: "pass" | "fail" | "untested" (no call was made, or every call was
+/// answered with an error: nothing was exercised) | "error".
 struct RunReport {
   std::string verdict = "pass";
   std::optional<Error> error;      ///< Set when the run could not be completed (exit 2/3).
@@ -101,6 +113,8 @@ struct RunReport {
   std::vector<std::string> notes;
   std::vector<std::string> invariants_checked;
   std::vector<std::string> server_invariants;  ///< Server-level ids checked (handshake, list, shutdown).
+  std::map<std::string, checks::Status> server_outcomes;  ///< Their statuses.
+  std::size_t successes = 0;  ///< tools/call answers that were results without isError.
   std::vector<BaselineEntry> baseline_stale;   ///< Baseline entries that no longer fail: remove them.
   std::optional<std::string> root;             ///< --root, when given.
   std::map<std::string, std::size_t> profiles_detected;  ///< Envelope profile -> answers seen.
@@ -140,19 +154,19 @@ struct ProfileSet {
 /// Loads the profiles for `--profile VALUE`. Errors ("usage"): an unknown name or a bad file.
 Result<ProfileSet> load_profile_set(const std::string& value);
 
-/// What makes two findings the same one: invariant, tool and diagnosis.
+/// What makes two findings the same one: invariant, tool and diagnosis template (the diagnosis
+/// with its numbers left out: one defect measured on answers of many sizes is one finding).
 std::string finding_key(const Finding& f);
 
-/// Invariant ids applied per tool ("" = the server itself), as a run or a transcript check
-/// collects them.
-using AppliedInvariants = std::map<std::string, std::set<std::string>>;
+/// Copies per-tool outcomes ("" = the server itself) into ToolSummary::outcomes / invariants and
+/// RunReport::server_outcomes / server_invariants, keeping only ids `selection` enables. A status
+/// is failed exactly when a finding of that id names the tool; a check that reported a failure
+/// whose finding was not kept (a shrink candidate's) counts as passed.
+void publish_outcomes(RunReport& report, const std::map<std::string, checks::Outcomes>& outcomes,
+                      const checks::Selection& selection);
 
-/// Copies `applied` into ToolSummary::invariants and RunReport::server_invariants, in registry
-/// order, keeping only ids `selection` enables.
-void publish_applied(RunReport& report, const AppliedInvariants& applied, const checks::Selection& selection);
-
-/// Adds `f` to `report`, merging it into an identical earlier finding (same invariant, tool and
-/// diagnosis: its count grows). Returns true when it was new.
+/// Adds `f` to `report`, merging it into an earlier finding with the same key (its count grows,
+/// its request joins the examples). Returns true when it was new.
 bool merge_finding(RunReport& report, std::map<std::string, std::size_t>& index, Finding f);
 
 /// Runs the whole pipeline. Never throws; a harness problem is in report.error.

@@ -53,8 +53,17 @@ void settle_verdict(RunReport& r) {
     if (r.exit_code != 2 && r.exit_code != 3) r.exit_code = 3;
     return;
   }
-  r.verdict = r.error_count() > 0 ? "fail" : "pass";
-  r.exit_code = r.error_count() > 0 ? 1 : 0;
+  if (r.error_count() > 0) {
+    r.verdict = "fail";
+    r.exit_code = 1;
+  } else if (r.calls == 0 || r.successes == 0) {
+    // Nothing was exercised: no call made, or every call answered with an error. Not a pass.
+    r.verdict = "untested";
+    r.exit_code = 4;
+  } else {
+    r.verdict = "pass";
+    r.exit_code = 0;
+  }
 }
 
 void apply_baseline(RunReport& r, const std::vector<BaselineEntry>& baseline) {
@@ -113,6 +122,7 @@ Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
     }
     m.duration = std::max(m.duration, s.duration);
     m.calls += s.calls;
+    m.successes += s.successes;
     m.restarts += s.restarts;
     m.shrink_calls += s.shrink_calls;
     m.harvested += s.harvested;
@@ -123,6 +133,8 @@ Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
     for (const auto& [p, n] : s.profiles_detected) m.profiles_detected[p] += n;
     checked.insert(s.invariants_checked.begin(), s.invariants_checked.end());
     server_ids.insert(s.server_invariants.begin(), s.server_invariants.end());
+    for (const auto& [id, st] : s.server_outcomes)
+      if (st > m.server_outcomes[id]) m.server_outcomes[id] = st;
     for (const auto& n : s.notes)
       if (notes_seen.insert(n).second) m.notes.push_back(n);
     if (m.stderr_tail.empty()) m.stderr_tail = s.stderr_tail;

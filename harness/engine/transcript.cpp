@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "checks/envelope.h"
+#include "checks/judge.h"
 #include "checks/protocol.h"
 #include "core/text.h"
 #include "profile/profile.h"
@@ -100,18 +101,28 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   rep.profile = o.profile;
   rep.command = {"check", o.transcript};
   std::map<std::string, std::size_t> index;
-  auto add = [&](Finding f, const Line& line) {
-    if (!o.selection.enabled(f.invariant)) return;
-    if (f.tool.empty() && f.request.is_object() && f.request.value("method", "") == "tools/call")
-      f.tool = f.request["params"].value("name", "");
-    if (f.replay.empty()) f.replay = o.transcript + ":" + std::to_string(line.number);
-    merge_finding(rep, index, std::move(f));
+  std::map<std::string, std::size_t> line_of;  // request (compact) -> its transcript line
+  for (const auto& line : *lines) line_of.emplace(line.request.dump(), line.number);
+  std::map<std::string, checks::Outcomes> outcomes;  // tool -> what its checks said ("" = server)
+  // What checks said about `tool`: statuses kept, findings reported with the line they came from.
+  auto take = [&](const std::string& tool, checks::Outcomes out) {
+    for (auto& f : out.take_findings()) {
+      if (!o.selection.enabled(f.invariant)) continue;
+      if (f.tool.empty() && f.request.is_object() && f.request.value("method", "") == "tools/call")
+        f.tool = f.request["params"].value("name", "");
+      if (f.tool.empty()) f.tool = tool;
+      if (f.replay.empty()) {
+        auto it = line_of.find(f.request.dump());
+        f.replay = o.transcript + (it == line_of.end() ? std::string() : ":" + std::to_string(it->second));
+      }
+      merge_finding(rep, index, std::move(f));
+    }
+    outcomes[tool].merge(std::move(out));
   };
   for (const auto& inv : checks::registry())
     if (inv.implemented && inv.family != "transport" && o.selection.enabled(inv.id))
       rep.invariants_checked.push_back(inv.id);
   rep.invariants_checked.push_back("T-ID");
-  AppliedInvariants applied;  // tool -> ids applied ("" = server)
 
   // Tools: from --tools-list, and from any tools/list exchange in the transcript.
   std::vector<json> tools;
@@ -129,11 +140,6 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
         line.response["result"].is_object() && line.response["result"].contains("tools") &&
         line.response["result"]["tools"].is_array())
       for (const auto& t : line.response["result"]["tools"]) tools.push_back(t);
-  auto find_tool = [&](const std::string& name) -> const json* {
-    for (const auto& t : tools)
-      if (t.is_object() && t.value("name", "") == name) return &t;
-    return nullptr;
-  };
   for (const auto& t : tools) {
     if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) continue;
     bool seen = false;
@@ -148,13 +154,13 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
 
   struct Answer {
     const Line* line;
-    json tool;
     checks::ParsedEnvelope env;
+    std::optional<std::size_t> answer;  ///< The judge's id (held findings).
   };
   std::map<std::string, std::vector<Answer>> same_call;   // tool+args+env -> answers (E-STABLE)
   std::map<std::string, std::vector<Answer>> same_args;   // tool+args -> answers (sweep)
-  const json empty_tool = json{{"name", ""}, {"inputSchema", {{"type", "object"}}}};
   std::string era = "legacy";
+  std::unique_ptr<checks::Judge> judge;  // made at the first tools/call, once the era is known
 
   std::size_t unanswered = 0;
   for (const auto& line : *lines) {
@@ -164,14 +170,20 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
       continue;
     }
     mcp::Reply reply = reply_of(line);
-    if (line.request.contains("id") && (!line.response.contains("id") || line.response["id"] != line.request["id"])) {
-      Finding f;
-      f.invariant = "T-ID";
-      f.request = line.request;
-      f.response_excerpt = excerpt(line.response.dump(), 300);
-      f.diagnosis = "the response's id " + line.response.value("id", json()).dump() + " is not the request's id " +
-                    line.request.value("id", json()).dump();
-      add(std::move(f), line);
+    const std::string tool = method == "tools/call" ? tool_name_of(line.request) : "";
+    if (line.request.contains("id")) {
+      checks::Outcomes ids;
+      ids.pass("T-ID");
+      if (!line.response.contains("id") || line.response["id"] != line.request["id"]) {
+        Finding f;
+        f.invariant = "T-ID";
+        f.request = line.request;
+        f.response_excerpt = excerpt(line.response.dump(), 300);
+        f.diagnosis = "the response's id " + line.response.value("id", json()).dump() + " is not the request's id " +
+                      line.request.value("id", json()).dump();
+        ids.fail(std::move(f));
+      }
+      take(tool, std::move(ids));
     }
     if (method == "initialize" || method == "server/discover") {
       if (reply.kind != mcp::Reply::Kind::kResult) continue;
@@ -186,93 +198,92 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
       }
       if (reply.result.is_object()) rep.protocol_version = reply.result.value("protocolVersion", "");
       rep.era = era;
-      for (auto& f : checks::check_init(info)) add(std::move(f), line);
-      applied[""].insert({"T-ID", "P-INIT"});
+      take("", checks::check_init(info));
       continue;
     }
     if (method == "tools/list") {
       mcp::Client::ToolsListing listing;
       listing.pages.push_back(reply);
-      for (auto& f : checks::check_tools_list(listing, era)) add(std::move(f), line);
-      applied[""].insert({"T-ID", "P-LIST"});
+      take("", checks::check_tools_list(listing, era));
       continue;
     }
     if (method != "tools/call") continue;
     rep.calls++;
     const json params = line.request.value("params", json::object());
-    const std::string name = params.is_object() ? params.value("name", "") : "";
     const json args = params.is_object() && params.contains("arguments") ? params["arguments"] : json::object();
-    const json* tool = find_tool(name);
+    const bool success = reply.kind == mcp::Reply::Kind::kResult &&
+                         !(reply.result.is_object() && reply.result.contains("isError") && reply.result["isError"] == true);
+    if (success) rep.successes++;
     bool listed = false;
     for (auto& ts : rep.tools)
-      if (ts.name == name) {
+      if (ts.name == tool) {
         ts.calls++;
+        ts.successes += success ? 1 : 0;
         listed = true;
       }
     if (!listed) {  // called but not in any tools/list: still a row of the reports
       ToolSummary ts;
-      ts.name = name;
+      ts.name = tool;
       ts.calls = 1;
+      ts.successes = success ? 1 : 0;
       rep.tools.push_back(ts);
     }
-    const checks::ToolValidators validators(tool && tool->contains("inputSchema") ? (*tool)["inputSchema"] : json(),
-                                            tool);
-    for (auto& f : checks::check_call(validators.context(tool, args, era), reply)) add(std::move(f), line);
-    applied[name].insert({"T-ID", "P-NO-THROW"});
-    if (reply.kind != mcp::Reply::Kind::kResult) continue;
-    applied[name].insert("P-RESULT");
-    if (profiles->candidates.empty() && !forced) continue;
-    json tool_json = tool ? *tool : empty_tool;
-    checks::EnvelopeInput in;
-    in.forced = forced;
-    in.candidates = &profiles->candidates;
-    in.tool = &tool_json;
-    in.tools = &tools;
-    in.arguments = args;
-    in.env = line.env;
-    in.root = o.root;
-    in.reply = &reply;
-    checks::ParsedEnvelope pe = checks::extract_envelope(in);
-    if (!pe.profile) {
-      rep.unprofiled_results++;
-      continue;
+    if (!judge) {
+      checks::JudgeSetup js;
+      js.forced = forced;
+      js.candidates = &profiles->candidates;
+      js.tools = tools;
+      js.tools_known = !tools.empty();
+      js.root = o.root;
+      js.era = era;
+      judge = std::make_unique<checks::Judge>(std::move(js));
     }
-    rep.profiles_detected[pe.profile->name]++;
-    for (auto& f : checks::check_envelope(in, pe)) add(std::move(f), line);
-    for (const auto& id : checks::applied_invariants(in, pe)) applied[name].insert(id);
+    checks::Exchange x;
+    x.tool = tool;
+    x.arguments = args;
+    x.reply = &reply;
+    x.env = line.env;
+    x.validity = checks::Validity::kUnknown;
+    x.hold = true;
+    checks::Judged j = judge->call(x);
+    take(tool, std::move(j.outcomes));
+    if (!j.envelope.profile) continue;
     json env_json = line.env;
-    same_call[name + "\x1f" + args.dump() + "\x1f" + env_json.dump()].push_back(Answer{&line, tool_json, pe});
-    same_args[name + "\x1f" + args.dump()].push_back(Answer{&line, tool_json, pe});
+    same_call[tool + "\x1f" + args.dump() + "\x1f" + env_json.dump()].push_back(Answer{&line, j.envelope, j.answer});
+    same_args[tool + "\x1f" + args.dump()].push_back(Answer{&line, j.envelope, j.answer});
   }
 
-  for (const auto& [key, answers] : same_call) {
-    if (answers.size() < 2) continue;
-    for (auto& f : checks::check_stable(answers[0].env, answers[1].env)) add(std::move(f), *answers[1].line);
-    applied[tool_name_of(answers[0].env.request)].insert("E-STABLE");
-  }
-  for (const auto& [key, answers] : same_args) {
-    const profile::Profile* prof = answers.front().env.profile;
-    if (!prof || !prof->limit || !prof->limit->env) continue;
-    const std::string var = *prof->limit->env;
-    std::vector<checks::SweepPoint> points;
-    std::map<std::int64_t, const Line*> line_of;
-    for (const auto& a : answers) {
-      if (a.env.profile != prof || !a.env.limit) continue;
-      bool dup = false;
-      for (const auto& p : points) dup = dup || p.limit == *a.env.limit;
-      if (dup) continue;
-      points.push_back(checks::SweepPoint{*a.env.limit, a.line->env.count(var) == 0, a.env});
-      line_of[*a.env.limit] = a.line;
+  if (judge) {
+    for (const auto& [key, answers] : same_call) {
+      if (answers.size() < 2) continue;
+      take(tool_name_of(answers[0].env.request), judge->stable(answers[0].env, answers[1].env));
     }
-    if (points.size() < 2) continue;
-    std::vector<std::int64_t> tr_env;
-    applied[tool_name_of(answers.front().env.request)].insert({"TR-PREFIX", "TR-MAXIMAL", "TR-VERBATIM", "TR-ENV"});
-    for (auto& f : checks::check_sweep(points, &tr_env)) {
-      const Line* at = answers.front().line;
-      for (const auto& p : points)
-        if (p.env.request == f.request) at = line_of[p.limit];
-      add(std::move(f), *at);
+    for (const auto& [key, answers] : same_args) {
+      const profile::Profile* prof = answers.front().env.profile;
+      if (!prof || !prof->limit || !prof->limit->env) continue;
+      const std::string var = *prof->limit->env;
+      std::vector<checks::SweepPoint> points;
+      std::vector<std::size_t> ids;
+      for (const auto& a : answers) {
+        if (a.env.profile != prof || !a.env.limit) continue;
+        bool dup = false;
+        for (const auto& p : points) dup = dup || p.limit == *a.env.limit;
+        if (dup) continue;
+        points.push_back(checks::SweepPoint{*a.env.limit, a.line->env.count(var) == 0, a.env});
+        ids.push_back(a.answer.value_or(SIZE_MAX));
+      }
+      if (points.size() < 2) continue;
+      take(tool_name_of(answers.front().env.request), judge->sweep(points, ids));
     }
+    for (auto& [tool, out] : judge->finish()) take(tool, std::move(out));
+    for (const auto& [name, tp] : judge->tool_profiles())
+      for (auto& ts : rep.tools)
+        if (ts.name == name) {
+          ts.profile = tp.profile ? tp.profile->name : "";
+          ts.profile_reason = tp.reason;
+        }
+    for (const auto& [name, n] : judge->profiles_detected()) rep.profiles_detected[name] = n;
+    rep.unprofiled_results = judge->unprofiled();
   }
 
   if (unanswered > 0)
@@ -280,7 +291,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   if (rep.unprofiled_results > 0 && !forced && !profiles->candidates.empty())
     rep.notes.push_back(std::to_string(rep.unprofiled_results) +
                         " tool result(s) matched no envelope profile; only protocol checks applied to them");
-  publish_applied(rep, applied, o.selection);
+  publish_outcomes(rep, outcomes, o.selection);
   rep.root = o.root;
   settle_verdict(rep);
   return rep;

@@ -12,7 +12,7 @@
 namespace ctxo::checks {
 namespace {
 
-std::vector<std::string> ids(const std::vector<Finding>& fs) {
+std::vector<std::string> ids(const Outcomes& fs) {
   std::vector<std::string> out;
   for (const auto& f : fs) out.push_back(f.invariant + (f.severity == Severity::kWarning ? "(w)" : ""));
   return out;
@@ -182,28 +182,56 @@ TEST(CheckAcceptance, AValidCallRejectedAsInvalidInputIsPAccept) {
   auto text_error = [](const std::string& t) {
     return result_reply({{"content", {{{"type", "text"}, {"text", t}}}}, {"isError", true}});
   };
-  EXPECT_EQ(ids(check_acceptance(valid, text_error("MCP error -32602: Invalid arguments for tool t"), "", false)),
+  EXPECT_EQ(ids(check_acceptance(valid, text_error("MCP error -32602: Invalid arguments for tool t"), "", std::nullopt)),
             std::vector<std::string>{"P-ACCEPT(w)"});
-  EXPECT_EQ(ids(check_acceptance(valid, text_error("Input validation error: count too large"), "", false)),
+  EXPECT_EQ(ids(check_acceptance(valid, text_error("Input validation error: count too large"), "", std::nullopt)),
             std::vector<std::string>{"P-ACCEPT(w)"});
   // A domain failure is not an input rejection; nor is a success.
-  EXPECT_TRUE(check_acceptance(valid, text_error("no such file: a.txt"), "", false).empty());
-  EXPECT_TRUE(check_acceptance(valid, result_reply({{"content", json::array()}}), "", false).empty());
+  EXPECT_TRUE(check_acceptance(valid, text_error("no such file: a.txt"), "", std::nullopt).empty());
+  EXPECT_TRUE(check_acceptance(valid, result_reply({{"content", json::array()}}), "", std::nullopt).empty());
   CallContext invalid;
-  EXPECT_TRUE(check_acceptance(invalid, text_error("Invalid arguments"), "", false).empty());
+  EXPECT_TRUE(check_acceptance(invalid, text_error("Invalid arguments"), "", std::nullopt).empty());
 }
 
 TEST(CheckAcceptance, AnInvalidCallAnsweredWithSuccessIsPReject) {
   CallContext invalid;  // schema_valid false
   const auto ok = result_reply({{"content", {{{"type", "text"}, {"text", "done"}}}}});
   const auto refused = result_reply({{"content", {{{"type", "text"}, {"text", "bad"}}}}, {"isError", true}});
-  auto found = check_acceptance(invalid, ok, "missing required 'path'", false);
+  auto found = check_acceptance(invalid, ok, "missing required 'path'", std::nullopt);
   ASSERT_EQ(ids(found), std::vector<std::string>{"P-REJECT(w)"});
   EXPECT_EQ(found[0].severity, Severity::kWarning);
   EXPECT_NE(found[0].diagnosis.find("missing required 'path'"), std::string::npos);
-  EXPECT_TRUE(check_acceptance(invalid, refused, "missing required 'path'", false).empty());
-  EXPECT_TRUE(check_acceptance(invalid, ok, "missing required 'path'", true).empty()) << "an error envelope rejects";
-  EXPECT_TRUE(check_acceptance(invalid, ok, "", false).empty()) << "not generated invalid";
+  EXPECT_TRUE(check_acceptance(invalid, refused, "missing required 'path'", std::nullopt).empty());
+  EXPECT_TRUE(check_acceptance(invalid, ok, "missing required 'path'", std::string("BAD_ARGS")).empty())
+      << "an error envelope rejects";
+  EXPECT_TRUE(check_acceptance(invalid, ok, "", std::nullopt).empty()) << "not generated invalid";
+}
+
+// A handler that validates more strictly than its schema and refuses in its own error envelope is
+// P-ACCEPT too (class 7 of the precision issue); a domain error envelope is not.
+TEST(CheckAcceptance, AValidCallRefusedInAnErrorEnvelopeIsPAccept) {
+  CallContext valid;
+  valid.schema_valid = true;
+  const auto env = result_reply({{"content", {{{"type", "text"}, {"text", "{\"error\":true}"}}}}});
+  EXPECT_EQ(ids(check_acceptance(valid, env, "", std::string("[{\"code\":\"too_big\",\"path\":[\"query\"]}]"))),
+            std::vector<std::string>{"P-ACCEPT(w)"});
+  EXPECT_EQ(ids(check_acceptance(valid, env, "", std::string("BAD_ARGS query too long"))),
+            std::vector<std::string>{"P-ACCEPT(w)"});
+  EXPECT_TRUE(check_acceptance(valid, env, "", std::string("NODE_NOT_FOUND no node n1")).empty());
+}
+
+// Checks report their own status: exercised and held is passed, with the findings beside it.
+TEST(CheckAcceptance, StatusesSayWhatWasExercised) {
+  CallContext valid;
+  valid.schema_valid = true;
+  auto o = check_acceptance(valid, result_reply({{"content", json::array()}}), "", std::nullopt);
+  EXPECT_EQ(o.status("P-ACCEPT"), Status::kPassed);
+  EXPECT_EQ(o.status("P-REJECT"), Status::kNotObserved);
+  EXPECT_FALSE(o.reasons().at("P-REJECT").empty());
+  CallContext invalid;
+  auto r = check_acceptance(invalid, result_reply({{"content", json::array()}}), "missing 'x'", std::nullopt);
+  EXPECT_EQ(r.status("P-REJECT"), Status::kFailed);
+  EXPECT_EQ(r.status("P-ACCEPT"), Status::kNotApplicable);
 }
 
 }  // namespace

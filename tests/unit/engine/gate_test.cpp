@@ -35,7 +35,7 @@ RunReport report_with(std::vector<Finding> fs) {
   r.command = {"./server"};
   r.server_invariants = {"T-SHUTDOWN", "P-INIT"};
   r.tools = {tool("search", 3), tool("read", 2), tool("write", 0, false)};
-  for (auto& f : fs) r.findings.push_back(ReportedFinding{std::move(f), 1, false, ""});
+  for (auto& f : fs) r.findings.push_back(ReportedFinding{std::move(f), 1, false, "", {}});
   settle_verdict(r);
   return r;
 }

@@ -159,7 +159,7 @@ RC_GTEST_PROP(EnvelopeProps, CtxoCoreSweepIsClean, ()) {
     c.env["CTXO_RESPONSE_LIMIT"] = std::to_string(l);
     pts.push_back({static_cast<std::int64_t>(l), l == normal, run(e->text, c).env});
   }
-  std::vector<std::int64_t> env_limits;
+  std::vector<Superseded> env_limits;
   auto f = check_sweep(pts, &env_limits);
   for (const auto& x : f) RC_LOG() << x.invariant << ": " << x.diagnosis << "\n";
   RC_ASSERT(f.empty());

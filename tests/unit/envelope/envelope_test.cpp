@@ -575,7 +575,7 @@ TEST(EnvelopeSweep, ConformantCtxoSweepHasNoFinding) {
   for (int n : {3, 60}) {
     std::vector<SweepPoint> pts = {point(512, false, ctxo_env(n, 512).text), point(2048, true, ctxo_env(n, 2048).text),
                                    point(1 << 20, false, ctxo_env(n, 1 << 20).text)};
-    std::vector<std::int64_t> env_limits;
+    std::vector<Superseded> env_limits;
     auto f = check_sweep(pts, &env_limits);
     EXPECT_TRUE(f.empty()) << n << " " << (f.empty() ? "" : f[0].invariant + ": " + f[0].diagnosis);
     EXPECT_TRUE(env_limits.empty());
@@ -594,9 +594,14 @@ TEST(EnvelopeSweep, ConformantMetaSweepHasNoFinding) {
   }
 }
 
+// The ids the sweep reports; `lim` receives the limits whose TR-CAP a TR-ENV superseded.
 std::vector<std::string> sweep_ids(const std::vector<SweepPoint>& pts, std::vector<std::int64_t>* lim = nullptr) {
   std::vector<std::string> v;
-  for (const auto& f : check_sweep(pts, lim)) v.push_back(f.invariant);
+  std::vector<Superseded> gone;
+  for (const auto& f : check_sweep(pts, &gone)) v.push_back(f.invariant);
+  if (lim)
+    for (const auto& g : gone)
+      if (g.invariant == "TR-CAP") lim->push_back(g.limit);
   return v;
 }
 
@@ -611,6 +616,41 @@ TEST(EnvelopeSweep, TrEnvWhenOverrideIgnored) {
   EXPECT_EQ(sweep_ids({point(512, false, ctxo_env(60, 512).text), point(2048, true, def), point(1 << 20, false, def)}, &lim),
             V{"TR-ENV"});
   EXPECT_EQ(lim, std::vector<std::int64_t>{1 << 20});
+}
+
+// TR-ENV needs evidence that the variable was not read: an answer whose payload fits the small
+// limit without its _meta (the limit measured before _meta was added), or one already cut to a
+// single item, is over the limit for a reason TR-CAP names, not TR-ENV.
+TEST(EnvelopeSweep, NoTrEnvWithoutEvidenceTheVariableWasIgnored) {
+  auto one = ctxo_env(1, 1 << 20).text;  // one item, untruncated
+  ASSERT_GT(one.size(), 100u);
+  std::vector<std::int64_t> lim;
+  EXPECT_EQ(sweep_ids({point(100, false, one), point(2048, true, one), point(1 << 20, false, one)}, &lim), V{});
+  EXPECT_TRUE(lim.empty());
+  // The payload alone fits 2048 - 40; only the _meta pushes it over.
+  json j = ctxo_env(60, 2048).json;
+  std::int64_t small = static_cast<std::int64_t>(to_js_json(j).size()) - 10;
+  EXPECT_EQ(sweep_ids({point(small, false, to_js_json(j)), point(2048, true, to_js_json(j)),
+                       point(1 << 20, false, ctxo_env(60, 1 << 20).text)}, &lim),
+            V{});
+}
+
+// Silent omission: an answer that says it is whole, while the large limit returns more items, is
+// TR-COUNT "silently dropped" (the root cause); its TR-BYTES is superseded.
+TEST(EnvelopeSweep, SilentOmissionIsTrCountAndSupersedesTrBytes) {
+  json j = ctxo_env(60, 2048).json;
+  ASSERT_TRUE(j["_meta"]["truncated"].get<bool>());
+  j["_meta"]["truncated"] = false;
+  j["_meta"]["totalItems"] = j["_meta"]["returnedItems"];
+  j["_meta"].erase("hint");
+  std::vector<Superseded> gone;
+  auto f = check_sweep({point(2048, true, to_js_json(j)), point(1 << 20, false, ctxo_env(60, 1 << 20).text)}, &gone);
+  ASSERT_EQ(f.size(), 1u) << f[0].diagnosis;
+  EXPECT_EQ(f[0].invariant, "TR-COUNT");
+  EXPECT_NE(f[0].diagnosis.find("silently dropped"), std::string::npos);
+  ASSERT_EQ(gone.size(), 1u);
+  EXPECT_EQ(gone[0].invariant, "TR-BYTES");
+  EXPECT_EQ(gone[0].limit, 2048);
 }
 
 TEST(EnvelopeSweep, TrPrefixMaximalVerbatimBytes) {
@@ -762,6 +802,20 @@ TEST(EnvelopeResume, OverlapAndGapAreNamed) {
   auto blind = check_resume(follow(all, 700, -1), nullptr);
   ASSERT_EQ(blind.size(), 1u);
   EXPECT_NE(blind[0].diagnosis.find("overlap"), std::string::npos);
+}
+
+// A hint that is the next page of a listing may continue beyond the items of the original call
+// (its full array): only the positions the full array has are compared (class 4).
+TEST(EnvelopeResume, PagesMayContinuePastTheOriginalCallsItems) {
+  json all = symbols(40);
+  json first20 = json::array();
+  for (std::size_t i = 0; i < 20; ++i) first20.push_back(all[i]);
+  auto pages = follow(all, 700, 0);
+  auto o = check_resume(pages, &first20);
+  EXPECT_TRUE(o.empty()) << o[0].diagnosis;
+  EXPECT_EQ(o.status("TR-RESUME"), Status::kPassed);
+  // A gap inside the compared positions is still one.
+  EXPECT_EQ(check_resume(follow(all, 700, 2), &first20).size(), 1u);
 }
 
 }  // namespace resume

@@ -90,7 +90,7 @@ inline Outcome run_parts(const std::vector<std::string>& texts, const Call& c = 
   in.reply = &r;
   Outcome o;
   o.env = extract_envelope(in);
-  o.findings = check_envelope(in, o.env);
+  o.findings = check_envelope(in, o.env).take_findings();
   return o;
 }
 

@@ -1,0 +1,422 @@
+// SPDX-License-Identifier: MIT
+#include "checks/judge.h"
+
+#include <algorithm>
+#include <set>
+
+#include "core/text.h"
+
+namespace ctxo::checks {
+
+namespace {
+
+using mcp::Reply;
+
+bool is_error_result(const Reply& r) {
+  return r.kind == Reply::Kind::kResult && r.result.is_object() && r.result.contains("isError") &&
+         r.result["isError"] == true;
+}
+
+std::string result_text(const Reply& r) {
+  std::string text;
+  if (r.result.is_object() && r.result.contains("content") && r.result["content"].is_array())
+    for (const auto& part : r.result["content"])
+      if (part.is_object() && part.contains("text") && part["text"].is_string()) {
+        if (!text.empty()) text += "\n";
+        text += part["text"].get<std::string>();
+      }
+  return text;
+}
+
+/// The one text part of an answer when it is exactly a JSON object (an isError answer is an
+/// envelope only then: JSON quoted inside an error message is not one).
+bool exact_object_text(const Reply& r) {
+  json j = json::parse(result_text(r), nullptr, false);
+  return !j.is_discarded() && j.is_object();
+}
+
+Finding finding(const char* id, const Reply& r, std::string diagnosis) {
+  Finding f;
+  f.invariant = id;
+  f.request = r.request;
+  f.response_excerpt = excerpt(r.raw.empty() ? (r.kind == Reply::Kind::kError ? r.error.dump() : r.result.dump()) : r.raw, 400);
+  f.diagnosis = std::move(diagnosis);
+  return f;
+}
+
+std::string quote(const std::string& s) { return "`" + s + "`"; }
+
+/// How an invalid call was refused outside the envelope, said so the author can act on it.
+std::string refusal_diagnosis(const Reply& r, const profile::Profile& p) {
+  const std::string form = "profile " + quote(p.name) + "'s error envelope";
+  if (r.kind == Reply::Kind::kError) {
+    int code = r.error.is_object() && r.error.contains("code") && r.error["code"].is_number_integer()
+                   ? r.error["code"].get<int>()
+                   : 0;
+    return "invalid arguments were refused with JSON-RPC error " + std::to_string(code) + " instead of " + form +
+           ": an agent that reads every answer as the envelope gets a protocol error. Validate the arguments inside "
+           "the handler and answer with the envelope's error form";
+  }
+  const std::string text = result_text(r);
+  if (text.find("Input validation error") != std::string::npos || text.rfind("MCP error -32602", 0) == 0)
+    return "invalid arguments were refused with the MCP SDK's plain-text validation error (isError:true) instead "
+           "of " + form + ": the SDK checked the arguments against the tool's schema before the handler ran, so an "
+           "agent that parses every answer as JSON gets text. Validate inside the handler (or map the SDK's "
+           "validation error into the envelope's error form)";
+  return "invalid arguments were refused with a plain-text isError result instead of " + form +
+         ": an agent that parses every answer as JSON gets text. Answer invalid input with the envelope's error form";
+}
+
+struct Pending {
+  Exchange x;
+  Reply reply;  ///< Owned copy: the caller's reply is gone by finish().
+};
+
+}  // namespace
+
+struct Judge::State {
+  JudgeSetup setup;
+  std::map<std::string, std::unique_ptr<ToolValidators>> validators;
+  struct Tool {
+    const profile::Profile* profile = nullptr;  ///< First profile its success answers were seen to be.
+    std::map<std::string, std::size_t> seen;    ///< Profile name -> success answers detected as it.
+    std::size_t results = 0;                    ///< Answers that were results, not isError.
+    std::vector<Pending> pending;               ///< Answers kept until its profile is known.
+    std::size_t dropped = 0;                    ///< Answers beyond the pending bound, never judged.
+    std::string reason;
+  };
+  std::map<std::string, Tool> tools;
+  std::map<std::string, std::size_t> detected;
+  std::size_t unprofiled = 0;
+  struct Held {
+    std::string tool;
+    std::vector<Finding> findings;  ///< TR-CAP and TR-BYTES, settled by the sweep.
+    bool settled = false;
+  };
+  std::vector<Held> held;
+  std::set<std::string> silent_drop;  ///< Tools whose sweep found items silently dropped.
+  static constexpr std::size_t kMaxPending = 64;
+
+  const json* tool_json(const std::string& name) const {
+    for (const auto& t : setup.tools)
+      if (t.is_object() && t.value("name", json()) == name) return &t;
+    return nullptr;
+  }
+
+  ToolValidators& validators_of(const std::string& name) {
+    auto it = validators.find(name);
+    if (it != validators.end()) return *it->second;
+    const json* t = tool_json(name);
+    json schema = t && t->contains("inputSchema") && (*t)["inputSchema"].is_object() ? (*t)["inputSchema"] : json();
+    auto v = std::make_unique<ToolValidators>(schema, t);
+    return *validators.emplace(name, std::move(v)).first->second;
+  }
+
+  EnvelopeInput input(const Exchange& x, const Reply& r, const profile::Profile* p, const json* tool) const {
+    EnvelopeInput in;
+    in.forced = p;
+    in.candidates = setup.candidates;
+    in.tool = tool;
+    in.tools = &setup.tools;
+    in.arguments = x.arguments;
+    in.env = x.env;
+    in.root = setup.root;
+    in.reply = &r;
+    return in;
+  }
+
+  // Everything past the protocol checks, under profile `p` (nullptr: not an envelope).
+  void judge_under(const Exchange& x, const Reply& r, const profile::Profile* p, const CallContext& ctx,
+                   bool valid, const std::string& broken, Judged& j) {
+    const json empty_tool = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
+    const json* tool = tool_json(x.tool);
+    if (!tool) tool = &empty_tool;
+    std::optional<std::string> envelope_error;
+    if (p && r.kind == Reply::Kind::kError) {
+      // A protocol error is right for an invalid call in any profile (P-*), but where the profile's
+      // error form covers invalid input, the envelope is what the agent was promised.
+      const profile::Form* ef = p->form(profile::FormKind::kError);
+      if (!valid && !broken.empty() && ef && ef->covers_invalid_input) {
+        j.outcomes.pass("E-ERROR");
+        j.outcomes.fail(finding("E-ERROR", r, refusal_diagnosis(r, *p)));
+      }
+      return;
+    }
+    if (r.kind != Reply::Kind::kResult) return;
+    const bool is_error = is_error_result(r);
+    if (p && is_error && !exact_object_text(r)) {
+      // An isError answer that is not an envelope is never judged as a success envelope.
+      const profile::Form* ef = p->form(profile::FormKind::kError);
+      j.outcomes.pass("E-ERROR");
+      if (!valid && !broken.empty()) {
+        if (ef && ef->covers_invalid_input) j.outcomes.fail(finding("E-ERROR", r, refusal_diagnosis(r, *p)));
+      } else if (valid && reads_as_input_rejection(result_text(r))) {
+        // A valid call refused as invalid: P-ACCEPT (below) is the root cause.
+      } else if (!p->is_error_text) {
+        j.outcomes.fail(finding("E-ERROR", r,
+                                "the result has isError:true with plain text, but profile " + quote(p->name) +
+                                    " says errors are envelopes"));
+      }
+      p = nullptr;
+    }
+    if (p) {
+      auto in = input(x, r, p, tool);
+      j.envelope = extract_envelope(in);
+      if (j.envelope.profile) {
+        detected[j.envelope.profile->name]++;
+        if (is_error && j.envelope.form == profile::FormKind::kSuccess) {
+          // isError:true around what reads as a success envelope: not the error form.
+          j.outcomes.fail(finding("E-ERROR", r,
+                                  "the result has isError:true but its envelope is not profile " + quote(p->name) +
+                                      "'s error form"));
+          j.envelope = {};
+        } else {
+          Outcomes checked = check_envelope(in, j.envelope);
+          const bool sweepable = x.hold && j.envelope.form == profile::FormKind::kSuccess && p->limit && p->limit->env;
+          if (sweepable) {
+            Held h;
+            h.tool = x.tool;
+            Outcomes kept;
+            for (auto& f : checked.take_findings()) {
+              if (f.invariant == "TR-CAP" || f.invariant == "TR-BYTES") h.findings.push_back(std::move(f));
+              else kept.fail(std::move(f));
+            }
+            Outcomes statuses = std::move(checked);
+            j.outcomes.merge(std::move(statuses));
+            j.outcomes.merge(std::move(kept));
+            j.answer = held.size();
+            held.push_back(std::move(h));
+          } else {
+            j.outcomes.merge(std::move(checked));
+          }
+          if (j.envelope.form == profile::FormKind::kError) {
+            std::string said;
+            if (const profile::Form* ef = p->form(profile::FormKind::kError)) {
+              for (const auto& ptr : {ef->code_pointer, ef->message_pointer})
+                if (ptr)
+                  if (const json* v = profile::resolve_pointer(j.envelope.envelope, *ptr))
+                    said += (said.empty() ? "" : " ") + (v->is_string() ? v->get<std::string>() : v->dump());
+            }
+            envelope_error = said.empty() ? std::string("error") : said;
+          }
+        }
+      } else {
+        unprofiled++;
+      }
+    } else if (!is_error) {
+      unprofiled++;
+    }
+    j.outcomes.merge(check_acceptance(ctx, r, valid ? std::string() : broken, envelope_error));
+  }
+};
+
+Judge::Judge(JudgeSetup setup) : s_(std::make_unique<State>()) { s_->setup = std::move(setup); }
+Judge::~Judge() = default;
+
+Outcomes Judge::transport(const Reply& reply) {
+  Outcomes o;
+  o.pass("T-FRAMING");
+  o.pass("T-ID");
+  if (reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError) {
+    o.pass("T-HANG");
+    o.pass("T-CRASH");
+  } else if (reply.kind == Reply::Kind::kClosed) {
+    o.pass("T-HANG");
+  } else {
+    o.pass("T-CRASH");
+  }
+  return o;
+}
+
+const ToolValidators& Judge::validators(const std::string& name) { return s_->validators_of(name); }
+
+const profile::Profile* Judge::profile_of(const std::string& name) const {
+  if (s_->setup.forced) return s_->setup.forced;
+  auto it = s_->tools.find(name);
+  return it == s_->tools.end() ? nullptr : it->second.profile;
+}
+
+Judged Judge::call(const Exchange& x) {
+  Judged j;
+  try {
+    if (!x.reply) return j;
+    const Reply& r = *x.reply;
+    const bool listed = s_->tool_json(x.tool) != nullptr;
+    ToolValidators& v = s_->validators_of(x.tool);
+    const CallContext ctx = v.context(s_->tool_json(x.tool), x.arguments, s_->setup.era);
+    j.outcomes.merge(check_call(ctx, r));
+    if (r.kind != Reply::Kind::kResult && r.kind != Reply::Kind::kError) return j;
+    // What the call was meant to be; a recorded call is judged by its own schema.
+    bool valid = x.validity == Validity::kValid;
+    std::string broken = x.validity == Validity::kInvalid ? x.broken : "";
+    if (x.validity == Validity::kUnknown) {
+      valid = ctx.schema_valid;
+      if (!valid && listed) broken = v.input_violation(x.arguments);
+      if (broken.find("additionalProperties") != std::string::npos) broken.clear();
+    }
+    // A call to a tool the server does not list has no envelope contract.
+    if (!listed && s_->setup.tools_known) {
+      j.outcomes.merge(check_acceptance(ctx, r, valid ? std::string() : broken, std::nullopt));
+      return j;
+    }
+    auto& st = s_->tools[x.tool];
+    const profile::Profile* p = x.profile ? x.profile : s_->setup.forced;
+    if (!p && r.kind == Reply::Kind::kResult && !is_error_result(r) && s_->setup.candidates) {
+      // Detection on this answer's own shape (success fields only: profile::detect).
+      auto in = s_->input(x, r, nullptr, s_->tool_json(x.tool));
+      ParsedEnvelope probe = extract_envelope(in);
+      if (probe.profile && probe.form == profile::FormKind::kSuccess) {
+        p = probe.profile;
+        st.seen[p->name]++;
+        if (!st.profile) st.profile = p;
+      }
+    }
+    if (r.kind == Reply::Kind::kResult && !is_error_result(r)) st.results++;
+    if (!p) p = st.profile;
+    if (!p && !s_->setup.forced && s_->setup.candidates && !s_->setup.candidates->empty()) {
+      // Not known yet: kept until finish(), when the tool's or the server's profile is.
+      if (st.pending.size() < State::kMaxPending) {
+        Pending pd{x, r};
+        st.pending.push_back(std::move(pd));
+      } else {
+        // Past the bound the answer is not judged at all (a refusal cannot be told from a success
+        // without the envelope's error form).
+        st.dropped++;
+        if (!is_error_result(r)) s_->unprofiled++;
+      }
+      j.deferred = true;
+      return j;
+    }
+    s_->judge_under(x, r, p, ctx, valid, broken, j);
+  } catch (...) {
+    // Never throws: what was judged so far stands.
+  }
+  return j;
+}
+
+ParsedEnvelope Judge::parse(const Exchange& x, const profile::Profile* profile) const {
+  if (!x.reply) return {};
+  const profile::Profile* p = profile ? profile : profile_of(x.tool);
+  if (!p) return {};
+  if (is_error_result(*x.reply) && !exact_object_text(*x.reply)) {
+    ParsedEnvelope pe;
+    pe.profile = p;
+    pe.request = x.reply->request;
+    pe.text = result_text(*x.reply);
+    return pe;
+  }
+  const json* tool = s_->tool_json(x.tool);
+  const json empty_tool = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
+  auto in = s_->input(x, *x.reply, p, tool ? tool : &empty_tool);
+  return extract_envelope(in);
+}
+
+Outcomes Judge::stable(const ParsedEnvelope& first, const ParsedEnvelope& second) const {
+  return check_stable(first, second);
+}
+
+Outcomes Judge::miss(const std::string& tool, const ParsedEnvelope& env, const Reply& reply) const {
+  const profile::Profile* p = env.profile ? env.profile : profile_of(tool);
+  if (!p) return {};
+  const profile::Form* ef = p->form(profile::FormKind::kError);
+  if (!p->miss && !(ef && !ef->miss_codes.empty())) return {};  // no graceful-miss form to hold it to
+  return check_miss(env, reply);
+}
+
+Outcomes Judge::sweep(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& answers) {
+  std::vector<Superseded> gone;
+  Outcomes out = check_sweep(points, &gone);
+  for (std::size_t i = 0; i < points.size() && i < answers.size(); ++i) {
+    if (answers[i] >= s_->held.size()) continue;
+    auto& h = s_->held[answers[i]];
+    if (h.settled) continue;
+    h.settled = true;
+    for (auto& f : h.findings) {
+      bool superseded = std::any_of(gone.begin(), gone.end(), [&](const Superseded& g) {
+        return g.limit == points[i].limit && g.invariant == f.invariant;
+      });
+      if (superseded && f.invariant == "TR-BYTES") s_->silent_drop.insert(h.tool);
+      if (!superseded) out.fail(std::move(f));
+    }
+    h.findings.clear();
+  }
+  return out;
+}
+
+Outcomes Judge::resume(const std::vector<ParsedEnvelope>& pages, const json* full) const {
+  return check_resume(pages, full);
+}
+
+std::map<std::string, Outcomes> Judge::finish() {
+  std::map<std::string, Outcomes> out;
+  // The server's profile: the one most of its tools with results speak (at least two of them).
+  std::map<const profile::Profile*, std::size_t> speakers;
+  std::size_t with_results = 0;
+  for (const auto& [name, t] : s_->tools) {
+    if (t.results > 0 || t.profile) ++with_results;
+    if (t.profile) speakers[t.profile]++;
+  }
+  const profile::Profile* server = nullptr;
+  std::size_t votes = 0;
+  for (const auto& [p, n] : speakers)
+    if (n > votes) server = p, votes = n;
+  if (!(votes >= 2 && votes * 2 > with_results)) server = nullptr;
+
+  for (auto& [name, t] : s_->tools) {
+    const profile::Profile* p = t.profile;
+    if (s_->setup.forced) {
+      t.reason = "forced by --profile";
+    } else if (p) {
+      std::size_t n = t.seen[p->name], all = 0;
+      for (const auto& [k, c] : t.seen) all += c;
+      t.reason = "its success answers are " + p->name + " envelopes (" + std::to_string(n) + " of " +
+                 std::to_string(t.results) + " results" + (all != n ? ", some of another profile" : "") + ")";
+    } else if (server && !t.pending.empty()) {
+      p = server;
+      t.reason = "held to " + server->name + ", the envelope " + std::to_string(votes) + " of the server's " +
+                 std::to_string(with_results) + " tools with results speak; none of its own answers is one";
+    } else {
+      t.reason = "no answer matched an envelope profile";
+    }
+    for (auto& pd : t.pending) {
+      Judged j;
+      pd.x.reply = &pd.reply;
+      pd.x.hold = false;
+      const ToolValidators& v = s_->validators_of(name);
+      const CallContext ctx = v.context(s_->tool_json(name), pd.x.arguments, s_->setup.era);
+      bool valid = pd.x.validity == Validity::kValid;
+      std::string broken = pd.x.validity == Validity::kInvalid ? pd.x.broken : "";
+      if (pd.x.validity == Validity::kUnknown) {
+        valid = ctx.schema_valid;
+        if (!valid && s_->tool_json(name)) broken = v.input_violation(pd.x.arguments);
+        if (broken.find("additionalProperties") != std::string::npos) broken.clear();
+      }
+      s_->judge_under(pd.x, pd.reply, p, ctx, valid, broken, j);
+      out[name].merge(std::move(j.outcomes));
+    }
+    t.pending.clear();
+    if (p && !t.profile && !s_->setup.forced) t.profile = p;
+  }
+  for (auto& h : s_->held) {
+    if (h.settled) continue;
+    h.settled = true;
+    // A tool that silently drops items reports the full payload's size on its cut answers: that
+    // TR-BYTES is the TR-COUNT the sweep reported, on calls the sweep did not replay.
+    for (auto& f : h.findings)
+      if (!(f.invariant == "TR-BYTES" && s_->silent_drop.count(h.tool))) out[h.tool].fail(std::move(f));
+    h.findings.clear();
+  }
+  return out;
+}
+
+std::map<std::string, ToolProfile> Judge::tool_profiles() const {
+  std::map<std::string, ToolProfile> out;
+  for (const auto& [name, t] : s_->tools) out[name] = ToolProfile{s_->setup.forced ? s_->setup.forced : t.profile, t.reason};
+  return out;
+}
+
+const std::map<std::string, std::size_t>& Judge::profiles_detected() const { return s_->detected; }
+
+std::size_t Judge::unprofiled() const { return s_->unprofiled; }
+
+}  // namespace ctxo::checks

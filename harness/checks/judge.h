@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: MIT
+// The judge: every check of one answered tools/call, in one place, called the same way by the
+// live run (engine) and the offline one (`ctxo-conform check`), so their verdicts cannot drift.
+// It knows what the call was meant to be (valid, invalid, unknown), decides which envelope
+// profile each tool speaks (forced, seen on its own success answers, or held to the profile most
+// of the server's tools speak), and keeps the answers it cannot judge yet until finish().
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checks/envelope.h"
+#include "checks/outcome.h"
+#include "checks/protocol.h"
+#include "mcp/client.h"
+#include "profile/profile.h"
+
+namespace ctxo::checks {
+
+using nlohmann::json;
+
+/// What a call was meant to be.
+enum class Validity {
+  kValid,    ///< Generated valid for the tool's inputSchema.
+  kInvalid,  ///< Generated to break it (Exchange::broken says how).
+  kUnknown,  ///< Recorded elsewhere: the judge validates the arguments itself.
+};
+
+/// What the judge is told once per run.
+struct JudgeSetup {
+  const profile::Profile* forced = nullptr;                   ///< --profile NAME|FILE; nullptr = auto.
+  const std::vector<profile::Profile>* candidates = nullptr;  ///< --profile auto: the built-ins.
+  std::vector<json> tools;                                    ///< tools/list, as listed.
+  /// True when `tools` is the server's whole list, so a call to a tool not in it has no envelope
+  /// contract (offline: a transcript without tools/list leaves it false).
+  bool tools_known = true;
+  std::optional<std::string> root;  ///< --root DIR (POS-UTF16).
+  std::string era = "legacy";
+};
+
+/// One answered (or not) tools/call.
+struct Exchange {
+  std::string tool;  ///< The tool called.
+  json arguments = json::object();
+  const mcp::Reply* reply = nullptr;
+  std::map<std::string, std::string> env;  ///< The server's environment overrides when it answered.
+  Validity validity = Validity::kUnknown;
+  /// kInvalid: what the call breaks ("" when it breaks only what SDKs ignore by design, such as an
+  /// unknown property); not held to P-REJECT then.
+  std::string broken;
+  /// Judge under this profile whatever the answer looks like (the limit sweep's); nullptr = the
+  /// forced one, else the tool's.
+  const profile::Profile* profile = nullptr;
+  /// A call whose answer the limit sweep will pair (a main call): its TR-CAP and TR-BYTES findings
+  /// are held for sweep(), which knows whether a sweep finding is their root cause. Shrink
+  /// candidates and repeats are not held: their findings come back at once.
+  bool hold = false;
+};
+
+/// What the judge said about one exchange now.
+struct Judged {
+  Outcomes outcomes;        ///< Statuses and findings decided now.
+  ParsedEnvelope envelope;  ///< The envelope, when the answer was judged as one (profile set).
+  bool deferred = false;    ///< Kept until finish(): the tool's profile is not known yet.
+  /// Set when `envelope` is a success envelope whose profile has a limit variable: the id to
+  /// give sweep() for this answer (its held findings are settled there).
+  std::optional<std::size_t> answer;
+};
+
+/// The profile a tool was judged by, and why.
+struct ToolProfile {
+  const profile::Profile* profile = nullptr;  ///< nullptr: no envelope profile.
+  std::string reason;
+};
+
+class Judge {
+ public:
+  explicit Judge(JudgeSetup setup);
+  ~Judge();
+  Judge(const Judge&) = delete;
+  Judge& operator=(const Judge&) = delete;
+
+  /// Transport statuses of one tools/call (T-FRAMING, T-ID, T-HANG, T-CRASH are exercised by every
+  /// request; a timeout or a closed pipe leaves the engine to report the failure).
+  static Outcomes transport(const mcp::Reply& reply);
+
+  /// Every per-answer check of `x`: P-RESULT, P-NO-THROW, P-ACCEPT, P-REJECT, and the envelope
+  /// checks under the tool's profile. Never throws.
+  Judged call(const Exchange& x);
+
+  /// The envelope of `reply` under `profile` (nullptr: the tool's), with no checks run (for the
+  /// cross-response checks: E-STABLE, E-MISS, the sweep, hint following).
+  ParsedEnvelope parse(const Exchange& x, const profile::Profile* profile = nullptr) const;
+
+  /// The profile tool `name` is judged by now (forced, or seen on its success answers).
+  const profile::Profile* profile_of(const std::string& name) const;
+
+  /// The compiled schemas of tool `name` (empty validators for an unknown tool).
+  const ToolValidators& validators(const std::string& name);
+
+  /// E-STABLE on two answers to the same call.
+  Outcomes stable(const ParsedEnvelope& first, const ParsedEnvelope& second) const;
+  /// E-MISS on the answer to a lookup of an identifier that cannot exist. Not applicable to a
+  /// profile without a graceful-miss form or miss codes.
+  Outcomes miss(const std::string& tool, const ParsedEnvelope& env, const mcp::Reply& reply) const;
+  /// The limit sweep of one call: `points` are its answers under several limits; `answers` the
+  /// Judged::answer ids of those points that came through call() (their held findings are
+  /// released here, or dropped when the sweep found their root cause). Returns the sweep's
+  /// outcomes and the per-point findings it lets stand.
+  Outcomes sweep(const std::vector<SweepPoint>& points, const std::vector<std::size_t>& answers);
+  /// TR-RESUME over followed pages.
+  Outcomes resume(const std::vector<ParsedEnvelope>& pages, const json* full) const;
+
+  /// Settles what was kept: the answers of tools whose profile was unknown when they came are
+  /// judged now by the tool's profile, or by the profile most of the server's tools speak; held
+  /// findings that no sweep settled are released. Per tool name.
+  std::map<std::string, Outcomes> finish();
+
+  /// Per tool: the profile it was judged by and why (after finish()).
+  std::map<std::string, ToolProfile> tool_profiles() const;
+  /// Answers seen per detected profile, and answers judged by no profile.
+  const std::map<std::string, std::size_t>& profiles_detected() const;
+  std::size_t unprofiled() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace ctxo::checks

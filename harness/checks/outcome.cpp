@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: MIT
+#include "checks/outcome.h"
+
+namespace ctxo::checks {
+
+const char* to_string(Status s) {
+  switch (s) {
+    case Status::kNotApplicable: return "not_applicable";
+    case Status::kNotObserved: return "not_observed";
+    case Status::kPassed: return "passed";
+    case Status::kFailed: return "failed";
+  }
+  return "not_applicable";
+}
+
+Status status_from_string(std::string_view s) {
+  if (s == "not_observed") return Status::kNotObserved;
+  if (s == "passed") return Status::kPassed;
+  if (s == "failed") return Status::kFailed;
+  return Status::kNotApplicable;
+}
+
+void Outcomes::raise(std::string_view id, Status s, const std::string& why) {
+  auto it = status_.find(id);
+  if (it == status_.end()) it = status_.emplace(std::string(id), Status::kNotApplicable).first;
+  if (s > it->second) it->second = s;
+  if (it->second == Status::kNotObserved) {
+    if (!why.empty() && !why_.count(id)) why_.emplace(std::string(id), why);
+  } else {
+    if (auto w = why_.find(id); w != why_.end()) why_.erase(w);
+  }
+}
+
+void Outcomes::pass(std::string_view id) { raise(id, Status::kPassed); }
+
+void Outcomes::unobserved(std::string_view id, std::string why) { raise(id, Status::kNotObserved, why); }
+
+void Outcomes::fail(Finding f) {
+  raise(f.invariant, Status::kFailed);
+  findings_.push_back(std::move(f));
+}
+
+void Outcomes::merge(const Outcomes& other) {
+  for (const auto& [id, s] : other.status_) {
+    auto w = other.why_.find(id);
+    raise(id, s, w == other.why_.end() ? std::string() : w->second);
+  }
+  findings_.insert(findings_.end(), other.findings_.begin(), other.findings_.end());
+}
+
+void Outcomes::merge(Outcomes&& other) {
+  for (const auto& [id, s] : other.status_) {
+    auto w = other.why_.find(id);
+    raise(id, s, w == other.why_.end() ? std::string() : w->second);
+  }
+  for (auto& f : other.findings_) findings_.push_back(std::move(f));
+  other.findings_.clear();
+}
+
+Status Outcomes::status(std::string_view id) const {
+  auto it = status_.find(id);
+  return it == status_.end() ? Status::kNotApplicable : it->second;
+}
+
+}  // namespace ctxo::checks

@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: MIT
+// What a check says about what it was given: for each invariant it judged, a status (passed,
+// failed, not observed), and the findings behind every failure. Checks report their own status
+// here; "which invariants were applied" is derived from it, never kept by hand elsewhere.
+#pragma once
+
+#include <map>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/finding.h"
+
+namespace ctxo::checks {
+
+/// Ordered: merging keeps the strongest (a failure anywhere is a failure).
+enum class Status {
+  kNotApplicable,  ///< Nothing to judge: the profile or the answer gives the rule no subject.
+  kNotObserved,    ///< The rule applies, but no answer exercised it (e.g. TR-HINT, nothing truncated).
+  kPassed,         ///< Exercised and held.
+  kFailed,         ///< Exercised and broken: at least one finding.
+};
+
+/// "not_applicable", "not_observed", "passed", "failed" (the JSON report's words).
+const char* to_string(Status s);
+/// The inverse of to_string; kNotApplicable for an unknown word.
+Status status_from_string(std::string_view s);
+
+/// The statuses and findings of one or more checks.
+class Outcomes {
+ public:
+  /// `id` was exercised and held (a failure recorded before or after wins).
+  void pass(std::string_view id);
+  /// `id` applies, but this answer gave it nothing to judge; `why` says what was missing.
+  void unobserved(std::string_view id, std::string why);
+  /// A finding: its invariant failed.
+  void fail(Finding f);
+  /// fail(): lets check code written against std::vector<Finding> read the same.
+  void push_back(Finding f) { fail(std::move(f)); }
+  /// Adds everything `other` says.
+  void merge(const Outcomes& other);
+  void merge(Outcomes&& other);
+  /// Raises `id` to `s` (kept when it is already stronger); `why` for kNotObserved.
+  void raise(std::string_view id, Status s, const std::string& why = "");
+
+  Status status(std::string_view id) const;
+  const std::map<std::string, Status, std::less<>>& statuses() const { return status_; }
+  /// Why each not-observed invariant was not observed.
+  const std::map<std::string, std::string, std::less<>>& reasons() const { return why_; }
+  const std::vector<Finding>& findings() const { return findings_; }
+  std::vector<Finding> take_findings() { return std::move(findings_); }
+
+  // The findings read as a container, so callers and tests that want only them need not care.
+  bool empty() const { return findings_.empty(); }
+  std::size_t size() const { return findings_.size(); }
+  const Finding& operator[](std::size_t i) const { return findings_[i]; }
+  Finding& operator[](std::size_t i) { return findings_[i]; }
+  const Finding& front() const { return findings_.front(); }
+  std::vector<Finding>::iterator begin() { return findings_.begin(); }
+  std::vector<Finding>::iterator end() { return findings_.end(); }
+  std::vector<Finding>::const_iterator begin() const { return findings_.begin(); }
+  std::vector<Finding>::const_iterator end() const { return findings_.end(); }
+
+ private:
+  std::map<std::string, Status, std::less<>> status_;
+  std::map<std::string, std::string, std::less<>> why_;
+  std::vector<Finding> findings_;
+};
+
+}  // namespace ctxo::checks
