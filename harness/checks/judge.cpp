@@ -81,6 +81,7 @@ struct Judge::State {
     const profile::Profile* profile = nullptr;  ///< First profile its success answers were seen to be.
     std::map<std::string, std::size_t> seen;    ///< Profile name -> success answers detected as it.
     std::size_t results = 0;                    ///< Answers that were results, not isError.
+    std::size_t json_results = 0;               ///< Of those, answers whose text is one JSON object.
     std::vector<Pending> pending;               ///< Answers kept until its profile is known.
     std::size_t dropped = 0;                    ///< Answers beyond the pending bound, never judged.
     std::string reason;
@@ -95,6 +96,13 @@ struct Judge::State {
   };
   std::vector<Held> held;
   std::set<std::string> silent_drop;  ///< Tools whose sweep found items silently dropped.
+  std::set<std::pair<std::string, std::int64_t>> env_ignored;  ///< (tool, limit) reported as TR-ENV.
+  struct Released {
+    std::int64_t limit;
+    bool is_default;  ///< The main run's answer (not a limit the sweep set).
+    Finding finding;
+  };
+  std::vector<Released> released;  ///< Held TR-CAP the sweep let stand, settled at finish().
   static constexpr std::size_t kMaxPending = 64;
 
   const json* tool_json(const std::string& name) const {
@@ -265,13 +273,18 @@ Judged Judge::call(const Exchange& x) {
       // Detection on this answer's own shape (success fields only: profile::detect).
       auto in = s_->input(x, r, nullptr, s_->tool_json(x.tool));
       ParsedEnvelope probe = extract_envelope(in);
-      if (probe.profile && probe.form == profile::FormKind::kSuccess) {
+      // Detection rules name a profile's distinctive fields (at least two), so a match in any form
+      // (a budget error carries tokenBudget) tells the tool's profile.
+      if (probe.profile) {
         p = probe.profile;
         st.seen[p->name]++;
         if (!st.profile) st.profile = p;
       }
     }
-    if (r.kind == Reply::Kind::kResult && !is_error_result(r)) st.results++;
+    if (r.kind == Reply::Kind::kResult && !is_error_result(r)) {
+      st.results++;
+      if (exact_object_text(r)) st.json_results++;
+    }
     if (!p) p = st.profile;
     if (!p && !s_->setup.forced && s_->setup.candidates && !s_->setup.candidates->empty()) {
       // Not known yet: kept until finish(), when the tool's or the server's profile is.
@@ -336,7 +349,12 @@ Outcomes Judge::sweep(const std::vector<SweepPoint>& points, const std::vector<s
         return g.limit == points[i].limit && g.invariant == f.invariant;
       });
       if (superseded && f.invariant == "TR-BYTES") s_->silent_drop.insert(h.tool);
-      if (!superseded) out.fail(std::move(f));
+      if (superseded && f.invariant == "TR-CAP") s_->env_ignored.insert({h.tool, points[i].limit});
+      // A TR-CAP under a limit this tool is found to ignore on another call is that TR-ENV too:
+      // settled at finish(), when every call of the tool has been swept.
+      if (!superseded && f.invariant == "TR-CAP")
+        s_->released.push_back(State::Released{points[i].limit, points[i].is_default, std::move(f)});
+      else if (!superseded) out.fail(std::move(f));
     }
     h.findings.clear();
   }
@@ -349,11 +367,24 @@ Outcomes Judge::resume(const std::vector<ParsedEnvelope>& pages, const json* ful
 
 std::map<std::string, Outcomes> Judge::finish() {
   std::map<std::string, Outcomes> out;
+  for (auto& r : s_->released) {
+    Finding& f = r.finding;
+    const std::string tool = f.request.is_object() && f.request.contains("params") && f.request["params"].is_object()
+                                 ? f.request["params"].value("name", "")
+                                 : "";
+    // A server shown to ignore its limit variable (TR-ENV) answers every sweep limit as it does the
+    // default: a TR-CAP under a limit the sweep set is that TR-ENV, not a second defect.
+    if (!r.is_default && !s_->env_ignored.empty()) continue;
+    out[tool].fail(std::move(f));
+  }
+  s_->released.clear();
   // The server's profile: the one most of its tools with results speak (at least two of them).
   std::map<const profile::Profile*, std::size_t> speakers;
   std::size_t with_results = 0;
+  // Tools that answer in JSON objects are the ones an envelope design covers: a tool whose answers
+  // are plain text does not vote against the server's profile (it is still held to it).
   for (const auto& [name, t] : s_->tools) {
-    if (t.results > 0 || t.profile) ++with_results;
+    if (t.json_results > 0 || t.profile) ++with_results;
     if (t.profile) speakers[t.profile]++;
   }
   const profile::Profile* server = nullptr;
@@ -374,7 +405,7 @@ std::map<std::string, Outcomes> Judge::finish() {
     } else if (server && !t.pending.empty()) {
       p = server;
       t.reason = "held to " + server->name + ", the envelope " + std::to_string(votes) + " of the server's " +
-                 std::to_string(with_results) + " tools with results speak; none of its own answers is one";
+                 std::to_string(with_results) + " tools answering in JSON speak; none of its own answers is one";
     } else {
       t.reason = "no answer matched an envelope profile";
     }

@@ -306,7 +306,13 @@ Outcomes check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const
     out.unobserved("P-REJECT", "no call that breaks the input schema was made");
   } else if (!broken.empty()) {
     out.pass("P-REJECT");
-    if (!is_error && !envelope_error)
+    // A JSON answer that says it failed ({"error": ...} or {"ok": false}) refused the call in its
+    // payload, even where no envelope profile names that form.
+    json payload = json::parse(text, nullptr, false);
+    const bool refused_in_payload =
+        payload.is_object() && ((payload.contains("error") && !payload["error"].is_null() && payload["error"] != false) ||
+                                (payload.contains("ok") && payload["ok"] == false));
+    if (!is_error && !envelope_error && !refused_in_payload)
       out.push_back(make("P-REJECT", reply.request, raw_of(reply),
                          "a call that breaks the tool's inputSchema got an ordinary success (this call: " + broken +
                              "): the tool does not validate its input, so an agent's mistake goes unnoticed",

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // ctxo-conform's entry point: parses the command line (CLI11's exceptions stop here), validates
 // every option before a server is started, runs the engine and writes the reports.
-// Exit codes: 0 conformant, 1 violations, 2 usage or configuration error, 3 server not started.
+// Exit codes: 0 conformant, 1 violations, 2 usage or configuration error, 3 server not started,
+// 4 untested (no tool called, or every call answered with an error).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -299,6 +300,15 @@ void print_invariants() {
     std::cout << id << " " << fam << " " << sev << " " << (inv.implemented ? "checked " : "planned ") << " "
               << inv.summary << "\n";
   }
+  std::cout << "\nEvery report gives each invariant, per tool, one of four outcomes:\n"
+               "  passed          exercised by at least one answer, and it held\n"
+               "  failed          broken by at least one answer (a finding names the invariant and the tool)\n"
+               "  not observed    it applies, but no answer exercised it; the report says why\n"
+               "                  (e.g. TR-HINT: no answer was truncated)\n"
+               "  not applicable  the profile or the answers give it nothing to judge\n"
+               "                  (e.g. TR-* on a tool whose answers are no envelope)\n"
+               "A run that called no tool, or whose every call was answered with an error, is untested\n"
+               "(exit code 4), never a pass.\n";
 }
 
 }  // namespace
@@ -319,7 +329,8 @@ int main(int argc, char** argv) {
       "ctxo-conform merge A.json B.json ... combines the reports of --shard runs (ctxo-conform merge --help);\n"
       "ctxo-conform replay CASE.json re-runs one finding's case file (ctxo-conform replay --help).\n"
       "Exit codes: 0 conformant, 1 violations found, 2 usage or configuration error,\n"
-      "            3 the server could not be started or initialised.\n"
+      "            3 the server could not be started or initialised, 4 untested (no tool was called,\n"
+      "            or every call was answered with an error: nothing was exercised, so nothing passed).\n"
       "Generated calls can write, move or delete when a tool does so: run servers in a throwaway\n"
       "directory (--cwd), or pass --read-only.");
   app.get_formatter()->column_width(34);

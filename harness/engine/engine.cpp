@@ -419,6 +419,8 @@ class Runner {
       if (!o_.replay) plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name));
       std::size_t troubles = 0;
       std::set<std::string> shrunk;  // invariants already shrunk on this tool
+      bool repeated = false;          // E-STABLE made on this tool
+      std::optional<std::pair<json, checks::ParsedEnvelope>> stable_fallback;  // a hintless candidate
       for (std::size_t i = 0; alive && troubles < 2; ++i) {
         if (over_budget(t0)) {
           ts->skipped = "time budget reached";
@@ -440,14 +442,19 @@ class Runner {
         }
         if (a.reply.kind != Reply::Kind::kResult) continue;
         const checks::ParsedEnvelope& pe = a.envelope;
-        // E-STABLE: the first call again, straight away.
-        if (i == 0 && pe.profile && o_.envelope_repeat && invariant_wanted("E-STABLE")) {
-          Reply again = do_call(*ts, args, troubles, alive);
-          checks::Judged j2 = judge_->call(exchange(name, args, again, broken, pe.profile, true));
-          take(name, std::move(j2.outcomes));
-          if (j2.envelope.profile) take(name, judge_->stable(pe, j2.envelope));
+        // E-STABLE: the first call whose envelope carries a hint (else the first with an envelope,
+        // after the plan), again, straight away.
+        if (!repeated && pe.profile && o_.envelope_repeat && invariant_wanted("E-STABLE")) {
+          if (has_hint(pe)) {
+            repeated = true;
+            repeat(*ts, args, broken, pe, troubles, alive);
+          } else if (!stable_fallback) {
+            stable_fallback = std::make_pair(args, pe);
+          }
         }
       }
+      if (!repeated && stable_fallback && alive && troubles < 2 && !over_budget(t0))
+        repeat(*ts, stable_fallback->first, "", stable_fallback->second, troubles, alive);
       if (plan)
         for (const auto& p : plan->problems()) note("generating calls for tool " + name + ": " + p);
       if (troubles >= 2) ts->skipped = "stopped after 2 crashes or hangs";
@@ -504,6 +511,28 @@ class Runner {
     else if (rep_.successes == 0)
       note("every call was answered with an error (a JSON-RPC error or isError:true), so no tool was exercised: "
            "the verdict is untested");
+  }
+
+  // E-STABLE: `args` again; its answer compared with `first`.
+  void repeat(ToolSummary& ts, const json& args, const std::string& broken, const checks::ParsedEnvelope& first,
+              std::size_t& troubles, bool& alive) {
+    Reply again = do_call(ts, args, troubles, alive);
+    checks::Judged j2 = judge_->call(exchange(ts.name, args, again, broken, first.profile, true));
+    take(ts.name, std::move(j2.outcomes));
+    if (j2.envelope.profile) take(ts.name, judge_->stable(first, j2.envelope));
+  }
+
+  // True when an envelope carries a non-empty hint (its profile's hint, or its form's).
+  static bool has_hint(const checks::ParsedEnvelope& pe) {
+    if (!pe.profile || !pe.envelope.is_object()) return false;
+    std::vector<std::string> ptrs;
+    if (pe.profile->fields.hint) ptrs.push_back(*pe.profile->fields.hint);
+    if (pe.form)
+      if (const profile::Form* f = pe.profile->form(*pe.form); f && f->hint_pointer) ptrs.push_back(*f->hint_pointer);
+    for (const auto& p : ptrs)
+      if (const json* h = profile::resolve_pointer(pe.envelope, p); h && h->is_string() && !h->get<std::string>().empty())
+        return true;
+    return false;
   }
 
   // A finding one call decides, so a smaller call can reproduce it: not the wire-level
@@ -598,7 +627,18 @@ class Runner {
                     "notifications/progress while working, or raise --timeout if this is expected";
       add(std::move(f));
     }
-    if (reply.kind == Reply::Kind::kTimeout) {
+    if (reply.kind == Reply::Kind::kTimeout && reply.progressed && !reply.stray_seen && !reply.oversize) {
+      // Progress notifications are liveness whatever their interval: a call that reported progress
+      // and was still working when we stopped waiting is slow, not hung (and the server is alive).
+      Finding f;
+      f.invariant = "T-HANG";
+      f.severity = Severity::kWarning;
+      f.request = reply.request;
+      f.diagnosis = "still working after " + std::to_string(reply.elapsed.count()) +
+                    " ms, reporting progress, when the run stopped waiting: the tool is slow, not hung. Bound the "
+                    "work an argument can ask for (a maximum in the input schema), or raise --timeout";
+      add(std::move(f));
+    } else if (reply.kind == Reply::Kind::kTimeout) {
       // An answer too long to read is T-FRAMING (already observed), not a hang: the server is
       // alive and its stream goes on.
       if (!reply.stray_seen && !reply.oversize) {

@@ -262,11 +262,14 @@ Reply Client::await(const json& id, json request, std::chrono::milliseconds conf
       progress_seen_ = false;
       reply.progressed = true;
     }
-    if (now >= deadline) {
+    // A response with a foreign id arrived meanwhile: most likely this request's answer under the
+    // wrong id (T-ID), so there is no hang to confirm.
+    const auto until = stray_seen_ ? std::min(deadline, live + options_.timeout) : deadline;
+    if (now >= until) {
       flush_garbage("were not JSON-RPC messages");
       return finish(Reply::Kind::kTimeout);
     }
-    auto rr = transport_.receive(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
+    auto rr = transport_.receive(std::chrono::duration_cast<std::chrono::milliseconds>(until - now));
     if (rr.status == transport::ReadStatus::kTimeout) continue;
     if (rr.status == transport::ReadStatus::kEof) {
       flush_garbage("were not JSON-RPC messages");

@@ -98,7 +98,9 @@ TEST(EnvelopeAuto, JsonErrorsAloneDoNotMakeAnEnvelopeServer) {
                               std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/json_error_server.py"});
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_TRUE(r.all_ids().empty()) << r.report["findings"].dump(2);
-  EXPECT_EQ(r.exit_code, 0);
+  // Every call of this server is answered with isError: nothing was exercised, so not a pass.
+  EXPECT_EQ(r.exit_code, 4);
+  EXPECT_EQ(r.report["verdict"], "untested");
 }
 
 // Recorded live, checked offline: the per-response envelope findings agree.

@@ -54,6 +54,23 @@ TEST(NpmEverything, ToggleToolsKeepTheServerAliveAfterStdinCloses) {
   EXPECT_EQ(r.exit_code, 1);
 }
 
+// Pinned from the audit of the reference servers (tests/npm/AUDIT.md): trigger-long-running-operation
+// takes `duration` seconds (no maximum in its schema) and sends one progress notification per
+// step. It is slow, not hung: the pre-judge harness reported T-HANG (an error) on it. Progress is
+// liveness whatever its interval, and an answer that only comes late is a warning, so no error may
+// be reported on it; the run still exercised it (calls were answered).
+TEST(NpmEverything, SlowToolWithProgressIsNeverAnErrorHang) {
+  const std::string bin = npm_bin("mcp-server-everything");
+  REQUIRE_NPM(bin);
+  HarnessRun r = run_harness({"--tools", "trigger-long-running-operation", "--calls", "4", "--timeout", "2500",
+                              "--time-budget", "40", "--no-cases", "--seed", "1", "--", "node", bin});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_TRUE(r.error_ids().empty()) << r.report["findings"].dump(2);
+  for (const auto& f : r.report["findings"]) EXPECT_EQ(f["invariant"], "T-HANG") << f.dump(2);
+  EXPECT_GE(r.report["stats"]["calls"].get<int>(), 1);
+  EXPECT_NE(r.exit_code, 1) << r.out;
+}
+
 // The filesystem server, confined to a throwaway directory with a few files, read-only tools.
 TEST(NpmFilesystem, ReadOnlyRunCompletesWithAReport) {
   const std::string bin = npm_bin("mcp-server-filesystem");

@@ -35,9 +35,29 @@ RunReport report_with(std::vector<Finding> fs) {
   r.command = {"./server"};
   r.server_invariants = {"T-SHUTDOWN", "P-INIT"};
   r.tools = {tool("search", 3), tool("read", 2), tool("write", 0, false)};
+  r.calls = 5;
+  r.successes = 4;
   for (auto& f : fs) r.findings.push_back(ReportedFinding{std::move(f), 1, false, "", {}});
   settle_verdict(r);
   return r;
+}
+
+// Nothing exercised is not a pass: no call made, or every call answered with an error, is
+// "untested" (exit 4); a finding still fails the run.
+TEST(Verdict, NothingExercisedIsUntested) {
+  RunReport r = report_with({});
+  EXPECT_EQ(r.verdict, "pass");
+  r.successes = 0;
+  settle_verdict(r);
+  EXPECT_EQ(r.verdict, "untested");
+  EXPECT_EQ(r.exit_code, 4);
+  r.calls = 0;
+  settle_verdict(r);
+  EXPECT_EQ(r.exit_code, 4);
+  r.findings.push_back(ReportedFinding{finding("P-LIST", "", "names twice"), 1, false, "", {}});
+  settle_verdict(r);
+  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_EQ(r.exit_code, 1);
 }
 
 TEST(Baseline, AcceptedFindingsDoNotFailAndStaleEntriesAreListed) {

@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// The precision suite (tests/npm/fixtures/precision): real TypeScript-SDK MCP servers, one per
+// envelope profile plus a few without an envelope, each conformant or with exactly one planted
+// defect (PRECISION_DEFECT). Each run uses default flags plus --seed 1 and must report exactly the
+// expected invariant ids (warnings included) and exit code: no false positives on conformant
+// behaviour, one root cause reported once under the right id. See the suite's README.md.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+
+#include "../support/run_harness.h"
+
+namespace ctxo::test {
+namespace {
+
+bool have(const std::string& path) {
+  return std::filesystem::exists(path) && std::system("node --version > /dev/null 2>&1") == 0;
+}
+
+#define REQUIRE_NPM(bin)                                                                   \
+  do {                                                                                     \
+    if (!have(bin)) {                                                                      \
+      const char* req = std::getenv("CTXO_REQUIRE_NPM");                                   \
+      if (req && std::string(req) == "1") FAIL() << bin << " is not installed";            \
+      GTEST_SKIP() << bin << " is not installed (run scripts/test.sh, or npm ci in tests/npm)"; \
+    }                                                                                      \
+  } while (0)
+
+std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
+std::string fixture(const std::string& file) {
+  return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/precision/" + file;
+}
+
+struct Case {
+  std::string server;               ///< File under tests/npm/fixtures/precision.
+  std::string defect;               ///< PRECISION_DEFECT ("" = conformant).
+  std::vector<std::string> flags;   ///< Extra flags before --.
+  std::set<std::string> errors;     ///< Expected error-severity ids.
+  std::set<std::string> all;        ///< Expected ids, warnings included.
+  int exit_code = 0;
+};
+
+const std::vector<Case>& cases() {
+  static const std::vector<Case> c = {
+      {"ctxo.mjs", "", {}, {}, {}, 0},
+      {"ctxo.mjs", "sdk-validation", {}, {"E-ERROR"}, {"E-ERROR"}, 1},
+      {"ctxo.mjs", "bare-payload", {}, {"E-SCHEMA"}, {"E-SCHEMA"}, 1},
+      {"ctxo.mjs", "meta-not-counted", {}, {"TR-CAP"}, {"TR-CAP"}, 1},
+      {"ctxo.mjs", "keep-one", {}, {"TR-CAP"}, {"TR-CAP"}, 1},
+      {"ctxo.mjs", "silent-drop", {}, {"TR-COUNT"}, {"TR-COUNT"}, 1},
+      {"ctxo.mjs", "bytes-many", {}, {"TR-BYTES"}, {"TR-BYTES"}, 1},
+      {"ctxo.mjs", "envelope-reject", {}, {}, {"P-ACCEPT"}, 0},
+      {"budget.mjs", "", {}, {}, {}, 0},
+      {"meta.mjs", "", {}, {}, {}, 0},
+      {"tinfo.mjs", "", {}, {}, {}, 0},
+      {"markdown.mjs", "", {}, {}, {}, 0},
+  };
+  return c;
+}
+
+std::string name_of(const Case& c) { return c.server + (c.defect.empty() ? "" : " [" + c.defect + "]"); }
+
+HarnessRun run_case(const Case& c) {
+  std::vector<std::string> args = {"--seed", "1"};
+  if (!c.defect.empty()) {
+    args.push_back("--env");
+    args.push_back("PRECISION_DEFECT=" + c.defect);
+  }
+  args.insert(args.end(), c.flags.begin(), c.flags.end());
+  args.insert(args.end(), {"--", "node", fixture(c.server)});
+  return run_harness(args);
+}
+
+TEST(Precision, EachServerReportsExactlyItsDefect) {
+  REQUIRE_NPM(sdk_dir());
+  for (const Case& c : cases()) {
+    SCOPED_TRACE(name_of(c));
+    HarnessRun r = run_case(c);
+    ASSERT_TRUE(r.report.is_object()) << name_of(c) << ": " << r.err;
+    EXPECT_EQ(r.error_ids(), c.errors) << name_of(c) << ": " << r.report["findings"].dump(2);
+    EXPECT_EQ(r.all_ids(), c.all) << name_of(c) << ": " << r.report["findings"].dump(2);
+    EXPECT_EQ(r.exit_code, c.exit_code) << name_of(c) << ": " << r.out << r.err;
+  }
+}
+
+// bare-payload: the one tool that drops _meta is the one blamed.
+TEST(Precision, BarePayloadIsBlamedOnItsTool) {
+  REQUIRE_NPM(sdk_dir());
+  HarnessRun r = run_case({"ctxo.mjs", "bare-payload", {}, {}, {}, 1});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  for (const auto& f : r.report["findings"]) EXPECT_EQ(f["tool"], "get_symbol") << f.dump(2);
+}
+
+// bytes-many: one root cause per tool is one finding, however many distinct wrong numbers.
+TEST(Precision, BytesManyIsOneFindingPerTool) {
+  REQUIRE_NPM(sdk_dir());
+  HarnessRun r = run_case({"ctxo.mjs", "bytes-many", {}, {"TR-BYTES"}, {"TR-BYTES"}, 1});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  std::map<std::string, int> per_tool;
+  for (const auto& f : r.report["findings"]) {
+    ASSERT_EQ(f["invariant"], "TR-BYTES") << f.dump(2);
+    per_tool[f["tool"].get<std::string>()]++;
+    EXPECT_GT(f.value("count", 0), 1) << f.dump(2);
+  }
+  EXPECT_FALSE(per_tool.empty());
+  for (const auto& [tool, n] : per_tool) EXPECT_EQ(n, 1) << tool << ": " << r.report["findings"].dump(2);
+}
+
+// A slow server that answers every request, some after the timeout: never an error T-HANG.
+TEST(Precision, LateAnswersAreAtMostAWarning) {
+  REQUIRE_NPM(sdk_dir());
+  HarnessRun r = run_case({"slow.mjs", "", {"--timeout", "1000"}, {}, {}, 0});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_TRUE(r.error_ids().empty()) << r.report["findings"].dump(2);
+  for (const auto& id : r.all_ids()) EXPECT_EQ(id, "T-HANG") << r.report["findings"].dump(2);
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+}
+
+// Every call answered with isError: nothing was tested, so the run does not pass.
+TEST(Precision, AllFailingCallsAreUntested) {
+  REQUIRE_NPM(sdk_dir());
+  HarnessRun r = run_case({"all-fail.mjs", "", {}, {}, {}, 4});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_TRUE(r.all_ids().empty()) << r.report["findings"].dump(2);
+  EXPECT_EQ(r.report.value("verdict", std::string()), "untested") << r.report.dump(2).substr(0, 2000);
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+}
+
+// One judge: a live run recorded with --record and the same exchanges checked offline give the
+// same error ids, for defects the judge decides per tool (the SDK's validation errors) and across
+// tools (a bare payload held to the profile its tool's siblings speak).
+TEST(Precision, LiveAndOfflineAgree) {
+  REQUIRE_NPM(sdk_dir());
+  for (const std::string defect : {"sdk-validation", "bare-payload", ""}) {
+    SCOPED_TRACE(defect);
+    const std::string rec = std::string(CTXO_BINARY_DIR) + "/test-tmp/precision-" + defect + ".jsonl";
+    std::vector<std::string> args = {"--seed", "1", "--no-cases", "--record", rec};
+    if (!defect.empty()) args.insert(args.end(), {"--env", "PRECISION_DEFECT=" + defect});
+    args.insert(args.end(), {"--", "node", fixture("ctxo.mjs")});
+    HarnessRun live = run_harness(args);
+    ASSERT_TRUE(live.report.is_object()) << live.err;
+    HarnessRun offline = run_harness({"check", rec});
+    ASSERT_TRUE(offline.report.is_object()) << offline.err;
+    EXPECT_EQ(offline.error_ids(), live.error_ids()) << offline.report["findings"].dump(2);
+    EXPECT_EQ(offline.report["verdict"], live.report["verdict"]);
+  }
+}
+
+}  // namespace
+}  // namespace ctxo::test
