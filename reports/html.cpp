@@ -176,9 +176,9 @@ code,pre,kbd{font-family:var(--mono);font-size:12.5px}
 .muted{color:var(--muted)}
 header.run{border:1px solid var(--line);border-radius:8px;padding:16px 20px;background:var(--panel)}
 header.run.verdict-fail{border-left:6px solid var(--fail)}header.run.verdict-pass{border-left:6px solid var(--pass)}
-header.run.verdict-error{border-left:6px solid var(--warn)}
+header.run.verdict-error{border-left:6px solid var(--warn)}header.run.verdict-untested{border-left:6px solid var(--muted)}
 .verdict{display:inline-block;font-weight:700;letter-spacing:.04em;padding:2px 10px;border-radius:6px;margin-right:8px;color:#fff}
-.verdict.pass{background:var(--pass)}.verdict.fail{background:var(--fail)}.verdict.error{background:var(--warn)}
+.verdict.pass{background:var(--pass)}.verdict.fail{background:var(--fail)}.verdict.error{background:var(--warn)}.verdict.untested{background:var(--muted)}
 .counts{display:flex;flex-wrap:wrap;gap:10px;margin:14px 0}
 .count{border:1px solid var(--line);border-radius:6px;padding:6px 14px;background:var(--bg);min-width:90px}
 .count b{display:block;font-size:20px;line-height:1.2}.count.errors b{color:var(--fail)}.count.warnings b{color:var(--warn)}
@@ -195,7 +195,8 @@ table{border-collapse:collapse}
 #matrix td{min-width:34px;font-size:12.5px}
 #matrix td.pass{color:var(--pass)}#matrix td.fail{color:var(--fail);background:var(--fail-bg);font-weight:700}
 #matrix td.warn{color:var(--warn);background:var(--warn-bg);font-weight:600}#matrix td.baselined{color:var(--base);background:var(--base-bg)}
-#matrix td.not-checked{color:var(--line)}#matrix td.has-findings{cursor:pointer}
+#matrix td.not-applicable{color:var(--line)}#matrix td.not-observed{color:var(--muted);cursor:help}
+#matrix td.profile{font-family:var(--mono);font-size:11.5px;text-align:left;color:var(--muted)}#matrix td.has-findings{cursor:pointer}
 #matrix td.has-findings:hover,#matrix td.has-findings:focus{outline:2px solid var(--accent);outline-offset:-2px}
 #matrix td.selected{outline:2px solid var(--accent);outline-offset:-2px}
 .legend{margin:8px 0 0;color:var(--muted);font-size:12.5px}.legend span{margin-right:14px}
@@ -344,24 +345,30 @@ std::string pretty_excerpt(const std::string& excerpt) {
 
 const char* cell_class(Outcome o) {
   switch (o) {
-    case Outcome::kNotChecked: return "not-checked";
+    case Outcome::kNotApplicable: return "not-applicable";
+    case Outcome::kNotObserved: return "not-observed";
     case Outcome::kPass: return "pass";
     case Outcome::kFail: return "fail";
     case Outcome::kWarn: return "warn";
     case Outcome::kBaselined: return "baselined";
   }
-  return "not-checked";
+  return "not-applicable";
 }
 
 std::string cell_text(Outcome o, std::size_t n) {
   switch (o) {
-    case Outcome::kNotChecked: return "·";
+    case Outcome::kNotApplicable: return "";
+    case Outcome::kNotObserved: return "–";
     case Outcome::kPass: return "✓";
     case Outcome::kFail: return "✗ " + std::to_string(n);
     case Outcome::kWarn: return "⚠ " + std::to_string(n);
     case Outcome::kBaselined: return "B " + std::to_string(n);
   }
   return "";
+}
+
+std::string verdict_word(const std::string& verdict) {
+  return verdict == "fail" ? "FAIL" : verdict == "error" ? "ERROR" : verdict == "untested" ? "UNTESTED" : "PASS";
 }
 
 /// Indexes of findings in display order: errors, then warnings, each in report order.
@@ -378,8 +385,8 @@ std::vector<std::size_t> ordered(const engine::RunReport& r, bool baselined) {
 
 void write_header(std::string& o, const engine::RunReport& r, const std::string& version) {
   const std::size_t errors = r.error_count(), warnings = r.warning_count(), base = r.baselined_count();
-  std::string verdict = r.verdict == "fail" ? "fail" : r.verdict == "error" ? "error" : "pass";
-  std::string word = verdict == "fail" ? "FAIL" : verdict == "error" ? "ERROR" : "PASS";
+  std::string verdict = r.verdict == "fail" || r.verdict == "error" || r.verdict == "untested" ? r.verdict : "pass";
+  std::string word = verdict_word(verdict);
   std::size_t called = static_cast<std::size_t>(
       std::count_if(r.tools.begin(), r.tools.end(), [](const engine::ToolSummary& t) { return t.calls > 0; }));
   std::string server = r.server_name.empty() ? "(unnamed server)" : r.server_name;
@@ -389,6 +396,7 @@ void write_header(std::string& o, const engine::RunReport& r, const std::string&
   if (!r.server_version.empty()) o += " <span class=\"muted\">" + esc_line(r.server_version) + "</span>";
   o += "</h1>\n<div class=\"muted\">";
   if (verdict == "error") o += "The run could not complete. ";
+  if (verdict == "untested") o += "Untested (exit code 4): " + esc_line("no call reached the server's tools: " + untested_reason(r)) + ". ";
   o += plural(errors, "error", "errors") + ", " + plural(warnings, "warning", "warnings");
   if (base) o += ", " + std::to_string(base) + " baselined";
   o += " in " + plural(r.calls, "call", "calls") + "; seed " + std::to_string(r.seed) + "</div>\n";
@@ -452,7 +460,7 @@ void write_matrix(std::string& o, const engine::RunReport& r) {
     o += "<p class=\"empty\" id=\"matrix-empty\">No invariant was applied (no tool was called).</p>\n";
     return;
   }
-  o += "<div class=\"matrix-wrap\"><table id=\"matrix\">\n<thead><tr><th>tool</th>";
+  o += "<div class=\"matrix-wrap\"><table id=\"matrix\">\n<thead><tr><th>tool</th><th>profile</th>";
   for (const auto& c : m.columns) {
     const auto* info = checks::find_invariant(c);
     std::string title = c + (info ? ": " + info->summary : "");
@@ -463,11 +471,15 @@ void write_matrix(std::string& o, const engine::RunReport& r) {
     std::string tool_attr = row.server ? "" : esc_line(row.name);
     o += "<tr data-tool=\"" + tool_attr + "\"" + (row.server ? " class=\"server\"" : "") + "><th scope=\"row\" title=\"" +
          esc_line(row.name) + "\">" + esc_line(row.name) + "</th>";
+    std::string prof = row.server ? "" : row.profile.empty() ? "none" : row.profile;
+    o += "<td class=\"profile\"" + (row.profile_reason.empty() ? "" : " title=\"" + esc_line(row.profile_reason) + "\"") +
+         ">" + esc_line(prof) + "</td>";
     for (std::size_t c = 0; c < m.columns.size(); ++c) {
       Outcome oc = row.cells[c];
       std::size_t n = row.occurrences[c];
       std::string title = m.columns[c] + " on " + row.name + ": " + outcome_name(oc);
       if (n) title += " (" + plural(n, "occurrence", "occurrences") + ")";
+      if (oc == Outcome::kNotObserved && !row.reasons[c].empty()) title += " (" + row.reasons[c] + ")";
       bool has = n > 0;
       o += "<td class=\"" + std::string(cell_class(oc)) + (has ? " has-findings\" tabindex=\"0" : "") +
            "\" data-invariant=\"" + esc_line(m.columns[c]) + "\" data-tool=\"" + tool_attr + "\" title=\"" + esc_line(title) +
@@ -478,7 +490,26 @@ void write_matrix(std::string& o, const engine::RunReport& r) {
   o += "</tbody></table></div>\n";
   o += "<p class=\"legend\"><span class=\"pass\">✓ pass</span><span class=\"fail\">✗ n fail</span>"
        "<span class=\"warn\">⚠ n warning</span><span class=\"baselined\">B n baselined (accepted)</span>"
-       "<span>· not checked</span><span>n = occurrences; click a cell to see its findings</span></p>\n";
+       "<span>– not observed (hover for why)</span><span>blank: not applicable</span>"
+       "<span>n = occurrences; click a cell to see its findings</span></p>\n";
+}
+
+// For each tool with not-observed invariants, one line per reason.
+void write_not_observed(std::string& o, const engine::RunReport& r) {
+  std::string items;
+  std::vector<const engine::ToolSummary*> tools;
+  for (const auto& t : r.tools) tools.push_back(&t);
+  std::sort(tools.begin(), tools.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  for (const auto* t : tools)
+    for (const auto& g : group_not_observed(*t)) {
+      std::string ids;
+      for (const auto& id : g.ids) ids += (ids.empty() ? "" : ", ") + ("<code>" + esc_line(id) + "</code>");
+      items += "<li data-tool=\"" + esc_line(t->name) + "\"><code>" + esc_line(t->name) + "</code>: " + ids +
+               " not observed (" + esc_line(g.reason) + ")</li>\n";
+    }
+  if (items.empty()) return;
+  o += "<section id=\"not-observed\">\n<h2>Not observed</h2>\n<p class=\"muted\">These rules apply to the tool, but no "
+       "answer gave them anything to judge: they neither passed nor failed.</p>\n<ul>\n" + items + "</ul>\n</section>\n";
 }
 
 void write_filters(std::string& o, const engine::RunReport& r) {
@@ -576,15 +607,19 @@ void write_findings(std::string& o, const engine::RunReport& r) {
 void write_tools(std::string& o, const engine::RunReport& r) {
   if (r.tools.empty()) return;
   o += "<section>\n<h2>Tools (" + std::to_string(r.tools.size()) + ")</h2>\n<table id=\"tools\">\n"
-       "<thead><tr><th>tool</th><th>calls</th><th>findings</th><th>time</th><th>notes</th></tr></thead>\n<tbody>\n";
+       "<thead><tr><th>tool</th><th>calls</th><th>successes</th><th>findings</th><th>time</th><th>profile</th><th>notes</th>"
+       "</tr></thead>\n<tbody>\n";
   for (const auto& t : r.tools) {
     std::string notes;
     if (!t.selected) notes = "not selected";
     else if (!t.read_only) notes = "may write (not annotated readOnlyHint)";
     if (!t.skipped.empty()) notes += (notes.empty() ? "" : "; ") + t.skipped;
+    std::string prof = esc_line(t.profile.empty() ? "none" : t.profile);
+    if (!t.profile_reason.empty()) prof += " <span class=\"muted\">(" + esc_line(t.profile_reason) + ")</span>";
     o += "<tr><td><code>" + esc_line(t.name) + "</code></td><td class=\"n\">" + std::to_string(t.calls) +
-         "</td><td class=\"n\">" + std::to_string(t.findings) + "</td><td class=\"n\">" +
-         format_duration(t.elapsed.count()) + "</td><td>" + esc_block(notes) + "</td></tr>\n";
+         "</td><td class=\"n\">" + std::to_string(t.successes) + "</td><td class=\"n\">" + std::to_string(t.findings) +
+         "</td><td class=\"n\">" + format_duration(t.elapsed.count()) + "</td><td>" + prof + "</td><td>" +
+         esc_block(notes) + "</td></tr>\n";
   }
   o += "</tbody></table>\n</section>\n";
 }
@@ -593,7 +628,7 @@ void write_tools(std::string& o, const engine::RunReport& r) {
 
 std::string to_html(const engine::RunReport& r, const std::string& version) {
   std::string server = r.server_name.empty() ? "(unnamed server)" : r.server_name;
-  std::string word = r.verdict == "fail" ? "FAIL" : r.verdict == "error" ? "ERROR" : "PASS";
+  std::string word = verdict_word(r.verdict);
   std::string o;
   o.reserve(16384 + r.findings.size() * 2048);
   o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
@@ -606,6 +641,7 @@ std::string to_html(const engine::RunReport& r, const std::string& version) {
   o += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n<main>\n";
   write_header(o, r, version);
   write_matrix(o, r);
+  write_not_observed(o, r);
   write_findings(o, r);
   write_tools(o, r);
   if (!r.stderr_tail.empty()) {

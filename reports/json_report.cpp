@@ -12,10 +12,28 @@
 #include "core/text.h"
 #include "profile/profile.h"
 #include "profile/schema_validator.h"
+#include "reports/matrix.h"
 
 namespace ctxo::reports {
 
 using nlohmann::json;
+
+namespace {
+
+json statuses_json(const std::map<std::string, checks::Status>& statuses) {
+  json out = json::object();
+  for (const auto& [id, st] : statuses) out[id] = checks::to_string(st);
+  return out;
+}
+
+std::map<std::string, checks::Status> statuses_from(const json& obj) {
+  std::map<std::string, checks::Status> out;
+  if (obj.is_object())
+    for (const auto& [id, st] : obj.items()) out[id] = checks::status_from_string(st.get<std::string>());
+  return out;
+}
+
+}  // namespace
 
 json to_json(const engine::RunReport& r, const std::string& version) {
   json server = {{"command", r.command}, {"name", r.server_name}, {"version", r.server_version},
@@ -26,6 +44,11 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                {"findings", t.findings}, {"elapsed_ms", t.elapsed.count()}};
     if (!t.skipped.empty()) jt["skipped"] = t.skipped;
     jt["invariants"] = t.invariants;
+    jt["outcomes"] = statuses_json(t.outcomes);
+    jt["not_observed"] = t.not_observed;
+    jt["profile"] = t.profile;
+    jt["profile_reason"] = t.profile_reason;
+    jt["successes"] = t.successes;
     tools.push_back(jt);
   }
   json findings = json::array();
@@ -49,6 +72,7 @@ json to_json(const engine::RunReport& r, const std::string& version) {
     }
     if (!f.env.empty()) jf["env"] = f.env;
     if (!rf.case_file.empty()) jf["case_file"] = rf.case_file;
+    if (!rf.examples.empty()) jf["examples"] = rf.examples;
     if (!f.file.empty()) {
       json loc = {{"file", f.file}};
       if (f.line > 0) loc["line"] = f.line;
@@ -72,6 +96,7 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                 {"tools_called", std::count_if(r.tools.begin(), r.tools.end(),
                                                [](const engine::ToolSummary& t) { return t.calls > 0; })},
                 {"calls", r.calls},
+                {"successes", r.successes},
                 {"findings", r.findings.size()},
                 {"errors", r.error_count()},
                 {"warnings", r.warning_count()},
@@ -84,6 +109,7 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                 {"server_requests", r.server_requests}}},
               {"invariants_checked", r.invariants_checked},
               {"server_invariants", r.server_invariants},
+              {"server_outcomes", statuses_json(r.server_outcomes)},
               {"profiles_detected", r.profiles_detected},
               {"unprofiled_results", r.unprofiled_results},
               {"tools", tools},
@@ -134,6 +160,7 @@ Result<engine::RunReport> from_json(const json& doc) {
     read(server, "env", r.env);
     const json& st = doc["stats"];
     read(st, "calls", r.calls);
+    read(st, "successes", r.successes);
     read(st, "restarts", r.restarts);
     read(st, "sweep_runs", r.sweep_runs);
     read(st, "notifications", r.notifications);
@@ -142,6 +169,7 @@ Result<engine::RunReport> from_json(const json& doc) {
     read(st, "harvested", r.harvested);
     read(doc, "invariants_checked", r.invariants_checked);
     read(doc, "server_invariants", r.server_invariants);
+    if (doc.contains("server_outcomes")) r.server_outcomes = statuses_from(doc["server_outcomes"]);
     read(doc, "profiles_detected", r.profiles_detected);
     read(doc, "unprofiled_results", r.unprofiled_results);
     read(doc, "notes", r.notes);
@@ -161,6 +189,11 @@ Result<engine::RunReport> from_json(const json& doc) {
         t.elapsed = std::chrono::milliseconds(el);
         read(jt, "skipped", t.skipped);
         read(jt, "invariants", t.invariants);
+        if (jt.contains("outcomes")) t.outcomes = statuses_from(jt["outcomes"]);
+        read(jt, "not_observed", t.not_observed);
+        read(jt, "profile", t.profile);
+        read(jt, "profile_reason", t.profile_reason);
+        read(jt, "successes", t.successes);
         r.tools.push_back(std::move(t));
       }
     }
@@ -182,6 +215,8 @@ Result<engine::RunReport> from_json(const json& doc) {
       read(jf, "shrink_steps", f.shrink_steps);
       read(jf, "env", f.env);
       read(jf, "case_file", rf.case_file);
+      if (jf.contains("examples"))
+        for (const auto& e : jf["examples"]) rf.examples.push_back(e);
       if (jf.contains("location")) {
         read(jf["location"], "file", f.file);
         read(jf["location"], "line", f.line);
@@ -256,6 +291,8 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
     out << c.red << c.bold << "ERROR" << c.reset << ": the run could not complete";
   } else if (r.verdict == "fail") {
     out << c.red << c.bold << "FAIL" << c.reset;
+  } else if (r.verdict == "untested") {
+    out << c.yellow << c.bold << "UNTESTED" << c.reset << ": no call reached the server's tools";
   } else {
     out << c.green << c.bold << "PASS" << c.reset;
   }
@@ -266,6 +303,33 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
   if (r.restarts) out << "; " << r.restarts << " restart" << (r.restarts == 1 ? "" : "s");
   if (auto accepted = r.baselined_count()) out << "; " << accepted << " accepted by the baseline";
   out << "\n";
+  if (r.verdict == "untested" && style.verbosity >= 1) out << "  " << untested_reason(r) << "; exit code 4\n";
+  if (style.verbosity >= 1) {
+    // Rules that apply but that no answer exercised: neither passed nor failed.
+    std::vector<const engine::ToolSummary*> tools;
+    for (const auto& t : r.tools) tools.push_back(&t);
+    std::sort(tools.begin(), tools.end(), [](auto* a, auto* b) { return a->name < b->name; });
+    bool any = false;
+    for (const auto* t : tools)
+      for (const auto& g : group_not_observed(*t)) {
+        if (!any) out << c.dim << "not observed (the rule applies, but no answer exercised it):" << c.reset << "\n";
+        any = true;
+        out << "  " << t->name << ": ";
+        for (std::size_t i = 0; i < g.ids.size(); ++i) out << (i ? ", " : "") << g.ids[i];
+        out << " not observed (" << g.reason << ")\n";
+      }
+    if (mixed_profiles(r) || style.verbosity >= 2) {
+      bool header = false;
+      for (const auto* t : tools) {
+        if (t->calls == 0) continue;
+        if (!header) out << c.dim << "judged by profile:" << c.reset << "\n";
+        header = true;
+        out << "  " << t->name << ": " << (t->profile.empty() ? "none" : t->profile);
+        if (!t->profile_reason.empty()) out << c.dim << " (" << t->profile_reason << ")" << c.reset;
+        out << "\n";
+      }
+    }
+  }
   for (const auto& b : r.baseline_stale)
     out << c.yellow << "baseline" << c.reset << ": " << b.invariant << (b.tool.empty() ? " (server)" : " in " + b.tool)
         << " no longer fails; remove it from the baseline\n";

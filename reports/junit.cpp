@@ -207,10 +207,27 @@ class Writer {
   void row_suite(const Matrix& m, const MatrixRow& row, const engine::ToolSummary* tool) {
     std::chrono::milliseconds time = row.server ? server_time() : tool ? tool->elapsed : std::chrono::milliseconds{0};
     Suite s = open_suite(row.name, time);
+    if (!row.profile.empty()) {
+      auto props = s.node.child("properties");
+      auto prop = [&](const char* name, std::string_view value) {
+        auto p = props.append_child("property");
+        p.append_attribute("name") = name;
+        set(p, "value", value);
+      };
+      prop("tool.profile", row.profile);
+      if (!row.profile_reason.empty()) prop("tool.profile_reason", row.profile_reason);
+    }
     for (std::size_t c = 0; c < m.columns.size(); ++c) {
-      if (row.cells[c] == Outcome::kNotChecked) continue;
+      if (row.cells[c] == Outcome::kNotApplicable) continue;
       const std::string& inv = m.columns[c];
       auto tc = testcase(s, inv, row.name);
+      if (row.cells[c] == Outcome::kNotObserved) {
+        // The rule applies but nothing exercised it: neither a pass nor a failure.
+        set(tc.append_child("skipped"), "message",
+            "not observed: " + (row.reasons[c].empty() ? std::string("no answer exercised it") : row.reasons[c]));
+        ++s.skipped;
+        continue;
+      }
       std::vector<const engine::ReportedFinding*> failing, other;
       for (std::size_t i : row.findings) {
         const auto& rf = r_.findings[i];

@@ -114,7 +114,8 @@ std::string help_of(const Info& info) {
 
 const char* cell(Outcome o) {
   switch (o) {
-    case Outcome::kNotChecked: return "·";
+    case Outcome::kNotApplicable: return "";
+    case Outcome::kNotObserved: return "–";
     case Outcome::kPass: return "✓";
     case Outcome::kFail: return "✗";
     case Outcome::kWarn: return "⚠";
@@ -134,7 +135,10 @@ std::vector<std::size_t> ordered(const engine::RunReport& r, bool baselined) {
 
 void write_header(std::string& o, const engine::RunReport& r, const std::string& version) {
   const std::size_t errors = r.error_count(), warnings = r.warning_count(), base = r.baselined_count();
-  std::string word = r.verdict == "fail" ? "FAIL" : r.verdict == "error" ? "ERROR" : "PASS";
+  std::string word = r.verdict == "fail"       ? "FAIL"
+                     : r.verdict == "error"    ? "ERROR"
+                     : r.verdict == "untested" ? "UNTESTED"
+                                               : "PASS";
   std::string server = r.server_name.empty() ? "(unnamed server)" : r.server_name;
   if (!r.server_version.empty()) server += " " + r.server_version;
   o += "# ctxo-conform: " + word + " — ";
@@ -148,6 +152,7 @@ void write_header(std::string& o, const engine::RunReport& r, const std::string&
     if (!r.error->code.empty()) o += " (" + md_code(r.error->code) + ")";
     o += ": " + md_text(r.error->message, true) + "\n\n";
   }
+  if (r.verdict == "untested") o += "> **Untested** (exit code 4): " + md_text("no call reached the server's tools: " + untested_reason(r)) + ".\n\n";
 
   std::size_t called = static_cast<std::size_t>(
       std::count_if(r.tools.begin(), r.tools.end(), [](const engine::ToolSummary& t) { return t.calls > 0; }));
@@ -193,13 +198,14 @@ void write_matrix(std::string& o, const engine::RunReport& r) {
     o += "No invariant was applied (no tool was called).\n\n";
     return;
   }
-  o += "| tool |";
+  o += "| tool | profile |";
   for (const auto& c : m.columns) o += " " + md_text(c) + " |";
-  o += "\n|:---|";
+  o += "\n|:---|:---|";
   for (std::size_t i = 0; i < m.columns.size(); ++i) o += ":---:|";
   o += "\n";
   for (const auto& row : m.rows) {
-    o += "| " + (row.server ? std::string("*(server)*") : md_code(row.name, true)) + " |";
+    o += "| " + (row.server ? std::string("*(server)*") : md_code(row.name, true)) + " | " +
+         (row.server ? std::string() : row.profile.empty() ? std::string("*none*") : md_text(row.profile)) + " |";
     for (std::size_t c = 0; c < m.columns.size(); ++c) {
       Outcome oc = row.cells[c];
       std::string v = cell(oc);
@@ -210,7 +216,25 @@ void write_matrix(std::string& o, const engine::RunReport& r) {
     o += "\n";
   }
   o += "\n✓ pass, ✗ *n* fail, ⚠ *n* warning, baselined *n* accepted by the baseline, "
-       "`·` not checked; *n* counts occurrences.\n\n";
+       "– not observed (the rule applies but no answer exercised it; see below), blank: not applicable; "
+       "*n* counts occurrences.\n\n";
+}
+
+/// For each tool with not-observed invariants, one line per reason.
+void write_not_observed(std::string& o, const engine::RunReport& r) {
+  std::string lines;
+  std::vector<const engine::ToolSummary*> tools;
+  for (const auto& t : r.tools) tools.push_back(&t);
+  std::sort(tools.begin(), tools.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  for (const auto* t : tools)
+    for (const auto& g : group_not_observed(*t)) {
+      std::string ids;
+      for (const auto& id : g.ids) ids += (ids.empty() ? "" : ", ") + md_code(id);
+      lines += "- " + md_code(t->name) + ": " + ids + " not observed (" + md_text(g.reason) + ")\n";
+    }
+  if (lines.empty()) return;
+  o += "## Not observed\n\nThese rules apply to the tool, but no answer gave them anything to judge: they "
+       "neither passed nor failed.\n\n" + lines + "\n";
 }
 
 void write_finding(std::string& o, const engine::ReportedFinding& rf, std::size_t number, bool evidence) {
@@ -256,14 +280,17 @@ void write_finding(std::string& o, const engine::ReportedFinding& rf, std::size_
 void write_tools(std::string& o, const engine::RunReport& r) {
   if (r.tools.empty()) return;
   o += "<details>\n<summary>Tools (" + std::to_string(r.tools.size()) + ")</summary>\n\n";
-  o += "| tool | calls | findings | time | notes |\n|:---|---:|---:|---:|:---|\n";
+  o += "| tool | calls | successes | findings | time | profile | notes |\n|:---|---:|---:|---:|---:|:---|:---|\n";
   for (const auto& t : r.tools) {
     std::string notes;
     if (!t.selected) notes = "not selected";
     else if (!t.read_only) notes = "may write (not annotated readOnlyHint)";
     if (!t.skipped.empty()) notes += (notes.empty() ? "" : "; ") + t.skipped;
-    o += "| " + md_code(t.name, true) + " | " + std::to_string(t.calls) + " | " + std::to_string(t.findings) +
-         " | " + format_duration(t.elapsed.count()) + " | " + md_text(notes, true) + " |\n";
+    std::string prof = t.profile.empty() ? std::string("*none*") : md_text(t.profile);
+    if (!t.profile_reason.empty()) prof += " (" + md_text(t.profile_reason) + ")";
+    o += "| " + md_code(t.name, true) + " | " + std::to_string(t.calls) + " | " + std::to_string(t.successes) + " | " +
+         std::to_string(t.findings) + " | " + format_duration(t.elapsed.count()) + " | " + prof + " | " +
+         md_text(notes, true) + " |\n";
   }
   o += "\n</details>\n\n";
 }
@@ -274,6 +301,7 @@ std::string to_markdown(const engine::RunReport& r, const std::string& version) 
   std::string o;
   write_header(o, r, version);
   write_matrix(o, r);
+  write_not_observed(o, r);
 
   auto active = ordered(r, false), accepted = ordered(r, true);
   std::size_t number = 0, left_out = 0;

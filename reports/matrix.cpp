@@ -11,7 +11,8 @@ namespace ctxo::reports {
 
 const char* outcome_name(Outcome o) {
   switch (o) {
-    case Outcome::kNotChecked: return "not checked";
+    case Outcome::kNotApplicable: return "not applicable";
+    case Outcome::kNotObserved: return "not observed";
     case Outcome::kPass: return "pass";
     case Outcome::kFail: return "fail";
     case Outcome::kWarn: return "warn";
@@ -25,39 +26,81 @@ namespace {
 // Worse outcomes win when several findings share a cell.
 int rank(Outcome o) {
   switch (o) {
-    case Outcome::kNotChecked: return 0;
-    case Outcome::kPass: return 1;
-    case Outcome::kBaselined: return 2;
-    case Outcome::kWarn: return 3;
-    case Outcome::kFail: return 4;
+    case Outcome::kNotApplicable: return 0;
+    case Outcome::kNotObserved: return 1;
+    case Outcome::kPass: return 2;
+    case Outcome::kBaselined: return 3;
+    case Outcome::kWarn: return 4;
+    case Outcome::kFail: return 5;
   }
   return 0;
+}
+
+// What one row's statuses say before findings refine them: id -> (outcome, reason).
+using Cells = std::map<std::string, std::pair<Outcome, std::string>>;
+
+Cells cells_of(const std::map<std::string, checks::Status>& outcomes, const std::map<std::string, std::string>* why,
+               const std::vector<std::string>& invariants) {
+  Cells cells;
+  if (outcomes.empty()) {  // a report from before statuses existed: the applied ids passed
+    for (const auto& id : invariants) cells[id] = {Outcome::kPass, ""};
+    return cells;
+  }
+  for (const auto& [id, st] : outcomes) {
+    switch (st) {
+      case checks::Status::kNotApplicable: break;
+      case checks::Status::kNotObserved: {
+        std::string reason;
+        if (why)
+          if (auto it = why->find(id); it != why->end()) reason = it->second;
+        cells[id] = {Outcome::kNotObserved, reason};
+        break;
+      }
+      case checks::Status::kPassed:
+      case checks::Status::kFailed: cells[id] = {Outcome::kPass, ""}; break;  // findings say how it failed
+    }
+  }
+  return cells;
 }
 
 }  // namespace
 
 Matrix build_matrix(const engine::RunReport& r) {
-  // Which ids each row applies, and which rows exist.
-  std::vector<std::pair<std::string, std::set<std::string>>> rows;
+  // What each row says, and which rows exist.
+  struct Row {
+    std::string key;
+    Cells cells;
+    const engine::ToolSummary* tool = nullptr;
+  };
+  std::vector<Row> rows;
   std::map<std::string, std::size_t> row_of;
   auto add_row = [&](const std::string& key) -> std::size_t {
     auto it = row_of.find(key);
     if (it != row_of.end()) return it->second;
     row_of[key] = rows.size();
-    rows.push_back({key, {}});
+    rows.push_back({key, {}, nullptr});
     return rows.size() - 1;
   };
   std::size_t server = add_row("");
-  rows[server].second.insert(r.server_invariants.begin(), r.server_invariants.end());
+  rows[server].cells = cells_of(r.server_outcomes, nullptr, r.server_invariants);
   std::vector<const engine::ToolSummary*> tools;
   for (const auto& t : r.tools)
-    if (t.calls > 0 || !t.invariants.empty()) tools.push_back(&t);
+    if (t.calls > 0 || !t.invariants.empty() || !t.outcomes.empty()) tools.push_back(&t);
   std::sort(tools.begin(), tools.end(), [](auto* a, auto* b) { return a->name < b->name; });
-  for (const auto* t : tools) rows[add_row(t->name)].second.insert(t->invariants.begin(), t->invariants.end());
-  for (const auto& rf : r.findings) rows[add_row(rf.finding.tool)].second.insert(rf.finding.invariant);
+  for (const auto* t : tools) {
+    Row& row = rows[add_row(t->name)];
+    row.cells = cells_of(t->outcomes, &t->not_observed, t->invariants);
+    row.tool = t;
+  }
+  for (const auto& rf : r.findings) {
+    Row& row = rows[add_row(rf.finding.tool)];
+    auto& cell = row.cells[rf.finding.invariant];
+    if (rank(cell.first) < rank(Outcome::kPass)) cell = {Outcome::kPass, ""};
+  }
 
   std::set<std::string> used;
-  for (const auto& [_, ids] : rows) used.insert(ids.begin(), ids.end());
+  for (const auto& row : rows)
+    for (const auto& [id, _] : row.cells) used.insert(id);
   Matrix m;
   m.columns = checks::in_registry_order(used, {});
   for (const auto& id : used)  // ids the registry does not know (a newer report): keep them, last
@@ -65,13 +108,21 @@ Matrix build_matrix(const engine::RunReport& r) {
   std::map<std::string, std::size_t> col_of;
   for (std::size_t i = 0; i < m.columns.size(); ++i) col_of[m.columns[i]] = i;
 
-  for (const auto& [key, ids] : rows) {
+  for (const auto& src : rows) {
     MatrixRow row;
-    row.server = key.empty();
-    row.name = key.empty() ? "(server)" : key;
-    row.cells.assign(m.columns.size(), Outcome::kNotChecked);
+    row.server = src.key.empty();
+    row.name = src.key.empty() ? "(server)" : src.key;
+    row.cells.assign(m.columns.size(), Outcome::kNotApplicable);
     row.occurrences.assign(m.columns.size(), 0);
-    for (const auto& id : ids) row.cells[col_of[id]] = Outcome::kPass;
+    row.reasons.assign(m.columns.size(), "");
+    for (const auto& [id, cell] : src.cells) {
+      row.cells[col_of[id]] = cell.first;
+      row.reasons[col_of[id]] = cell.second;
+    }
+    if (src.tool) {
+      row.profile = src.tool->profile;
+      row.profile_reason = src.tool->profile_reason;
+    }
     m.rows.push_back(std::move(row));
   }
   for (std::size_t i = 0; i < r.findings.size(); ++i) {
@@ -88,9 +139,41 @@ Matrix build_matrix(const engine::RunReport& r) {
   // Drop the server row when it has nothing (a report from before server_invariants existed).
   if (m.rows.front().findings.empty() &&
       std::all_of(m.rows.front().cells.begin(), m.rows.front().cells.end(),
-                  [](Outcome o) { return o == Outcome::kNotChecked; }))
+                  [](Outcome o) { return o == Outcome::kNotApplicable; }))
     m.rows.erase(m.rows.begin());
   return m;
+}
+
+std::vector<Unobserved> group_not_observed(const engine::ToolSummary& t) {
+  std::set<std::string> ids;
+  for (const auto& [id, st] : t.outcomes)
+    if (st == checks::Status::kNotObserved) ids.insert(id);
+  std::vector<std::string> order = checks::in_registry_order(ids, {});
+  for (const auto& id : ids)
+    if (!checks::find_invariant(id)) order.push_back(id);
+  std::vector<Unobserved> groups;
+  for (const auto& id : order) {
+    auto w = t.not_observed.find(id);
+    std::string reason = w != t.not_observed.end() && !w->second.empty() ? w->second : "no answer exercised it";
+    auto g = std::find_if(groups.begin(), groups.end(), [&](const Unobserved& u) { return u.reason == reason; });
+    if (g == groups.end()) groups.push_back({reason, {id}});
+    else g->ids.push_back(id);
+  }
+  return groups;
+}
+
+std::string untested_reason(const engine::RunReport& r) {
+  if (r.calls == 0)
+    return "no tool was called (check --tools, --exclude-tools, --read-only and the server's tools/list)";
+  return "all " + std::to_string(r.calls) + " call" + (r.calls == 1 ? " was" : "s were") +
+         " answered with an error (a JSON-RPC error or isError: true), so no tool was exercised";
+}
+
+bool mixed_profiles(const engine::RunReport& r) {
+  std::set<std::string> seen;
+  for (const auto& t : r.tools)
+    if (t.calls > 0) seen.insert(t.profile);
+  return seen.size() > 1;
 }
 
 }  // namespace ctxo::reports

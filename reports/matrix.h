@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // The tool x invariant matrix every human-facing report shows (JUnit test cases, the Markdown
-// table, the HTML grid): which invariants were applied to which tool, and how each came out.
+// table, the HTML grid): for each tool and invariant, how its checks said it came out (passed,
+// failed, not observed and why, not applicable), refined by the findings' severity and baseline.
 #pragma once
 
 #include <cstddef>
@@ -13,14 +14,15 @@ namespace ctxo::reports {
 
 /// How one invariant came out for one tool.
 enum class Outcome {
-  kNotChecked,  ///< Not applied to this tool (no answer of that kind, or not selected).
-  kPass,        ///< Applied, no finding.
+  kNotApplicable,  ///< Nothing to judge on this tool (the rule has no subject here, or not selected).
+  kNotObserved,    ///< The rule applies, but no answer exercised it (MatrixRow::reasons says why).
+  kPass,           ///< Exercised, no finding.
   kFail,        ///< At least one error finding not accepted by the baseline.
   kWarn,        ///< Only warning findings (not baselined).
   kBaselined,   ///< Only findings accepted by --baseline.
 };
 
-/// "not checked", "pass", "fail", "warn", "baselined".
+/// "not applicable", "not observed", "pass", "fail", "warn", "baselined".
 const char* outcome_name(Outcome o);
 
 /// One row: a tool, or the server itself (handshake, tools/list, shutdown: `server` is true and
@@ -31,6 +33,9 @@ struct MatrixRow {
   std::vector<Outcome> cells;            ///< One per column.
   std::vector<std::size_t> occurrences;  ///< Findings (counting repeats) per column.
   std::vector<std::size_t> findings;     ///< Indexes into RunReport::findings, this row's.
+  std::vector<std::string> reasons;      ///< Per column: why it was not observed ("" otherwise).
+  std::string profile;                   ///< The envelope profile the tool was judged by ("" = none).
+  std::string profile_reason;            ///< Why that profile.
 };
 
 struct Matrix {
@@ -39,8 +44,27 @@ struct Matrix {
 };
 
 /// Builds the matrix: rows are the server plus every tool that was called; a tool's cells come
-/// from ToolSummary::invariants and its findings (a finding always marks its cell, even for an
-/// invariant the summary does not list). Findings with an empty tool belong to the server row.
+/// from ToolSummary::outcomes (RunReport::server_outcomes for the server row; a report without
+/// them falls back to the `invariants` lists, read as passed) and its findings (a finding always
+/// marks its cell, even for an invariant the statuses do not list). Findings with an empty tool
+/// belong to the server row. Columns are the ids with any status other than not applicable.
 Matrix build_matrix(const engine::RunReport& report);
+
+/// Not-observed invariants of one tool that share a reason.
+struct Unobserved {
+  std::string reason;            ///< ToolSummary::not_observed's text, or a generic one.
+  std::vector<std::string> ids;  ///< In registry order.
+};
+
+/// The tool's not-observed invariants grouped by reason (groups in order of their first id).
+std::vector<Unobserved> group_not_observed(const engine::ToolSummary& tool);
+
+/// Why a run's verdict is "untested", to follow "no call reached the server's tools: " ("no tool
+/// was called (...)" or "all N calls were answered with an error (...)").
+std::string untested_reason(const engine::RunReport& report);
+
+/// True when the called tools were not all judged by the same envelope profile (a report then
+/// names each tool's profile).
+bool mixed_profiles(const engine::RunReport& report);
 
 }  // namespace ctxo::reports

@@ -119,6 +119,7 @@ const char* exit_meaning(int code) {
     case 1: return "violations found";
     case 2: return "usage or configuration error";
     case 3: return "the server could not be started or initialised";
+    case 4: return "untested: no call reached the server's tools (none made, or every one answered with an error)";
   }
   return "unknown exit code";
 }

@@ -67,5 +67,77 @@ TEST(Console, QuietSummaryIsOneLine) {
   EXPECT_EQ(text.rfind("PASS", 0), 0u) << text;
 }
 
+engine::RunReport judged() {
+  engine::RunReport r;
+  r.seed = 5;
+  r.verdict = "pass";
+  r.calls = 6;
+  r.successes = 6;
+  engine::ToolSummary a;
+  a.name = "search";
+  a.calls = 4;
+  a.successes = 4;
+  a.profile = "ctxo-envelope";
+  a.profile_reason = "detected";
+  a.outcomes = {{"P-RESULT", checks::Status::kPassed},
+                {"TR-HINT", checks::Status::kNotObserved},
+                {"TR-PREFIX", checks::Status::kNotObserved},
+                {"TR-CAP", checks::Status::kNotObserved}};
+  a.not_observed = {{"TR-HINT", "no answer was truncated"},
+                    {"TR-PREFIX", "no answer was truncated"},
+                    {"TR-CAP", "no call set a limit"}};
+  engine::ToolSummary b;
+  b.name = "read";
+  b.calls = 2;
+  b.successes = 2;
+  b.profile = "ctxo-envelope";
+  b.profile_reason = "detected";
+  b.outcomes = {{"P-RESULT", checks::Status::kPassed}};
+  r.tools = {a, b};
+  return r;
+}
+
+TEST(Console, NotObservedGroupedByReason) {
+  std::ostringstream out;
+  print_summary(out, judged(), ConsoleStyle{});
+  const std::string s = out.str();
+  EXPECT_NE(s.find("  search: TR-HINT, TR-PREFIX not observed (no answer was truncated)\n"), std::string::npos) << s;
+  EXPECT_NE(s.find("  search: TR-CAP not observed (no call set a limit)\n"), std::string::npos) << s;
+  EXPECT_EQ(s.find("  read:"), std::string::npos) << "nothing unobserved on read: " << s;
+  EXPECT_EQ(s.find("judged by profile"), std::string::npos) << "one profile for all, not verbose: " << s;
+}
+
+TEST(Console, ProfilesShownWhenTheyDifferOrVerbose) {
+  auto r = judged();
+  std::ostringstream verbose;
+  ConsoleStyle v;
+  v.verbosity = 2;
+  print_summary(verbose, r, v);
+  EXPECT_NE(verbose.str().find("  search: ctxo-envelope (detected)\n"), std::string::npos) << verbose.str();
+  r.tools[1].profile = "";
+  r.tools[1].profile_reason = "no answer matched a profile";
+  std::ostringstream out;
+  print_summary(out, r, ConsoleStyle{});
+  EXPECT_NE(out.str().find("judged by profile:\n"), std::string::npos) << out.str();
+  EXPECT_NE(out.str().find("  read: none (no answer matched a profile)\n"), std::string::npos) << out.str();
+}
+
+TEST(Console, UntestedSaysWhy) {
+  engine::RunReport r;
+  r.verdict = "untested";
+  r.exit_code = 4;
+  r.calls = 3;
+  std::ostringstream out;
+  print_summary(out, r, ConsoleStyle{});
+  const std::string s = out.str();
+  EXPECT_EQ(s.rfind("UNTESTED: no call reached the server's tools", 0), 0u) << s;
+  EXPECT_NE(s.find("all 3 calls were answered with an error"), std::string::npos) << s;
+  EXPECT_NE(s.find("exit code 4"), std::string::npos) << s;
+  r.calls = 0;
+  std::ostringstream none;
+  print_summary(none, r, ConsoleStyle{});
+  EXPECT_NE(none.str().find("no tool was called"), std::string::npos) << none.str();
+}
+
 }  // namespace
 }  // namespace ctxo::reports

@@ -78,9 +78,9 @@ TEST(Matrix, RowsColumnsAndOutcomes) {
   };
   EXPECT_EQ(cell(0, "T-SHUTDOWN"), Outcome::kWarn);
   EXPECT_EQ(cell(0, "P-INIT"), Outcome::kPass);
-  EXPECT_EQ(cell(0, "P-RESULT"), Outcome::kNotChecked);
+  EXPECT_EQ(cell(0, "P-RESULT"), Outcome::kNotApplicable);
   EXPECT_EQ(cell(1, "P-RESULT"), Outcome::kPass);
-  EXPECT_EQ(cell(1, "TR-HINT"), Outcome::kNotChecked);
+  EXPECT_EQ(cell(1, "TR-HINT"), Outcome::kNotApplicable);
   EXPECT_EQ(cell(2, "TR-HINT"), Outcome::kFail);
   EXPECT_EQ(cell(2, "POS-UTF16"), Outcome::kBaselined);
   EXPECT_EQ(m.rows[2].occurrences[4], 2u);  // TR-HINT seen twice
@@ -116,6 +116,140 @@ TEST(JsonReport, RoundTripsEveryField) {
   EXPECT_EQ(doc["stats"]["baselined"], 1);
   EXPECT_EQ(doc["stats"]["errors"], 1);
   EXPECT_EQ(doc["stats"]["warnings"], 1);
+}
+
+// The statuses checks reported: not observed (with its reason) and not applicable stay apart
+// from passed; a failed status shows how its findings failed.
+engine::RunReport with_statuses() {
+  auto r = sample();
+  r.server_outcomes = {{"T-SHUTDOWN", checks::Status::kFailed}, {"P-INIT", checks::Status::kPassed},
+                       {"P-LIST", checks::Status::kPassed}};
+  auto& search = r.tools[0];
+  search.outcomes = {{"P-RESULT", checks::Status::kPassed},     {"TR-HINT", checks::Status::kFailed},
+                     {"POS-UTF16", checks::Status::kFailed},    {"TR-PREFIX", checks::Status::kNotObserved},
+                     {"TR-RESUME", checks::Status::kNotObserved}, {"TR-CAP", checks::Status::kNotObserved},
+                     {"B-USED", checks::Status::kNotApplicable}};
+  search.not_observed = {{"TR-PREFIX", "no answer was truncated"},
+                         {"TR-RESUME", "no answer was truncated"},
+                         {"TR-CAP", "no call set a limit"}};
+  search.profile = "ctxo-envelope";
+  search.profile_reason = "detected from 4 answers";
+  search.successes = 3;
+  auto& read = r.tools[1];
+  read.outcomes = {{"P-RESULT", checks::Status::kPassed}, {"TR-HINT", checks::Status::kNotObserved}};
+  read.not_observed = {{"TR-HINT", "no answer was truncated"}};
+  read.profile = "";
+  read.profile_reason = "no answer matched a profile";
+  read.successes = 2;
+  r.successes = 5;
+  Finding again = r.findings[0].finding;
+  again.request["id"] = 9;
+  r.findings[0].examples = {again.request};
+  return r;
+}
+
+TEST(Matrix, FourStatusesFromTheChecks) {
+  Matrix m = build_matrix(with_statuses());
+  ASSERT_EQ(m.rows.size(), 3u);
+  auto col = [&](const std::string& id) {
+    auto it = std::find(m.columns.begin(), m.columns.end(), id);
+    EXPECT_NE(it, m.columns.end()) << id;
+    return static_cast<std::size_t>(it - m.columns.begin());
+  };
+  EXPECT_EQ(std::find(m.columns.begin(), m.columns.end(), "B-USED"), m.columns.end())
+      << "not applicable everywhere: no column";
+  const auto& search = m.rows[2];
+  EXPECT_EQ(search.cells[col("P-RESULT")], Outcome::kPass);
+  EXPECT_EQ(search.cells[col("TR-HINT")], Outcome::kFail);
+  EXPECT_EQ(search.cells[col("POS-UTF16")], Outcome::kBaselined);
+  EXPECT_EQ(search.cells[col("TR-PREFIX")], Outcome::kNotObserved);
+  EXPECT_EQ(search.reasons[col("TR-PREFIX")], "no answer was truncated");
+  EXPECT_EQ(search.reasons[col("TR-CAP")], "no call set a limit");
+  EXPECT_EQ(search.reasons[col("P-RESULT")], "");
+  EXPECT_EQ(search.profile, "ctxo-envelope");
+  EXPECT_EQ(search.profile_reason, "detected from 4 answers");
+  const auto& read = m.rows[1];
+  EXPECT_EQ(read.cells[col("TR-HINT")], Outcome::kNotObserved);
+  EXPECT_EQ(read.cells[col("TR-PREFIX")], Outcome::kNotApplicable);
+  EXPECT_EQ(m.rows[0].cells[col("T-SHUTDOWN")], Outcome::kWarn);
+  EXPECT_EQ(m.rows[0].cells[col("P-INIT")], Outcome::kPass);
+  EXPECT_EQ(outcome_name(Outcome::kNotObserved), std::string("not observed"));
+  EXPECT_EQ(outcome_name(Outcome::kNotApplicable), std::string("not applicable"));
+}
+
+TEST(Matrix, NotObservedGroupedByReasonInRegistryOrder) {
+  auto r = with_statuses();
+  auto groups = group_not_observed(r.tools[0]);
+  ASSERT_EQ(groups.size(), 2u);
+  EXPECT_EQ(groups[0].reason, "no call set a limit");  // TR-CAP comes first in the registry
+  EXPECT_EQ(groups[0].ids, (std::vector<std::string>{"TR-CAP"}));
+  EXPECT_EQ(groups[1].reason, "no answer was truncated");
+  EXPECT_EQ(groups[1].ids, (std::vector<std::string>{"TR-PREFIX", "TR-RESUME"}));
+  EXPECT_TRUE(group_not_observed(r.tools[2]).empty());
+  EXPECT_TRUE(mixed_profiles(r));
+  r.tools[1].profile = "ctxo-envelope";
+  EXPECT_FALSE(mixed_profiles(r));
+}
+
+TEST(JsonReport, StatusesProfilesSuccessesAndExamplesRoundTrip) {
+  auto r = with_statuses();
+  auto doc = to_json(r, "9.9.9");
+  auto back = from_json(doc);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(to_json(*back, "9.9.9"), doc);
+  const auto& jt = doc["tools"][0];
+  EXPECT_EQ(jt["outcomes"]["TR-PREFIX"], "not_observed");
+  EXPECT_EQ(jt["outcomes"]["TR-HINT"], "failed");
+  EXPECT_EQ(jt["outcomes"]["P-RESULT"], "passed");
+  EXPECT_EQ(jt["outcomes"]["B-USED"], "not_applicable");
+  EXPECT_FALSE(jt["outcomes"].contains("E-MISS")) << "only ids the map has";
+  EXPECT_EQ(jt["not_observed"]["TR-CAP"], "no call set a limit");
+  EXPECT_EQ(jt["profile"], "ctxo-envelope");
+  EXPECT_EQ(jt["profile_reason"], "detected from 4 answers");
+  EXPECT_EQ(jt["successes"], 3);
+  EXPECT_EQ(doc["server_outcomes"]["T-SHUTDOWN"], "failed");
+  EXPECT_EQ(doc["stats"]["successes"], 5);
+  EXPECT_EQ(doc["findings"][0]["examples"].size(), 1u);
+  EXPECT_FALSE(doc["findings"][1].contains("examples")) << "omitted when there are none";
+  EXPECT_EQ(back->tools[0].outcomes, r.tools[0].outcomes);
+  EXPECT_EQ(back->tools[0].not_observed, r.tools[0].not_observed);
+  EXPECT_EQ(back->tools[1].profile_reason, "no answer matched a profile");
+  EXPECT_EQ(back->server_outcomes, r.server_outcomes);
+  EXPECT_EQ(back->successes, 5u);
+  EXPECT_EQ(back->findings[0].examples, r.findings[0].examples);
+  // Every existing field is still there.
+  for (const char* key : {"name", "read_only", "selected", "calls", "findings", "elapsed_ms", "invariants"})
+    EXPECT_TRUE(jt.contains(key)) << key;
+}
+
+TEST(JsonReport, UntestedVerdictValidates) {
+  engine::RunReport r;
+  r.command = {"./srv"};
+  r.verdict = "untested";
+  r.exit_code = 4;
+  r.calls = 3;
+  auto back = from_json(to_json(r, "1.0.0"));
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->verdict, "untested");
+  EXPECT_EQ(back->exit_code, 4);
+}
+
+TEST(JsonReport, SchemaKeepsStatusesStrict) {
+  auto doc = to_json(with_statuses(), "1.0.0");
+  auto bad_word = doc;
+  bad_word["tools"][0]["outcomes"]["TR-HINT"] = "skipped";
+  auto bad_id = doc;
+  bad_id["tools"][0]["outcomes"]["NOT-AN-ID"] = "passed";
+  auto bad_reason = doc;
+  bad_reason["tools"][0]["not_observed"]["TR-HINT"] = 3;
+  auto bad_server = doc;
+  bad_server["server_outcomes"]["P-INIT"] = "ok";
+  auto too_many = doc;
+  too_many["findings"][0]["examples"] = nlohmann::json::array({{{"id", 1}}, {{"id", 2}}, {{"id", 3}}, {{"id", 4}}});
+  for (const auto& d : {bad_word, bad_id, bad_reason, bad_server, too_many}) {
+    auto r = from_json(d);
+    EXPECT_FALSE(r.ok()) << d.dump();
+  }
 }
 
 TEST(JsonReport, RejectsWhatIsNotAReport) {

@@ -23,6 +23,8 @@ using test::failing_run;
 using test::junit_xsd_problem;
 using test::kHostile;
 using test::passing_run;
+using test::judged_run;
+using test::untested_run;
 
 pugi::xml_document parse(const std::string& xml) {
   pugi::xml_document doc;
@@ -72,15 +74,26 @@ struct Expected {
 
 std::map<std::string, Expected> expected_suites(const engine::RunReport& r) {
   std::map<std::string, Expected> m;
-  if (!r.server_invariants.empty()) m["(server)"].cases.insert(r.server_invariants.begin(), r.server_invariants.end());
+  // Statuses when the report has them (a not-observed one is a skipped case, a not-applicable
+  // one no case), else the applied ids.
+  auto add = [&](Expected& e, const std::map<std::string, checks::Status>& st, const std::vector<std::string>& ids) {
+    if (st.empty()) e.cases.insert(ids.begin(), ids.end());
+    for (const auto& [id, s] : st) {
+      if (s == checks::Status::kNotApplicable) continue;
+      e.cases.insert(id);
+      e.skipped = e.skipped || s == checks::Status::kNotObserved;
+    }
+  };
+  if (!r.server_invariants.empty() || !r.server_outcomes.empty())
+    add(m["(server)"], r.server_outcomes, r.server_invariants);
   for (const auto& t : r.tools) {
     if (!t.selected) continue;
-    if (t.calls == 0 && t.invariants.empty()) {
+    if (t.calls == 0 && t.invariants.empty() && t.outcomes.empty()) {
       m[t.name].cases = {"(not called)"};
       m[t.name].skipped = true;
       continue;
     }
-    m[t.name].cases.insert(t.invariants.begin(), t.invariants.end());
+    add(m[t.name], t.outcomes, t.invariants);
   }
   for (const auto& rf : r.findings) {
     auto& e = m[rf.finding.tool.empty() ? "(server)" : rf.finding.tool];
@@ -155,6 +168,38 @@ TEST(JunitReport, PassingRun) {
   EXPECT_EQ(property(s, "profile"), "auto");
   EXPECT_EQ(property(s, "ctxo-conform.version"), "9.9.9");
   EXPECT_EQ(property(s, "server.command"), "./server --stdio");
+}
+
+TEST(JunitReport, NotObservedIsSkippedWithItsReasonNotApplicableIsLeftOut) {
+  auto r = judged_run();
+  std::string xml = to_junit(r, "9.9.9");
+  EXPECT_EQ(junit_xsd_problem(xml, "judged.xml"), "");
+  auto doc = parse(xml);
+  expect_matches_report(doc, r);
+  auto s = suite(doc, "search");
+  EXPECT_EQ(attr(s, "skipped"), 3u);
+  EXPECT_EQ(attr(s, "tests"), 7u);
+  EXPECT_EQ(attr(s, "failures"), 0u);
+  auto hint = testcase(doc, "search", "TR-HINT").child("skipped");
+  ASSERT_TRUE(hint);
+  EXPECT_STREQ(hint.attribute("message").value(), "not observed: no answer was truncated");
+  EXPECT_STREQ(testcase(doc, "search", "TR-CAP").child("skipped").attribute("message").value(),
+               "not observed: no call set a limit");
+  EXPECT_FALSE(testcase(doc, "search", "TR-COUNT").child("skipped"));
+  EXPECT_FALSE(testcase(doc, "search", "B-USED")) << "not applicable: no test case";
+  EXPECT_FALSE(testcase(doc, "fetch", "TR-HINT")) << "fetch has no status for it";
+  EXPECT_EQ(attr(suite(doc, "fetch"), "skipped"), 0u);
+  EXPECT_EQ(property(s, "tool.profile"), "ctxo");
+  EXPECT_EQ(property(s, "tool.profile_reason"), "detected from its answers");
+}
+
+TEST(JunitReport, UntestedVerdictIsAProperty) {
+  auto r = untested_run();
+  std::string xml = to_junit(r, "9.9.9");
+  EXPECT_EQ(junit_xsd_problem(xml, "untested.xml"), "");
+  auto doc = parse(xml);
+  EXPECT_EQ(property(suite(doc, "search"), "verdict"), "untested");
+  EXPECT_EQ(property(suite(doc, "search"), "exit_code"), "4");
 }
 
 TEST(JunitReport, FailingRunCountsAndSuites) {

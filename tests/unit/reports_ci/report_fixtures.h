@@ -77,6 +77,37 @@ inline engine::RunReport passing_run() {
   return as_written(std::move(r));
 }
 
+/// passing_run() as the checks report it: search leaves TR-HINT and TR-PREFIX not observed (one
+/// reason), TR-CAP not observed (another), B-USED not applicable; fetch is judged by no profile.
+inline engine::RunReport judged_run() {
+  engine::RunReport r = passing_run();
+  using checks::Status;
+  for (const auto& id : r.server_invariants) r.server_outcomes[id] = Status::kPassed;
+  auto& search = r.tools[0];
+  search.invariants = {"T-HANG", "P-RESULT", "E-PARSE", "TR-COUNT"};
+  for (const auto& id : search.invariants) search.outcomes[id] = Status::kPassed;
+  search.outcomes["TR-HINT"] = search.outcomes["TR-PREFIX"] = search.outcomes["TR-CAP"] = Status::kNotObserved;
+  search.outcomes["B-USED"] = Status::kNotApplicable;
+  search.not_observed = {{"TR-HINT", "no answer was truncated"},
+                         {"TR-PREFIX", "no answer was truncated"},
+                         {"TR-CAP", "no call set a limit"}};
+  search.profile = "ctxo";
+  search.profile_reason = "detected from its answers";
+  auto& fetch = r.tools[1];
+  for (const auto& id : fetch.invariants) fetch.outcomes[id] = Status::kPassed;
+  fetch.profile_reason = "no answer matched a profile";
+  r.successes = 5;
+  return as_written(std::move(r));
+}
+
+/// Every call answered with an error: nothing was exercised.
+inline engine::RunReport untested_run() {
+  engine::RunReport r = passing_run();
+  r.verdict = "untested";
+  r.exit_code = 4;
+  return as_written(std::move(r));
+}
+
 /// Errors of several invariants on two tools, a server-level T-SHUTDOWN (null request), a
 /// warning, a baselined finding, a POS-UTF16 finding with file/line/column and --root, hostile
 /// text, a tool stopped early, a selected tool never called and an unselected one.

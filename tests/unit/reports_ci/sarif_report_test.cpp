@@ -22,6 +22,7 @@ using test::error_run;
 using test::failing_run;
 using test::kHostile;
 using test::passing_run;
+using test::untested_run;
 
 const profile::SchemaValidator& sarif_schema() {
   static const profile::SchemaValidator v = [] {
@@ -235,6 +236,13 @@ TEST(SarifReport, InvocationReflectsTheRunOutcome) {
   std::string all = finv["toolExecutionNotifications"].dump();
   EXPECT_NE(all.find("2 answers matched no envelope profile"), std::string::npos);
   EXPECT_NE(all.find("TR-CAP search no longer fails"), std::string::npos);
+
+  json untested = to_sarif(untested_run(), "0.1.0");
+  const json& uinv = untested["runs"][0]["invocations"][0];
+  EXPECT_EQ(uinv["executionSuccessful"], true);
+  EXPECT_EQ(uinv["exitCode"], 4);
+  EXPECT_EQ(uinv["exitCodeDescription"].get<std::string>().rfind("untested", 0), 0u);
+  EXPECT_EQ(untested["runs"][0]["properties"]["verdict"], "untested");
 }
 
 TEST(SarifReport, UnknownInvariantGetsARule) {

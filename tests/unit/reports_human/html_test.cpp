@@ -120,11 +120,47 @@ TEST(Html, PassingRunSummaryAndMatrix) {
   EXPECT_EQ(c.cls, "pass");
   c = matrix_cell(html, "read_file", "P-ACCEPT");
   ASSERT_TRUE(c.found);
-  EXPECT_EQ(c.cls, "not-checked");
-  EXPECT_EQ(c.text, "·");
+  EXPECT_EQ(c.cls, "not-applicable");
+  EXPECT_EQ(c.text, "");
   EXPECT_TRUE(articles(html).empty());
   EXPECT_NE(html.find("<p class=\"empty\">No findings.</p>"), std::string::npos);
   expect_only_our_markup(html);
+}
+
+TEST(Html, StatusesNotObservedAndProfiles) {
+  std::string html = reports::to_html(judged_report(), "1.0.0");
+  Cell c = matrix_cell(html, "search", "TR-HINT");
+  ASSERT_TRUE(c.found) << html;
+  EXPECT_EQ(c.cls, "not-observed");
+  EXPECT_EQ(c.text, "–");
+  EXPECT_NE(html.find("title=\"TR-HINT on search: not observed (no answer was truncated)\">–</td>"),
+            std::string::npos);
+  c = matrix_cell(html, "read_file", "TR-CAP");
+  ASSERT_TRUE(c.found);
+  EXPECT_EQ(c.cls, "not-applicable");
+  EXPECT_EQ(c.text, "");
+  EXPECT_EQ(matrix_cell(html, "search", "TR-COUNT").cls, "pass");
+  EXPECT_FALSE(matrix_cell(html, "search", "B-USED").found) << "applies nowhere: no column";
+  EXPECT_NE(html.find("<th>tool</th><th>profile</th>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"profile\" title=\"detected from its answers\">ctxo</td>"), std::string::npos);
+  EXPECT_NE(html.find("<td class=\"profile\" title=\"no answer matched a profile\">none</td>"), std::string::npos);
+  EXPECT_NE(html.find("<section id=\"not-observed\">"), std::string::npos);
+  EXPECT_NE(html.find("<li data-tool=\"search\"><code>search</code>: <code>TR-HINT</code>, <code>TR-PREFIX</code> "
+                      "not observed (no answer was truncated)</li>"),
+            std::string::npos);
+  EXPECT_NE(html.find("<code>TR-CAP</code> not observed (no call set a limit)</li>"), std::string::npos);
+  EXPECT_EQ(reports::to_html(passing_report(), "1").find("id=\"not-observed\""), std::string::npos);
+  expect_only_our_markup(html);
+}
+
+TEST(Html, UntestedVerdict) {
+  std::string html = reports::to_html(untested_report(), "1.0.0");
+  EXPECT_NE(html.find("<header class=\"run verdict-untested\""), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"verdict untested\">UNTESTED</span>"), std::string::npos);
+  EXPECT_NE(html.find("Untested (exit code 4): no call reached the server&#39;s tools: all 17 calls were answered"),
+            std::string::npos)
+      << html.substr(html.find("<header"), 1200);
+  EXPECT_NE(html.find("<title>ctxo-conform: UNTESTED"), std::string::npos);
 }
 
 TEST(Html, FailingRunMatrixAndFindings) {

@@ -166,17 +166,49 @@ TEST(Markdown, PassingRunHeadingFactsAndMatrix) {
   ASSERT_FALSE(t.header.empty()) << md;
   EXPECT_EQ(t.header[0], "tool");
   // Registry order: transport, protocol, ..., truncation.
-  std::vector<std::string> want = {"tool", "T-SHUTDOWN", "P-INIT", "P-LIST", "P-RESULT", "P-ACCEPT", "TR-HINT", "TR-COUNT"};
+  std::vector<std::string> want = {"tool", "profile", "T-SHUTDOWN", "P-INIT", "P-LIST", "P-RESULT", "P-ACCEPT", "TR-HINT", "TR-COUNT"};
   EXPECT_EQ(t.header, want);
   ASSERT_EQ(t.rows.size(), 3u);  // (server), read_file, search; delete_file was never called
   EXPECT_EQ(t.rows[0][0], "*(server)*");
   EXPECT_EQ(t.rows[1][0], "`read_file`");
   EXPECT_EQ(t.rows[2][0], "`search`");
   EXPECT_EQ(t.cell("*(server)*", "P-INIT"), "✓");
-  EXPECT_EQ(t.cell("*(server)*", "P-RESULT"), "·");
+  EXPECT_EQ(t.cell("*(server)*", "P-RESULT"), "") << "not applicable: blank";
   EXPECT_EQ(t.cell("`search`", "P-ACCEPT"), "✓");
-  EXPECT_EQ(t.cell("`read_file`", "P-ACCEPT"), "·");
+  EXPECT_EQ(t.cell("`read_file`", "P-ACCEPT"), "");
   for (const auto& r : t.rows) EXPECT_EQ(r.size(), t.header.size());
+}
+
+TEST(Markdown, StatusesNotObservedAndProfiles) {
+  std::string md = reports::to_markdown(judged_report(), "1.0.0");
+  Table t = table_after(md, kMatrix);
+  ASSERT_FALSE(t.header.empty()) << md;
+  EXPECT_EQ(t.cell("`search`", "TR-HINT"), "–") << md;
+  EXPECT_EQ(t.cell("`search`", "TR-CAP"), "–");
+  EXPECT_EQ(t.cell("`search`", "TR-COUNT"), "✓");
+  EXPECT_EQ(t.cell("`read_file`", "TR-HINT"), "✓");
+  EXPECT_EQ(t.cell("`read_file`", "TR-CAP"), "") << "not applicable: blank";
+  EXPECT_EQ(std::find(t.header.begin(), t.header.end(), "B-USED"), t.header.end()) << "applies nowhere: no column";
+  EXPECT_EQ(t.cell("`search`", "profile"), "ctxo");
+  EXPECT_EQ(t.cell("`read_file`", "profile"), "*none*");
+  EXPECT_EQ(t.cell("*(server)*", "profile"), "");
+  EXPECT_NE(md.find("## Not observed\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("- `search`: `TR-HINT`, `TR-PREFIX` not observed (no answer was truncated)\n"), std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- `search`: `TR-CAP` not observed (no call set a limit)\n"), std::string::npos) << md;
+  EXPECT_EQ(md.find("- `read_file`:"), std::string::npos);
+  EXPECT_NE(md.find("| `search` | 9 | 9 | 0 |"), std::string::npos) << "successes in the tools table: " << md;
+  EXPECT_NE(md.find("ctxo (detected from its answers)"), std::string::npos);
+  EXPECT_EQ(reports::to_markdown(passing_report(), "1").find("## Not observed"), std::string::npos);
+}
+
+TEST(Markdown, UntestedVerdict) {
+  std::string md = reports::to_markdown(untested_report(), "1.0.0");
+  EXPECT_EQ(lines_of(md).at(0), "# ctxo-conform: UNTESTED — 0 errors, 0 warnings on fixture-server 1.0.0");
+  EXPECT_NE(md.find("> **Untested** (exit code 4): no call reached the server's tools\\: all 17 calls were answered "
+                    "with an error"),
+            std::string::npos)
+      << md;
 }
 
 TEST(Markdown, FailingRunFindingsBaselineAndStale) {

@@ -103,6 +103,41 @@ inline engine::RunReport failing_report() {
   return as_written(std::move(r));
 }
 
+/// passing_report() as checks report it: per tool statuses with not-observed reasons, the profile
+/// each tool was judged by (search and read_file differ), successes.
+inline engine::RunReport judged_report() {
+  engine::RunReport r = base_report();
+  using checks::Status;
+  r.server_outcomes = {{"T-SHUTDOWN", Status::kPassed}, {"P-INIT", Status::kPassed}, {"P-LIST", Status::kPassed}};
+  auto& search = r.tools[0];
+  search.outcomes = {{"P-RESULT", Status::kPassed},    {"P-ACCEPT", Status::kPassed},  {"TR-HINT", Status::kNotObserved},
+                     {"TR-PREFIX", Status::kNotObserved}, {"TR-CAP", Status::kNotObserved}, {"TR-COUNT", Status::kPassed},
+                     {"B-USED", Status::kNotApplicable}};
+  search.not_observed = {{"TR-HINT", "no answer was truncated"},
+                         {"TR-PREFIX", "no answer was truncated"},
+                         {"TR-CAP", "no call set a limit"}};
+  search.invariants = {"P-RESULT", "P-ACCEPT", "TR-COUNT"};
+  search.profile = "ctxo";
+  search.profile_reason = "detected from its answers";
+  search.successes = 9;
+  auto& read = r.tools[1];
+  read.outcomes = {{"P-RESULT", Status::kPassed}, {"TR-HINT", Status::kPassed}, {"TR-COUNT", Status::kPassed}};
+  read.profile = "";
+  read.profile_reason = "no answer matched a profile";
+  read.successes = 8;
+  r.successes = 17;
+  return as_written(std::move(r));
+}
+
+/// Every call answered with an error: verdict untested, exit code 4.
+inline engine::RunReport untested_report() {
+  engine::RunReport r = base_report();
+  r.verdict = "untested";
+  r.exit_code = 4;
+  r.successes = 0;
+  return as_written(std::move(r));
+}
+
 inline engine::RunReport error_report() {
   engine::RunReport r;
   r.verdict = "error";
@@ -132,6 +167,10 @@ inline engine::RunReport hostile_report() {
   r.server_version = "1.0\n<i>x</i>";
   r.notes.push_back("note " + kScriptTag + "\n- list?");
   r.tools.push_back(tool(kHostileTool, 2, {"P-RESULT"}));
+  r.tools.back().outcomes = {{"P-RESULT", checks::Status::kFailed}, {"TR-HINT", checks::Status::kNotObserved}};
+  r.tools.back().not_observed = {{"TR-HINT", "reason " + kScriptTag + " a|b `x`\n- item"}};
+  r.tools.back().profile = kImgTag + "|p`";
+  r.tools.back().profile_reason = "why " + kScriptTag + "\"'";
   json args = {{"q", "</script><script>alert(1)</script>"}, {"raw", std::string("\xff\xfe")}};
   r.findings.push_back(finding("P-RESULT", kHostileTool, Severity::kError, call_request(13, kHostileTool, args),
                                kHostileExcerpt, kHostileDiagnosis, 2));
