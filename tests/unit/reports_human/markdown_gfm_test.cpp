@@ -57,13 +57,13 @@ TEST(MarkdownGfm, HostileReportRendersAsText) {
     EXPECT_EQ(html.find(bad), std::string::npos) << bad << " in\n" << html;
   EXPECT_NE(html.find("&lt;script&gt;alert(1)&lt;/script&gt;"), std::string::npos);
 
-  // The matrix: a header of 8 columns and 4 body rows of 8 cells.
+  // The matrix: a header of 9 columns (tool, profile, 7 invariants) and 4 body rows of 9 cells.
   std::size_t t = html.find("<table>", html.find("<h2>Tool × invariant matrix</h2>"));
   ASSERT_NE(t, std::string::npos) << html;
   std::string table = html.substr(t, html.find("</table>", t) - t);
-  EXPECT_EQ(count(table, "<th align="), 8u);
+  EXPECT_EQ(count(table, "<th align="), 9u);
   EXPECT_EQ(count(table, "<tr>"), 5u);
-  EXPECT_EQ(count(table, "<td"), 32u);
+  EXPECT_EQ(count(table, "<td"), 36u);
   EXPECT_NE(table.find("<td align=\"left\"><code>evil|tool`x`&lt;script&gt;alert(1)&lt;/script&gt;</code></td>"),
             std::string::npos)
       << table;
