@@ -237,10 +237,6 @@ std::optional<std::int64_t> positive_env(const std::map<std::string, std::string
   return v > 0 ? std::optional<std::int64_t>(v) : std::nullopt;
 }
 
-bool is_error_result(const mcp::Reply* r) {
-  return r && r->result.is_object() && r->result.contains("isError") && r->result["isError"].is_boolean() &&
-         r->result["isError"].get<bool>();
-}
 
 }  // namespace
 
@@ -305,7 +301,7 @@ ParsedEnvelope extract_envelope(const EnvelopeInput& in) {
     if (!obj) {
       // A plain-text isError answer is an acceptable error for profiles that say so; for other
       // forced profiles it is E-ERROR (reported by check_envelope), not E-PARSE.
-      if (is_error_result(in.reply)) return out;
+      if (in.reply && in.reply->is_error_result()) return out;
       if (texts.empty()) out.parse_problems.push_back("the result has no text content part");
       else out.parse_problems.push_back("no text part holds a JSON object (the text is " +
                                          excerpt(texts.front(), 80) + ")");
@@ -509,7 +505,7 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
     const profile::Profile& p = *env.profile;
     // E-ERROR: an isError result with no envelope under a profile that does not accept plain text.
     if (!env.envelope.is_object()) {
-      if (is_error_result(in.reply)) {
+      if (in.reply && in.reply->is_error_result()) {
         if (!p.is_error_text)
           out.push_back(make_finding("E-ERROR", env,
                                      "the result has isError:true with plain text, but profile " + quote(p.name) +

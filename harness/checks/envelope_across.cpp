@@ -104,10 +104,6 @@ std::vector<std::string> hint_pointers(const profile::Profile& p) {
   return v;
 }
 
-bool is_error_result(const mcp::Reply& r) {
-  return r.result.is_object() && r.result.contains("isError") && r.result["isError"].is_boolean() &&
-         r.result["isError"].get<bool>();
-}
 
 std::int64_t effective(const profile::Profile& p, std::int64_t limit) {
   double m = p.limit ? p.limit->margin : 1.0;
@@ -170,7 +166,7 @@ Outcomes check_miss(const ParsedEnvelope& env, const mcp::Reply& reply) {
     ParsedEnvelope ctx = env;
     if (ctx.request.is_null()) ctx.request = reply.request;
     if (ctx.text.empty()) ctx.text = reply.raw;
-    bool is_error = is_error_result(reply);
+    bool is_error = reply.is_error_result();
     if (!env.envelope.is_object()) {
       if (is_error)
         out.push_back(make_finding("E-MISS", ctx,

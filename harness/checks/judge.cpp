@@ -12,11 +12,6 @@ namespace {
 
 using mcp::Reply;
 
-bool is_error_result(const Reply& r) {
-  return r.kind == Reply::Kind::kResult && r.result.is_object() && r.result.contains("isError") &&
-         r.result["isError"] == true;
-}
-
 std::string result_text(const Reply& r) {
   std::string text;
   if (r.result.is_object() && r.result.contains("content") && r.result["content"].is_array())
@@ -151,7 +146,7 @@ struct Judge::State {
       return;
     }
     if (r.kind != Reply::Kind::kResult) return;
-    const bool is_error = is_error_result(r);
+    const bool is_error = r.is_error_result();
     if (p && is_error && !exact_object_text(r)) {
       // An isError answer that is not an envelope is never judged as a success envelope.
       const profile::Form* ef = p->form(profile::FormKind::kError);
@@ -269,7 +264,7 @@ Judged Judge::call(const Exchange& x) {
     }
     auto& st = s_->tools[x.tool];
     const profile::Profile* p = x.profile ? x.profile : s_->setup.forced;
-    if (!p && r.kind == Reply::Kind::kResult && !is_error_result(r) && s_->setup.candidates) {
+    if (!p && r.kind == Reply::Kind::kResult && !r.is_error_result() && s_->setup.candidates) {
       // Detection on this answer's own shape (success fields only: profile::detect).
       auto in = s_->input(x, r, nullptr, s_->tool_json(x.tool));
       ParsedEnvelope probe = extract_envelope(in);
@@ -281,7 +276,7 @@ Judged Judge::call(const Exchange& x) {
         if (!st.profile) st.profile = p;
       }
     }
-    if (r.kind == Reply::Kind::kResult && !is_error_result(r)) {
+    if (r.kind == Reply::Kind::kResult && !r.is_error_result()) {
       st.results++;
       if (exact_object_text(r)) st.json_results++;
     }
@@ -295,7 +290,7 @@ Judged Judge::call(const Exchange& x) {
         // Past the bound the answer is not judged at all (a refusal cannot be told from a success
         // without the envelope's error form).
         st.dropped++;
-        if (!is_error_result(r)) s_->unprofiled++;
+        if (!r.is_error_result()) s_->unprofiled++;
       }
       j.deferred = true;
       return j;
@@ -311,7 +306,7 @@ ParsedEnvelope Judge::parse(const Exchange& x, const profile::Profile* profile) 
   if (!x.reply) return {};
   const profile::Profile* p = profile ? profile : profile_of(x.tool);
   if (!p) return {};
-  if (is_error_result(*x.reply) && !exact_object_text(*x.reply)) {
+  if (x.reply->is_error_result() && !exact_object_text(*x.reply)) {
     ParsedEnvelope pe;
     pe.profile = p;
     pe.request = x.reply->request;

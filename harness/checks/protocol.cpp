@@ -287,7 +287,7 @@ Outcomes check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const
   Outcomes out;
   if (reply.kind != mcp::Reply::Kind::kResult || !reply.result.is_object()) return out;
   const json& r = reply.result;
-  const bool is_error = r.contains("isError") && r["isError"] == true;
+  const bool is_error = reply.is_error_result();
   std::string text;
   if (r.contains("content") && r["content"].is_array())
     for (const auto& part : r["content"])

@@ -605,8 +605,7 @@ class Runner {
     ts.elapsed += reply.elapsed;
     rep_.calls++;
     ts.calls++;
-    if (reply.kind == Reply::Kind::kResult &&
-        !(reply.result.is_object() && reply.result.contains("isError") && reply.result["isError"] == true)) {
+    if (reply.kind == Reply::Kind::kResult && !reply.is_error_result()) {
       ts.successes++;
       rep_.successes++;
     }

@@ -211,8 +211,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     rep.calls++;
     const json params = line.request.value("params", json::object());
     const json args = params.is_object() && params.contains("arguments") ? params["arguments"] : json::object();
-    const bool success = reply.kind == mcp::Reply::Kind::kResult &&
-                         !(reply.result.is_object() && reply.result.contains("isError") && reply.result["isError"] == true);
+    const bool success = reply.kind == mcp::Reply::Kind::kResult && !reply.is_error_result();
     if (success) rep.successes++;
     bool listed = false;
     for (auto& ts : rep.tools)

@@ -51,6 +51,11 @@ struct Reply {
   bool late = false;
   bool progressed = false;    ///< A notifications/progress for this request arrived while we waited.
   std::chrono::milliseconds elapsed{0};  ///< From sending to the answer (or to giving up), confirmation included.
+
+  /// A result that says isError: true (the call was answered; the tool failed).
+  bool is_error_result() const {
+    return kind == Kind::kResult && result.is_object() && result.contains("isError") && result["isError"] == true;
+  }
 };
 
 /// What the handshake learned.
