@@ -78,7 +78,6 @@ struct Judge::State {
     std::size_t results = 0;                    ///< Answers that were results, not isError.
     std::size_t json_results = 0;               ///< Of those, answers whose text is one JSON object.
     std::vector<Pending> pending;               ///< Answers kept until its profile is known.
-    std::size_t dropped = 0;                    ///< Answers beyond the pending bound, never judged.
     std::string reason;
   };
   std::map<std::string, Tool> tools;
@@ -109,8 +108,11 @@ struct Judge::State {
   ToolValidators& validators_of(const std::string& name) {
     auto it = validators.find(name);
     if (it != validators.end()) return *it->second;
+    // A listed tool without an object inputSchema (a P-LIST finding) takes objects; a tool that is
+    // not listed has no schema to judge by.
     const json* t = tool_json(name);
-    json schema = t && t->contains("inputSchema") && (*t)["inputSchema"].is_object() ? (*t)["inputSchema"] : json();
+    json schema = !t ? json() : t->contains("inputSchema") && (*t)["inputSchema"].is_object() ? (*t)["inputSchema"]
+                                                                                             : json{{"type", "object"}};
     auto v = std::make_unique<ToolValidators>(schema, t);
     return *validators.emplace(name, std::move(v)).first->second;
   }
@@ -128,9 +130,31 @@ struct Judge::State {
     return in;
   }
 
-  // Everything past the protocol checks, under profile `p` (nullptr: not an envelope).
+  /// What a call was meant to be, decided in one place: the tool's compiled inputSchema says when
+  /// there is one, else the caller's word (a recorded call with no schema to judge it counts as not
+  /// valid, with nothing known to be broken).
+  struct Intent {
+    bool valid = false;
+    std::string broken;  ///< For an invalid call: what it breaks ("" = not held to P-REJECT).
+  };
+  Intent intent(const Exchange& x, const CallContext& ctx, const ToolValidators& v) const {
+    Intent i;
+    i.valid = v.validates_input() ? ctx.schema_valid : x.validity == Validity::kValid;
+    if (i.valid) return i;
+    // What a shrunk invalid call breaks may differ from what its original broke: say the former.
+    i.broken = v.validates_input() ? v.input_violation(x.arguments) : x.broken;
+    // An unknown property is not held to P-REJECT: zod and pydantic strip unknown keys by design.
+    if (x.broken.rfind("unknown property", 0) == 0 || i.broken.find("additionalProperties") != std::string::npos)
+      i.broken.clear();
+    return i;
+  }
+
+  // Everything past the protocol checks, under profile `p` (nullptr: not an envelope). `probe`: the
+  // envelope detection already extracted from this answer, reused when it is of profile `p`.
   void judge_under(const Exchange& x, const Reply& r, const profile::Profile* p, const CallContext& ctx,
-                   bool valid, const std::string& broken, Judged& j) {
+                   const Intent& intended, const ParsedEnvelope* probe, Judged& j) {
+    const bool valid = intended.valid;
+    const std::string& broken = intended.broken;
     const json empty_tool = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
     const json* tool = tool_json(x.tool);
     if (!tool) tool = &empty_tool;
@@ -164,7 +188,7 @@ struct Judge::State {
     }
     if (p) {
       auto in = input(x, r, p, tool);
-      j.envelope = extract_envelope(in);
+      j.envelope = probe && probe->profile == p ? *probe : extract_envelope(in);
       if (j.envelope.profile) {
         detected[j.envelope.profile->name]++;
         if (is_error && j.envelope.form == profile::FormKind::kSuccess) {
@@ -209,7 +233,7 @@ struct Judge::State {
     } else if (!is_error) {
       unprofiled++;
     }
-    j.outcomes.merge(check_acceptance(ctx, r, valid ? std::string() : broken, envelope_error));
+    j.outcomes.merge(check_acceptance(ctx, r, broken, envelope_error));
   }
 };
 
@@ -244,30 +268,23 @@ Judged Judge::call(const Exchange& x) {
   try {
     if (!x.reply) return j;
     const Reply& r = *x.reply;
-    const bool listed = s_->tool_json(x.tool) != nullptr;
+    const json* tool = s_->tool_json(x.tool);
     ToolValidators& v = s_->validators_of(x.tool);
-    const CallContext ctx = v.context(s_->tool_json(x.tool), x.arguments, s_->setup.era);
+    const CallContext ctx = v.context(tool, x.arguments, s_->setup.era);
     j.outcomes.merge(check_call(ctx, r));
     if (r.kind != Reply::Kind::kResult && r.kind != Reply::Kind::kError) return j;
-    // What the call was meant to be; a recorded call is judged by its own schema.
-    bool valid = x.validity == Validity::kValid;
-    std::string broken = x.validity == Validity::kInvalid ? x.broken : "";
-    if (x.validity == Validity::kUnknown) {
-      valid = ctx.schema_valid;
-      if (!valid && listed) broken = v.input_violation(x.arguments);
-      if (broken.find("additionalProperties") != std::string::npos) broken.clear();
-    }
+    const State::Intent intended = s_->intent(x, ctx, v);
     // A call to a tool the server does not list has no envelope contract.
-    if (!listed && s_->setup.tools_known) {
-      j.outcomes.merge(check_acceptance(ctx, r, valid ? std::string() : broken, std::nullopt));
+    if (!tool && s_->setup.tools_known) {
+      j.outcomes.merge(check_acceptance(ctx, r, intended.broken, std::nullopt));
       return j;
     }
     auto& st = s_->tools[x.tool];
     const profile::Profile* p = x.profile ? x.profile : s_->setup.forced;
+    ParsedEnvelope probe;
     if (!p && r.kind == Reply::Kind::kResult && !r.is_error_result() && s_->setup.candidates) {
-      // Detection on this answer's own shape (success fields only: profile::detect).
-      auto in = s_->input(x, r, nullptr, s_->tool_json(x.tool));
-      ParsedEnvelope probe = extract_envelope(in);
+      // Detection on this answer's own shape (profile::detect).
+      probe = extract_envelope(s_->input(x, r, nullptr, tool));
       // Detection rules name a profile's distinctive fields (at least two), so a match in any form
       // (a budget error carries tokenBudget) tells the tool's profile.
       if (probe.profile) {
@@ -289,13 +306,12 @@ Judged Judge::call(const Exchange& x) {
       } else {
         // Past the bound the answer is not judged at all (a refusal cannot be told from a success
         // without the envelope's error form).
-        st.dropped++;
         if (!r.is_error_result()) s_->unprofiled++;
       }
       j.deferred = true;
       return j;
     }
-    s_->judge_under(x, r, p, ctx, valid, broken, j);
+    s_->judge_under(x, r, p, ctx, intended, &probe, j);
   } catch (...) {
     // Never throws: what was judged so far stands.
   }
@@ -326,8 +342,7 @@ Outcomes Judge::stable(const ParsedEnvelope& first, const ParsedEnvelope& second
 Outcomes Judge::miss(const std::string& tool, const ParsedEnvelope& env, const Reply& reply) const {
   const profile::Profile* p = env.profile ? env.profile : profile_of(tool);
   if (!p) return {};
-  const profile::Form* ef = p->form(profile::FormKind::kError);
-  if (!p->miss && !(ef && !ef->miss_codes.empty())) return {};  // no graceful-miss form to hold it to
+  if (!p->has_graceful_miss()) return {};
   return check_miss(env, reply);
 }
 
@@ -410,14 +425,7 @@ std::map<std::string, Outcomes> Judge::finish() {
       pd.x.hold = false;
       const ToolValidators& v = s_->validators_of(name);
       const CallContext ctx = v.context(s_->tool_json(name), pd.x.arguments, s_->setup.era);
-      bool valid = pd.x.validity == Validity::kValid;
-      std::string broken = pd.x.validity == Validity::kInvalid ? pd.x.broken : "";
-      if (pd.x.validity == Validity::kUnknown) {
-        valid = ctx.schema_valid;
-        if (!valid && s_->tool_json(name)) broken = v.input_violation(pd.x.arguments);
-        if (broken.find("additionalProperties") != std::string::npos) broken.clear();
-      }
-      s_->judge_under(pd.x, pd.reply, p, ctx, valid, broken, j);
+      s_->judge_under(pd.x, pd.reply, p, ctx, s_->intent(pd.x, ctx, v), nullptr, j);
       out[name].merge(std::move(j.outcomes));
     }
     t.pending.clear();

@@ -25,11 +25,12 @@ namespace ctxo::checks {
 
 using nlohmann::json;
 
-/// What a call was meant to be.
+/// What the caller meant a call to be. The tool's compiled inputSchema has the last word; this is
+/// used only when there is none to judge by.
 enum class Validity {
   kValid,    ///< Generated valid for the tool's inputSchema.
   kInvalid,  ///< Generated to break it (Exchange::broken says how).
-  kUnknown,  ///< Recorded elsewhere: the judge validates the arguments itself.
+  kUnknown,  ///< Recorded elsewhere (offline): counts as not valid when no schema can say.
 };
 
 /// What the judge is told once per run.
@@ -51,8 +52,9 @@ struct Exchange {
   const mcp::Reply* reply = nullptr;
   std::map<std::string, std::string> env;  ///< The server's environment overrides when it answered.
   Validity validity = Validity::kUnknown;
-  /// kInvalid: what the call breaks ("" when it breaks only what SDKs ignore by design, such as an
-  /// unknown property); not held to P-REJECT then.
+  /// kInvalid: the generator's label of what the call breaks ("unknown property ..." is not held to
+  /// P-REJECT: SDKs strip unknown keys by design). The schema's own violation is named instead
+  /// when the schema compiled.
   std::string broken;
   /// Judge under this profile whatever the answer looks like (the limit sweep's); nullptr = the
   /// forced one, else the tool's.

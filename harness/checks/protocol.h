@@ -51,6 +51,8 @@ class ToolValidators {
   ToolValidators(const json& input_schema, const json* tool);
   /// The context for one call with `arguments`.
   CallContext context(const json* tool, const json& arguments, const std::string& era) const;
+  /// True when an input schema was compiled, so it decides whether arguments are valid.
+  bool validates_input() const { return input_.has_value(); }
   /// The first way `arguments` break the input schema ("" when they do not, or no schema compiled).
   std::string input_violation(const json& arguments) const;
   /// Why the input / output schema could not be compiled ("" when it was, or was absent).

@@ -137,7 +137,6 @@ class Runner {
     for (auto& [tool, o] : judge_->finish()) take(tool, std::move(o));
     for (const auto& [name, tp] : judge_->tool_profiles()) {
       ToolSummary* ts = summary_of(name);
-      if (!ts) continue;
       ts->profile = tp.profile ? tp.profile->name : "";
       ts->profile_reason = tp.reason;
     }
@@ -461,10 +460,7 @@ class Runner {
       // E-MISS: a lookup of an identifier that cannot exist, answered by a tool whose envelope
       // profile is known (forced, or seen on its answers) and has a graceful-miss form (or miss codes).
       const profile::Profile* miss_profile = judge_->profile_of(name);
-      if (miss_profile) {
-        const profile::Form* ef = miss_profile->form(profile::FormKind::kError);
-        if (!miss_profile->miss && !(ef && !ef->miss_codes.empty())) miss_profile = nullptr;
-      }
+      if (miss_profile && !miss_profile->has_graceful_miss()) miss_profile = nullptr;
       std::optional<json> absent;
       if (o_.replay && o_.replay->as_miss) absent = o_.replay->arguments;
       else if (!o_.replay) absent = gen::absent_lookup(input_schema, o_.seed ^ fnv1a(name));
@@ -505,12 +501,6 @@ class Runner {
     }
     else if (!sweep_calls_.empty()) note("the limit sweep was skipped (time budget reached or the server died)");
     if (budget_hit_) note("--time-budget reached: some generated calls were not made");
-    if (rep_.calls == 0)
-      note("no tool was called, so nothing was tested (check --tools, --exclude-tools, --read-only and the "
-           "server's tools/list)");
-    else if (rep_.successes == 0)
-      note("every call was answered with an error (a JSON-RPC error or isError:true), so no tool was exercised: "
-           "the verdict is untested");
   }
 
   // E-STABLE: `args` again; its answer compared with `first`.
@@ -543,9 +533,9 @@ class Runner {
   }
 
   // A tools/call for the judge. `broken`: what the call was generated to break ("" = generated
-  // valid); the validator decides when it compiled.
+  // valid); the judge decides by the tool's schema when it compiled.
   checks::Exchange exchange(const std::string& tool, const json& args, const Reply& reply, const std::string& broken,
-                            const profile::Profile* prof, bool hold) {
+                            const profile::Profile* prof, bool hold) const {
     checks::Exchange x;
     x.tool = tool;
     x.arguments = args;
@@ -553,19 +543,8 @@ class Runner {
     x.env = env_;
     x.profile = prof;
     x.hold = hold;
-    const auto& v = judge_->validators(tool);
-    const bool known = v.input_problem().empty();
-    const bool valid = known ? v.context(nullptr, args, rep_.era).schema_valid : broken.empty();
-    x.validity = valid ? checks::Validity::kValid : checks::Validity::kInvalid;
-    if (!valid) {
-      // What a shrunk invalid call breaks may differ from what its original broke: say the former.
-      // An unknown property is not held to P-REJECT (see check_acceptance).
-      std::string violation = known ? v.input_violation(args) : "";
-      if (violation.empty()) violation = broken.empty() ? "the input schema" : broken;
-      if (broken.rfind("unknown property", 0) == 0 || violation.find("additionalProperties") != std::string::npos)
-        violation.clear();
-      x.broken = violation;
-    }
+    x.validity = broken.empty() ? checks::Validity::kValid : checks::Validity::kInvalid;
+    x.broken = broken;
     return x;
   }
 
@@ -612,31 +591,26 @@ class Runner {
     take(ts.name, checks::Judge::transport(reply));
     l_.on_call(ts, rep_.calls);
     take_observations();
-    if (reply.late && !reply.progressed &&
-        (reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError)) {
-      // Slow is not hung: an answer after the timeout, with no progress meanwhile, is a warning
-      // about latency.
+    // Slow is not hung: a T-HANG warning about latency, with the time it took.
+    auto slow = [&](std::string diagnosis) {
       Finding f;
       f.invariant = "T-HANG";
       f.severity = Severity::kWarning;
       f.request = reply.request;
-      f.diagnosis = "the answer came after " + std::to_string(reply.elapsed.count()) + " ms, over --timeout " +
-                    std::to_string(o_.timeout.count()) +
-                    " ms, with no progress notification meanwhile: the tool is slow, not hung. Send "
-                    "notifications/progress while working, or raise --timeout if this is expected";
+      f.diagnosis = std::move(diagnosis);
       add(std::move(f));
-    }
+    };
+    if (reply.late && !reply.progressed && (reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError))
+      slow("the answer came after " + std::to_string(reply.elapsed.count()) + " ms, over --timeout " +
+           std::to_string(o_.timeout.count()) +
+           " ms, with no progress notification meanwhile: the tool is slow, not hung. Send notifications/progress "
+           "while working, or raise --timeout if this is expected");
     if (reply.kind == Reply::Kind::kTimeout && reply.progressed && !reply.stray_seen && !reply.oversize) {
       // Progress notifications are liveness whatever their interval: a call that reported progress
       // and was still working when we stopped waiting is slow, not hung (and the server is alive).
-      Finding f;
-      f.invariant = "T-HANG";
-      f.severity = Severity::kWarning;
-      f.request = reply.request;
-      f.diagnosis = "still working after " + std::to_string(reply.elapsed.count()) +
-                    " ms, reporting progress, when the run stopped waiting: the tool is slow, not hung. Bound the "
-                    "work an argument can ask for (a maximum in the input schema), or raise --timeout";
-      add(std::move(f));
+      slow("still working after " + std::to_string(reply.elapsed.count()) +
+           " ms, reporting progress, when the run stopped waiting: the tool is slow, not hung. Bound the work an "
+           "argument can ask for (a maximum in the input schema), or raise --timeout");
     } else if (reply.kind == Reply::Kind::kTimeout) {
       // An answer too long to read is T-FRAMING (already observed), not a hang: the server is
       // alive and its stream goes on.

@@ -55,6 +55,8 @@ bool holds_all(const std::vector<Condition>& conds, const json& envelope) {
   return true;
 }
 
+bool Profile::has_graceful_miss() const { return miss || (error && !error->miss_codes.empty()); }
+
 const Form* Profile::form(FormKind kind) const {
   const std::optional<Form>& f = kind == FormKind::kSuccess ? success : kind == FormKind::kMiss ? miss : error;
   return f ? &*f : nullptr;

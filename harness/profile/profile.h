@@ -186,6 +186,9 @@ struct Profile {
 
   /// The form of `kind`, or nullptr when the profile has none.
   const Form* form(FormKind kind) const;
+  /// True when a lookup of something absent has an answer of its own here: a graceful-miss form,
+  /// or error codes that mean "absent" (E-MISS applies only then).
+  bool has_graceful_miss() const;
 };
 
 /// Reads and parses a JSON file of at most 16 MiB (`allow_comments`: accept // and /* */, as
