@@ -40,19 +40,20 @@ void Outcomes::fail(Finding f) {
   findings_.push_back(std::move(f));
 }
 
-void Outcomes::merge(const Outcomes& other) {
+void Outcomes::merge_statuses(const Outcomes& other) {
   for (const auto& [id, s] : other.status_) {
     auto w = other.why_.find(id);
     raise(id, s, w == other.why_.end() ? std::string() : w->second);
   }
+}
+
+void Outcomes::merge(const Outcomes& other) {
+  merge_statuses(other);
   findings_.insert(findings_.end(), other.findings_.begin(), other.findings_.end());
 }
 
 void Outcomes::merge(Outcomes&& other) {
-  for (const auto& [id, s] : other.status_) {
-    auto w = other.why_.find(id);
-    raise(id, s, w == other.why_.end() ? std::string() : w->second);
-  }
+  merge_statuses(other);
   for (auto& f : other.findings_) findings_.push_back(std::move(f));
   other.findings_.clear();
 }

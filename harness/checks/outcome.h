@@ -62,6 +62,8 @@ class Outcomes {
   std::vector<Finding>::const_iterator end() const { return findings_.end(); }
 
  private:
+  void merge_statuses(const Outcomes& other);
+
   std::map<std::string, Status, std::less<>> status_;
   std::map<std::string, std::string, std::less<>> why_;
   std::vector<Finding> findings_;
