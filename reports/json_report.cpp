@@ -306,9 +306,7 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
   if (r.verdict == "untested" && style.verbosity >= 1) out << "  " << untested_reason(r) << "; exit code 4\n";
   if (style.verbosity >= 1) {
     // Rules that apply but that no answer exercised: neither passed nor failed.
-    std::vector<const engine::ToolSummary*> tools;
-    for (const auto& t : r.tools) tools.push_back(&t);
-    std::sort(tools.begin(), tools.end(), [](auto* a, auto* b) { return a->name < b->name; });
+    const auto tools = tools_by_name(r);
     bool any = false;
     for (const auto* t : tools)
       for (const auto& g : group_not_observed(*t)) {

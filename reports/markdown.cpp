@@ -223,10 +223,7 @@ void write_matrix(std::string& o, const engine::RunReport& r) {
 /// For each tool with not-observed invariants, one line per reason.
 void write_not_observed(std::string& o, const engine::RunReport& r) {
   std::string lines;
-  std::vector<const engine::ToolSummary*> tools;
-  for (const auto& t : r.tools) tools.push_back(&t);
-  std::sort(tools.begin(), tools.end(), [](auto* a, auto* b) { return a->name < b->name; });
-  for (const auto* t : tools)
+  for (const auto* t : tools_by_name(r))
     for (const auto& g : group_not_observed(*t)) {
       std::string ids;
       for (const auto& id : g.ids) ids += (ids.empty() ? "" : ", ") + md_code(id);

@@ -162,6 +162,13 @@ std::vector<Unobserved> group_not_observed(const engine::ToolSummary& t) {
   return groups;
 }
 
+std::vector<const engine::ToolSummary*> tools_by_name(const engine::RunReport& r) {
+  std::vector<const engine::ToolSummary*> tools;
+  for (const auto& t : r.tools) tools.push_back(&t);
+  std::sort(tools.begin(), tools.end(), [](auto* a, auto* b) { return a->name < b->name; });
+  return tools;
+}
+
 std::string untested_reason(const engine::RunReport& r) {
   if (r.calls == 0)
     return "no tool was called (check --tools, --exclude-tools, --read-only and the server's tools/list)";

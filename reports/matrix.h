@@ -59,6 +59,9 @@ struct Unobserved {
 /// The tool's not-observed invariants grouped by reason (groups in order of their first id).
 std::vector<Unobserved> group_not_observed(const engine::ToolSummary& tool);
 
+/// The report's tools sorted by name (the order the per-tool sections list them in).
+std::vector<const engine::ToolSummary*> tools_by_name(const engine::RunReport& report);
+
 /// Why a run's verdict is "untested", to follow "no call reached the server's tools: " ("no tool
 /// was called (...)" or "all N calls were answered with an error (...)").
 std::string untested_reason(const engine::RunReport& report);
