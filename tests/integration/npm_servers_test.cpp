@@ -5,28 +5,11 @@
 
 #include <filesystem>
 
+#include "../support/npm.h"
 #include "../support/run_harness.h"
 
 namespace ctxo::test {
 namespace {
-
-std::string npm_bin(const std::string& name) {
-  return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/.bin/" + name;
-}
-
-bool have(const std::string& bin) {
-  if (std::filesystem::exists(bin) && std::system("node --version > /dev/null 2>&1") == 0) return true;
-  return false;
-}
-
-#define REQUIRE_NPM(bin)                                                                   \
-  do {                                                                                     \
-    if (!have(bin)) {                                                                      \
-      const char* req = std::getenv("CTXO_REQUIRE_NPM");                                   \
-      if (req && std::string(req) == "1") FAIL() << bin << " is not installed";            \
-      GTEST_SKIP() << bin << " is not installed (run scripts/test.sh, or npm ci in tests/npm)"; \
-    }                                                                                      \
-  } while (0)
 
 // Read-only tools of server-everything, two calls each (the long-running operation runs its
 // default 10 s with progress notifications, which must restart our timeout, not trip T-HANG).

@@ -9,23 +9,11 @@
 #include <filesystem>
 #include <map>
 
+#include "../support/npm.h"
 #include "../support/run_harness.h"
 
 namespace ctxo::test {
 namespace {
-
-bool have(const std::string& path) {
-  return std::filesystem::exists(path) && std::system("node --version > /dev/null 2>&1") == 0;
-}
-
-#define REQUIRE_NPM(bin)                                                                   \
-  do {                                                                                     \
-    if (!have(bin)) {                                                                      \
-      const char* req = std::getenv("CTXO_REQUIRE_NPM");                                   \
-      if (req && std::string(req) == "1") FAIL() << bin << " is not installed";            \
-      GTEST_SKIP() << bin << " is not installed (run scripts/test.sh, or npm ci in tests/npm)"; \
-    }                                                                                      \
-  } while (0)
 
 std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
 std::string fixture(const std::string& file) {
