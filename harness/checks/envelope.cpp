@@ -178,18 +178,21 @@ std::string num(std::int64_t n) {
   return {out.rbegin(), out.rend()};
 }
 
-std::string total_bytes_problem(const profile::Profile& p, std::int64_t reported, const json& full, int indent,
-                                const std::string& where) {
+std::string total_bytes_problem(const profile::Profile& p, std::int64_t reported, const json& full,
+                                std::initializer_list<int> indents, const std::string& where) {
   const std::string& ptr = *p.fields.total_bytes;
   auto slash = ptr.rfind('/');
   std::string parent = slash == 0 || slash == std::string::npos ? ptr : ptr.substr(0, slash);
   json payload = full;
   remove_at(payload, parent);
   auto compact = static_cast<std::int64_t>(truncation::js_json_size(payload, -1));
-  auto indented = static_cast<std::int64_t>(truncation::js_json_size(payload, indent));
-  if (reported == compact || reported == indented) return "";
-  bool utf16 = reported == static_cast<std::int64_t>(truncation::js_json_utf16_size(payload, -1)) ||
-               reported == static_cast<std::int64_t>(truncation::js_json_utf16_size(payload, indent));
+  auto indented = static_cast<std::int64_t>(truncation::js_json_size(payload, *indents.begin()));
+  bool utf16 = reported == static_cast<std::int64_t>(truncation::js_json_utf16_size(payload, -1));
+  for (int indent : indents) {
+    if (reported == compact || reported == static_cast<std::int64_t>(truncation::js_json_size(payload, indent)))
+      return "";
+    utf16 = utf16 || reported == static_cast<std::int64_t>(truncation::js_json_utf16_size(payload, indent));
+  }
   return "`" + pointer_name(ptr) + "` says " + num(reported) + " but the full payload without `" + pointer_name(parent) +
          "` is " + num(compact) + " UTF-8 bytes compact" +
          (indented != compact ? " (" + num(indented) + " indented)" : std::string()) +
@@ -697,7 +700,7 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
         auto reported = as_int(at(e, p.fields.total_bytes));
         if (reported) out.pass("TR-BYTES");
         if (reported) {
-          auto d = total_bytes_problem(p, *reported, e, env.indent, "");
+          auto d = total_bytes_problem(p, *reported, e, {env.indent}, "");
           if (!d.empty()) out.push_back(make_finding("TR-BYTES", env, std::move(d)));
         }
       }

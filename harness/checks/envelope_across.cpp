@@ -306,11 +306,10 @@ Outcomes check_sweep(const std::vector<SweepPoint>& points, std::vector<Supersed
       if (p.fields.total_bytes) {
         auto reported = as_int(at(qe, p.fields.total_bytes));
         if (reported) {
-          auto d = total_bytes_problem(p, *reported, fe, q->env.indent,
+          // The full answer may be indented differently from the cut one: either indent is right.
+          auto d = total_bytes_problem(p, *reported, fe, {full->env.indent, q->env.indent},
                                        " (this call: the full payload is the answer under " + var + num(full->limit) + ")");
-          // The full answer may be indented differently from the cut one.
-          if (!d.empty() && !total_bytes_problem(p, *reported, fe, full->env.indent, "").empty())
-            out.push_back(make_finding("TR-BYTES", q->env, std::move(d)));
+          if (!d.empty()) out.push_back(make_finding("TR-BYTES", q->env, std::move(d)));
         }
       }
       if (!cut) continue;

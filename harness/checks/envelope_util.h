@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -64,10 +65,11 @@ std::string num(std::int64_t n);
 void remove_at(json& doc, const std::string& pointer);
 
 /// TR-BYTES: the diagnosis when `reported` (the profile's totalBytes) is not the UTF-8 size of
-/// `full` without the totalBytes field's parent object, compact or with `indent`; "" when it is.
-/// `where` is appended (e.g. "(this call: ...)").
-std::string total_bytes_problem(const profile::Profile& p, std::int64_t reported, const json& full, int indent,
-                                const std::string& where);
+/// `full` without the totalBytes field's parent object, compact or with any of `indents` (at least
+/// one; the first is the one the diagnosis shows); "" when it is. `where` is appended (e.g.
+/// "(this call: ...)").
+std::string total_bytes_problem(const profile::Profile& p, std::int64_t reported, const json& full,
+                                std::initializer_list<int> indents, const std::string& where);
 
 /// Per-response position checks (POS-BASE, POS-PATH, POS-UTF16).
 void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, Outcomes& out);
