@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "checks/outcome.h"
 
+#include <algorithm>
+
 namespace ctxo::checks {
 
 const char* to_string(Status s) {
@@ -61,6 +63,57 @@ void Outcomes::merge(Outcomes&& other) {
 Status Outcomes::status(std::string_view id) const {
   auto it = status_.find(id);
   return it == status_.end() ? Status::kNotApplicable : it->second;
+}
+
+const char* to_string(Reach r) {
+  switch (r) {
+    case Reach::kNoAnswer: return "no_answer";
+    case Reach::kData: return "data";
+    case Reach::kEmpty: return "empty";
+    case Reach::kMiss: return "miss";
+    case Reach::kError: return "error";
+    case Reach::kRefusal: return "refusal";
+  }
+  return "?";
+}
+
+namespace {
+std::size_t& slot(Coverage& c, Reach r) {
+  switch (r) {
+    case Reach::kNoAnswer: return c.no_answer;
+    case Reach::kData: return c.data;
+    case Reach::kEmpty: return c.empty;
+    case Reach::kMiss: return c.misses;
+    case Reach::kError: return c.errors;
+    case Reach::kRefusal: return c.refusals;
+  }
+  return c.no_answer;
+}
+}  // namespace
+
+void Coverage::add(Reach r) {
+  ++calls;
+  ++slot(*this, r);
+}
+
+void Coverage::remove(Reach r) {
+  std::size_t& n = slot(*this, r);
+  if (n == 0 || calls == 0) return;
+  --n;
+  --calls;
+}
+
+Coverage& Coverage::operator+=(const Coverage& o) {
+  calls += o.calls;
+  data += o.data;
+  empty += o.empty;
+  misses += o.misses;
+  errors += o.errors;
+  refusals += o.refusals;
+  no_answer += o.no_answer;
+  largest_bytes = std::max(largest_bytes, o.largest_bytes);
+  truncated += o.truncated;
+  return *this;
 }
 
 }  // namespace ctxo::checks

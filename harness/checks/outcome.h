@@ -26,6 +26,32 @@ const char* to_string(Status s);
 /// The inverse of to_string; kNotApplicable for an unknown word.
 Status status_from_string(std::string_view s);
 
+/// What one tools/call answer reached (the coverage report's categories, mutually exclusive).
+enum class Reach {
+  kNoAnswer,  ///< Timed out or the server closed the pipe.
+  kData,      ///< A success answer with something in it (its cut array non-empty, or no array known).
+  kEmpty,     ///< A success answer with an empty result array (a search that matched nothing).
+  kMiss,      ///< A graceful miss (the profile's miss form): "not found".
+  kError,     ///< An error (JSON-RPC error, isError, the error form) to a call meant to be valid.
+  kRefusal,   ///< An error to a call generated invalid: the expected refusal.
+};
+
+/// "no_answer", "data", "empty", "miss", "error", "refusal".
+const char* to_string(Reach r);
+
+/// Per tool: what its calls reached, so a report can say what could never be exercised
+/// ("0/41 calls reached data"). Counted by the judge over every tools/call answer of the tool
+/// (generated, shrink candidates, repeats, the limit sweep's and hint following's replays).
+struct Coverage {
+  std::size_t calls = 0;  ///< Every category below, summed.
+  std::size_t data = 0, empty = 0, misses = 0, errors = 0, refusals = 0, no_answer = 0;
+  std::size_t largest_bytes = 0;  ///< Bytes of the largest answer's text (UTF-8).
+  std::size_t truncated = 0;      ///< Success answers whose envelope said it was truncated.
+  void add(Reach r);
+  void remove(Reach r);  ///< Undoes add() (a provisional category judged again at finish).
+  Coverage& operator+=(const Coverage& o);
+};
+
 /// The statuses and findings of one or more checks.
 class Outcomes {
  public:

@@ -78,6 +78,10 @@ struct ToolSummary {
   std::string profile;         ///< The envelope profile its answers were judged by ("" = none).
   std::string profile_reason;  ///< Why that one (forced, detected, held to the server's).
   std::size_t successes = 0;   ///< Calls answered with a result that is not isError.
+  checks::Coverage coverage;   ///< What its calls reached (the judge's count).
+  /// Calls made by the second pass (tools that reached no data on the first, called again with
+  /// the values harvested since) and by driving a budget/limit parameter small.
+  std::size_t second_pass_calls = 0, driven_calls = 0;
 };
 
 /// A finding plus how often it recurred: one root cause (same invariant, tool and diagnosis
