@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "checks/envelope_util.h"
 #include "core/text.h"
 
 namespace ctxo::checks {
@@ -65,7 +66,36 @@ std::string refusal_diagnosis(const Reply& r, const profile::Profile& p) {
 struct Pending {
   Exchange x;
   Reply reply;  ///< Owned copy: the caller's reply is gone by finish().
+  Reach provisional = Reach::kData;  ///< Counted in coverage until finish() judges it.
 };
+
+/// What an answer reached, from its envelope when it was judged as one, else from its shape.
+Reach reach_of(const Reply& r, const ParsedEnvelope& env, bool valid) {
+  const Reach failed = valid ? Reach::kError : Reach::kRefusal;
+  if (r.kind == Reply::Kind::kError) return failed;
+  if (r.kind != Reply::Kind::kResult) return Reach::kNoAnswer;
+  if (env.profile && env.form) {
+    switch (*env.form) {
+      case profile::FormKind::kError: return failed;
+      case profile::FormKind::kMiss: return Reach::kMiss;
+      case profile::FormKind::kSuccess: break;
+    }
+  }
+  if (r.is_error_result()) return failed;
+  if (env.profile) {
+    const json* items = cut_items(env);
+    return items && items->empty() ? Reach::kEmpty : Reach::kData;
+  }
+  const bool structured = r.result.is_object() && r.result.contains("structuredContent") &&
+                          !r.result["structuredContent"].is_null();
+  if (structured) return Reach::kData;
+  // No envelope: the text says. Empty text, or JSON with nothing in it ([] or {}), is empty.
+  const std::string text = result_text(r);
+  const json doc = json::parse(text, nullptr, false);
+  if (text.find_first_not_of(" \t\r\n") == std::string::npos || (!doc.is_discarded() && doc.is_structured() && doc.empty()))
+    return Reach::kEmpty;
+  return Reach::kData;
+}
 
 }  // namespace
 
@@ -81,6 +111,7 @@ struct Judge::State {
     std::string reason;
   };
   std::map<std::string, Tool> tools;
+  std::map<std::string, Coverage> coverage;
   std::map<std::string, std::size_t> detected;
   std::size_t unprofiled = 0;
   struct Held {
@@ -147,6 +178,14 @@ struct Judge::State {
     if (x.broken.rfind("unknown property", 0) == 0 || i.broken.find("additionalProperties") != std::string::npos)
       i.broken.clear();
     return i;
+  }
+
+  /// Counts what one answer reached (and its size, and whether its envelope said it was cut).
+  void count(const std::string& tool, const Reply& r, const ParsedEnvelope& env, Reach reach) {
+    Coverage& c = coverage[tool];
+    c.add(reach);
+    c.largest_bytes = std::max(c.largest_bytes, result_text(r).size());
+    if (reach == Reach::kData && env.profile && detail::truncated_flag(*env.profile, env.envelope).value_or(false)) ++c.truncated;
   }
 
   // Everything past the protocol checks, under profile `p` (nullptr: not an envelope). `probe`: the
@@ -272,11 +311,16 @@ Judged Judge::call(const Exchange& x) {
     ToolValidators& v = s_->validators_of(x.tool);
     const CallContext ctx = v.context(tool, x.arguments, s_->setup.era);
     j.outcomes.merge(check_call(ctx, r));
-    if (r.kind != Reply::Kind::kResult && r.kind != Reply::Kind::kError) return j;
+    if (r.kind != Reply::Kind::kResult && r.kind != Reply::Kind::kError) {
+      s_->count(x.tool, r, j.envelope, Reach::kNoAnswer);
+      return j;
+    }
     const State::Intent intended = s_->intent(x, ctx, v);
     // A call to a tool the server does not list has no envelope contract.
     if (!tool && s_->setup.tools_known) {
       j.outcomes.merge(check_acceptance(ctx, r, intended.broken, std::nullopt));
+      j.reach = reach_of(r, j.envelope, intended.valid);
+      s_->count(x.tool, r, j.envelope, j.reach);
       return j;
     }
     auto& st = s_->tools[x.tool];
@@ -300,18 +344,22 @@ Judged Judge::call(const Exchange& x) {
     if (!p) p = st.profile;
     if (!p && !s_->setup.forced && s_->setup.candidates && !s_->setup.candidates->empty()) {
       // Not known yet: kept until finish(), when the tool's or the server's profile is.
+      j.reach = reach_of(r, {}, intended.valid);
       if (st.pending.size() < State::kMaxPending) {
-        Pending pd{x, r};
+        Pending pd{x, r, j.reach};
         st.pending.push_back(std::move(pd));
       } else {
         // Past the bound the answer is not judged at all (a refusal cannot be told from a success
         // without the envelope's error form).
         if (!r.is_error_result()) s_->unprofiled++;
       }
+      s_->count(x.tool, r, {}, j.reach);
       j.deferred = true;
       return j;
     }
     s_->judge_under(x, r, p, ctx, intended, &probe, j);
+    j.reach = reach_of(r, j.envelope, intended.valid);
+    s_->count(x.tool, r, j.envelope, j.reach);
   } catch (...) {
     // Never throws: what was judged so far stands.
   }
@@ -425,8 +473,12 @@ std::map<std::string, Outcomes> Judge::finish() {
       pd.x.hold = false;
       const ToolValidators& v = s_->validators_of(name);
       const CallContext ctx = v.context(s_->tool_json(name), pd.x.arguments, s_->setup.era);
-      s_->judge_under(pd.x, pd.reply, p, ctx, s_->intent(pd.x, ctx, v), nullptr, j);
+      const State::Intent intended = s_->intent(pd.x, ctx, v);
+      s_->judge_under(pd.x, pd.reply, p, ctx, intended, nullptr, j);
       out[name].merge(std::move(j.outcomes));
+      // Counted again under the profile it was judged by.
+      s_->coverage[name].remove(pd.provisional);
+      s_->count(name, pd.reply, j.envelope, reach_of(pd.reply, j.envelope, intended.valid));
     }
     t.pending.clear();
     if (p && !t.profile && !s_->setup.forced) t.profile = p;
@@ -448,6 +500,10 @@ std::map<std::string, ToolProfile> Judge::tool_profiles() const {
   for (const auto& [name, t] : s_->tools) out[name] = ToolProfile{s_->setup.forced ? s_->setup.forced : t.profile, t.reason};
   return out;
 }
+
+void Judge::unanswered(const std::string& tool) { s_->coverage[tool].add(Reach::kNoAnswer); }
+
+const std::map<std::string, Coverage>& Judge::coverage() const { return s_->coverage; }
 
 const std::map<std::string, std::size_t>& Judge::profiles_detected() const { return s_->detected; }
 

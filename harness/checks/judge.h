@@ -73,6 +73,9 @@ struct Judged {
   /// Set when `envelope` is a success envelope whose profile has a limit variable: the id to
   /// give sweep() for this answer (its held findings are settled there).
   std::optional<std::size_t> answer;
+  /// What the answer reached (for an answer kept until finish(), a first reading from its shape:
+  /// success with text is data; finish() counts it again under the profile it is judged by).
+  Reach reach = Reach::kNoAnswer;
 };
 
 /// The profile a tool was judged by, and why.
@@ -123,6 +126,11 @@ class Judge {
   /// judged now by the tool's profile, or by the profile most of the server's tools speak; held
   /// findings that no sweep settled are released. Per tool name.
   std::map<std::string, Outcomes> finish();
+
+  /// A tools/call to `tool` that got no answer (timeout, closed pipe): coverage only.
+  void unanswered(const std::string& tool);
+  /// Per tool: what its answers reached (final after finish()).
+  const std::map<std::string, Coverage>& coverage() const;
 
   /// Per tool: the profile it was judged by and why (after finish()).
   std::map<std::string, ToolProfile> tool_profiles() const;

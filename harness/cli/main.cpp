@@ -58,6 +58,7 @@ struct Cli {
   std::optional<std::size_t> calls;
   std::optional<double> time_budget;
   bool no_shrink = false;
+  bool no_harvest = false;
   std::string cases = ".ctxo-conform/cases";
   bool no_cases = false;
   long timeout_ms = 10000;
@@ -370,6 +371,8 @@ int main(int argc, char** argv) {
       ->allow_extra_args(false);
   app.add_flag("--read-only", cli.read_only, "Call only tools annotated readOnlyHint: true");
   app.add_flag("--no-shrink", cli.no_shrink, "Report failing calls as generated, without shrinking them");
+  app.add_flag("--no-harvest", cli.no_harvest,
+               "Do not feed values seen in answers (names, paths, ids) to later calls, and make no second pass");
   app.add_option("--cases", cli.cases, "Write each finding as a case file for 'ctxo-conform replay' into DIR")
       ->type_name("DIR")
       ->capture_default_str();
@@ -463,6 +466,7 @@ int main(int argc, char** argv) {
   if (cli.calls && *cli.calls == 0) return fail_config("--calls must be at least 1");
   o.calls_per_tool = cli.calls.value_or(0);
   o.shrink = !cli.no_shrink;
+  o.harvest = !cli.no_harvest;
   if (!cli.no_cases && cli.cases.empty()) return fail_config("--cases needs a directory (or pass --no-cases)");
   if (cli.time_budget && *cli.time_budget <= 0) return fail_config("--time-budget must be positive");
   o.time_budget_s = cli.time_budget;

@@ -52,7 +52,8 @@ bool needs_identifier(const json& tool) {
   const json& schema = tool["inputSchema"];
   if (!schema.contains("required") || !schema["required"].is_array()) return false;
   for (const auto& r : schema["required"])
-    if (r.is_string() && gen::identifier_like(r.get<std::string>())) return true;
+    if (r.is_string() && (gen::identifier_like(r.get<std::string>()) || !gen::parameter_kinds(r.get<std::string>()).empty()))
+      return true;
   return false;
 }
 
@@ -92,6 +93,7 @@ class Runner {
     finish_session(true);
     settle_judge();
     publish_outcomes(rep_, outcomes_, o_.selection);
+    publish_reach();
     rep_.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
     settle_verdict(rep_);
     return std::move(rep_);
@@ -145,6 +147,33 @@ class Runner {
     if (!forced_ && !profiles_.empty() && rep_.unprofiled_results > 0)
       note(std::to_string(rep_.unprofiled_results) +
            " tool result(s) matched no envelope profile; only transport and protocol checks applied to them");
+  }
+
+  // Each tool's coverage from the judge; a tool whose calls reached no data is said so, in a note
+  // and in the reason of every invariant it left not observed.
+  void publish_reach() {
+    if (!judge_) return;
+    for (const auto& [name, c] : judge_->coverage()) summary_of(name)->coverage = c;
+    for (auto& ts : rep_.tools) {
+      const checks::Coverage& c = ts.coverage;
+      if (!ts.selected || c.calls == 0 || c.data > 0) continue;
+      const std::string reached = std::to_string(c.data) + "/" + std::to_string(c.calls) + " calls reached data";
+      std::string how;
+      auto part = [&](std::size_t n, const char* what) {
+        if (n) how += (how.empty() ? "" : ", ") + std::to_string(n) + " " + what;
+      };
+      part(c.empty, "empty");
+      part(c.misses, c.misses == 1 ? "graceful miss" : "graceful misses");
+      part(c.errors, c.errors == 1 ? "error" : "errors");
+      part(c.refusals, c.refusals == 1 ? "refusal" : "refusals");
+      part(c.no_answer, "unanswered");
+      for (auto& [id, why] : ts.not_observed) why += "; " + reached;
+      note("tool " + ts.name + ": " + reached + " (" + how + ")" +
+           (o_.harvest ? ": no value from another tool's answers or its schema reached anything it has, so its "
+                         "envelope rules were never exercised on real data (pass a real identifier with a --root "
+                         "workspace, or check the tool's lookups by hand)"
+                       : " with --no-harvest: values from other tools' answers were not tried"));
+    }
   }
 
   void take_observations() {
@@ -390,12 +419,14 @@ class Runner {
     }
     l_.on_tools(rep_.tools);
 
-    // Tools that need no identifier go first: their answers (lists, searches) are where the
-    // identifiers the other tools take are harvested from. Shards still split by sorted name.
+    // Tools that need no harvested value go first: their answers (lists, searches) are where the
+    // names, paths and identifiers the other tools take are harvested from. Shards still split by
+    // sorted name.
     std::stable_partition(selected.begin(), selected.end(), [](const json* t) { return !needs_identifier(*t); });
     const auto t0 = Clock::now();
     std::size_t index = 0;
     bool alive = true;
+    std::vector<std::unique_ptr<ToolRun>> runs;
     for (const json* tool : selected) {
       const std::string name = (*tool)["name"].get<std::string>();
       ToolSummary* ts = summary_of(name);
@@ -413,50 +444,29 @@ class Runner {
              "); its calls are not held to P-NO-THROW");
       if (!validators.output_problem().empty())
         note("cannot compile the outputSchema of tool " + name + ": " + validators.output_problem());
-      const ToolCtx tc{tool, &validators};
-      std::optional<gen::ToolPlan> plan;
-      if (!o_.replay) plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name));
-      std::size_t troubles = 0;
-      std::set<std::string> shrunk;  // invariants already shrunk on this tool
-      bool repeated = false;          // E-STABLE made on this tool
-      std::optional<std::pair<json, checks::ParsedEnvelope>> stable_fallback;  // a hintless candidate
-      for (std::size_t i = 0; alive && troubles < 2; ++i) {
+      auto run = std::make_unique<ToolRun>();
+      run->name = name;
+      run->tc = ToolCtx{tool, &validators};
+      ToolRun& tr = *run;
+      runs.push_back(std::move(run));
+      if (!o_.replay) tr.plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name));
+      for (std::size_t i = 0; alive && tr.troubles < 2; ++i) {
         if (over_budget(t0)) {
           ts->skipped = "time budget reached";
           break;
         }
         std::optional<gen::PlannedCall> pc;
-        if (plan) pc = plan->next(harvest_);
+        if (tr.plan) pc = tr.plan->next(harvest_);
         else if (i == 0 && !o_.replay->as_miss) pc = gen::PlannedCall{gen::Phase::kBoundary, "replayed case", gen::shrinkable_json(o_.replay->arguments)};
         if (!pc) break;
-        const json args = pc->arguments.value();
-        const std::string broken = pc->phase == gen::Phase::kInvalid ? pc->label : "";
-        Attempt a = attempt(*ts, tc, args, broken, true, troubles, alive);
-        for (auto& f : a.findings) {
-          f.phase = plan ? gen::phase_name(pc->phase) : "";
-          f.case_label = pc->label;
-          if (plan && o_.shrink && alive && shrinkable(f) && shrunk.insert(f.invariant).second)
-            f = shrink(*ts, tc, pc->arguments, std::move(f), broken, t0, alive);
-          add(std::move(f));
-        }
-        if (a.reply.kind != Reply::Kind::kResult) continue;
-        const checks::ParsedEnvelope& pe = a.envelope;
-        // E-STABLE: the first call whose envelope carries a hint (else the first with an envelope,
-        // after the plan), again, straight away.
-        if (!repeated && pe.profile && o_.envelope_repeat && invariant_wanted("E-STABLE")) {
-          if (has_hint(pe)) {
-            repeated = true;
-            repeat(*ts, args, broken, pe, troubles, alive);
-          } else if (!stable_fallback) {
-            stable_fallback = std::make_pair(args, pe);
-          }
-        }
+        make_call(tr, *ts, std::move(*pc), t0, alive);
       }
-      if (!repeated && stable_fallback && alive && troubles < 2 && !over_budget(t0))
-        repeat(*ts, stable_fallback->first, "", stable_fallback->second, troubles, alive);
-      if (plan)
-        for (const auto& p : plan->problems()) note("generating calls for tool " + name + ": " + p);
-      if (troubles >= 2) ts->skipped = "stopped after 2 crashes or hangs";
+      drive(tr, *ts, t0, alive);
+      if (!tr.repeated && tr.stable_fallback && alive && tr.troubles < 2 && !over_budget(t0))
+        repeat(*ts, tr.stable_fallback->first, "", tr.stable_fallback->second, tr.troubles, alive);
+      if (tr.plan)
+        for (const auto& p : tr.plan->problems()) note("generating calls for tool " + name + ": " + p);
+      if (tr.troubles >= 2) ts->skipped = "stopped after 2 crashes or hangs";
       // E-MISS: a lookup of an identifier that cannot exist, answered by a tool whose envelope
       // profile is known (forced, or seen on its answers) and has a graceful-miss form (or miss codes).
       const profile::Profile* miss_profile = judge_->profile_of(name);
@@ -466,11 +476,11 @@ class Runner {
       else if (!o_.replay) absent = gen::absent_lookup(input_schema, o_.seed ^ fnv1a(name));
       // A replayed lookup has no earlier answers: its own answer tells the profile.
       const bool replay_miss = o_.replay && o_.replay->as_miss;
-      if (absent && alive && troubles < 2 && (miss_profile || replay_miss) && !over_budget(t0) &&
+      if (absent && alive && tr.troubles < 2 && (miss_profile || replay_miss) && !over_budget(t0) &&
           invariant_wanted("E-MISS")) {
         std::vector<Finding> found;
         capture_ = &found;
-        Reply reply = do_call(*ts, *absent, troubles, alive);
+        Reply reply = do_call(*ts, *absent, tr.troubles, alive);
         checks::Judged j = judge_->call(exchange(name, *absent, reply, "", miss_profile, false));
         checks::Outcomes missed;
         if (reply.kind == Reply::Kind::kResult) {
@@ -494,6 +504,22 @@ class Runner {
         }
       }
     }
+    // The second pass: tools whose calls reached no data, again, with what every tool's answers
+    // have put in the pools since their turn.
+    if (o_.harvest && !o_.replay) {
+      for (auto& run : runs) {
+        ToolRun& tr = *run;
+        if (!alive || over_budget(t0)) break;
+        if (!tr.plan || tr.troubles >= 2 || !tr.data_calls.empty()) continue;
+        ToolSummary* ts = summary_of(tr.name);
+        for (auto& pc : tr.plan->second_pass(harvest_, kSecondPassCalls)) {
+          if (!alive || tr.troubles >= 2 || over_budget(t0)) break;
+          ts->second_pass_calls++;
+          make_call(tr, *ts, std::move(pc), t0, alive);
+        }
+        drive(tr, *ts, t0, alive);
+      }
+    }
     rep_.harvested = harvest_.size();
     if (alive && !over_budget(t0) && envelope_wanted()) {
       sweep();
@@ -501,6 +527,67 @@ class Runner {
     }
     else if (!sweep_calls_.empty()) note("the limit sweep was skipped (time budget reached or the server died)");
     if (budget_hit_) note("--time-budget reached: some generated calls were not made");
+  }
+
+  struct ToolCtx {
+    const json* tool;
+    const checks::ToolValidators* validators;
+  };
+  // One tool's calls across the run's passes.
+  struct ToolRun {
+    std::string name;
+    ToolCtx tc{nullptr, nullptr};
+    std::optional<gen::ToolPlan> plan;
+    std::size_t troubles = 0;
+    std::set<std::string> shrunk;  ///< Invariants already shrunk on this tool.
+    bool repeated = false;          ///< E-STABLE made on this tool.
+    std::optional<std::pair<json, checks::ParsedEnvelope>> stable_fallback;  ///< A hintless candidate.
+    std::vector<std::pair<json, std::string>> data_calls;  ///< Calls that reached data (args, label).
+    std::size_t driven_from = 0;  ///< data_calls already repeated with a budget parameter driven small.
+  };
+
+  // Makes one planned call of `tr` and reports what it found (shrunk), remembering the first
+  // calls that reached data (for drive()) and the E-STABLE repeat.
+  void make_call(ToolRun& tr, ToolSummary& ts, gen::PlannedCall pc, Clock::time_point t0, bool& alive) {
+    const json args = pc.arguments.value();
+    const std::string broken = pc.phase == gen::Phase::kInvalid ? pc.label : "";
+    Attempt a = attempt(ts, tr.tc, args, broken, true, tr.troubles, alive);
+    for (auto& f : a.findings) {
+      f.phase = tr.plan ? gen::phase_name(pc.phase) : "";
+      f.case_label = pc.label;
+      if (tr.plan && o_.shrink && alive && shrinkable(f) && tr.shrunk.insert(f.invariant).second)
+        f = shrink(ts, tr.tc, pc.arguments, std::move(f), broken, t0, alive);
+      add(std::move(f));
+    }
+    if (a.reply.kind != Reply::Kind::kResult) return;
+    if (a.reach == checks::Reach::kData && tr.data_calls.size() < kDrivenSources)
+      tr.data_calls.emplace_back(args, pc.label);
+    const checks::ParsedEnvelope& pe = a.envelope;
+    // E-STABLE: the first call whose envelope carries a hint (else the first with an envelope,
+    // after the plan), again, straight away.
+    if (!tr.repeated && pe.profile && o_.envelope_repeat && invariant_wanted("E-STABLE")) {
+      if (has_hint(pe)) {
+        tr.repeated = true;
+        repeat(ts, args, broken, pe, tr.troubles, alive);
+      } else if (!tr.stable_fallback) {
+        tr.stable_fallback = std::make_pair(args, pe);
+      }
+    }
+  }
+
+  // Budget and limit parameters driven small: the calls that reached data, again, with each
+  // limit/maxResults/tokenBudget parameter at its smallest valid value (and four times that), so
+  // truncation is seen on every tool that can truncate.
+  void drive(ToolRun& tr, ToolSummary& ts, Clock::time_point t0, bool& alive) {
+    if (!tr.plan) return;
+    for (; tr.driven_from < tr.data_calls.size(); ++tr.driven_from) {
+      const auto [args, label] = tr.data_calls[tr.driven_from];
+      for (auto& pc : tr.plan->driven(args, "after " + label)) {
+        if (!alive || tr.troubles >= 2 || over_budget(t0)) return;
+        ts.driven_calls++;
+        make_call(tr, ts, std::move(pc), t0, alive);
+      }
+    }
   }
 
   // E-STABLE: `args` again; its answer compared with `first`.
@@ -589,6 +676,7 @@ class Runner {
       rep_.successes++;
     }
     take(ts.name, checks::Judge::transport(reply));
+    if (judge_ && reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) judge_->unanswered(ts.name);
     l_.on_call(ts, rep_.calls);
     take_observations();
     // Slow is not hung: a T-HANG warning about latency, with the time it took.
@@ -635,14 +723,11 @@ class Runner {
   }
 
   // --- generated calls ----------------------------------------------------------------------
-  struct ToolCtx {
-    const json* tool;
-    const checks::ToolValidators* validators;
-  };
   struct Attempt {
     Reply reply;
     checks::ParsedEnvelope envelope;
     std::vector<Finding> findings;  ///< Not reported yet: the caller decides (shrinking).
+    checks::Reach reach = checks::Reach::kNoAnswer;  ///< What the answer reached (the judge's reading).
   };
 
   // One generated call and every per-call check on its answer; the findings are returned, not
@@ -655,9 +740,11 @@ class Runner {
     capture_ = &a.findings;
     a.reply = do_call(ts, args, troubles, alive);
     if (a.reply.kind == Reply::Kind::kResult || a.reply.kind == Reply::Kind::kError) {
-      if (main && a.reply.kind == Reply::Kind::kResult) harvest_.take_result(a.reply.result);
+      if (main && o_.harvest && a.reply.kind == Reply::Kind::kResult && !a.reply.is_error_result())
+        harvest_.take_result(a.reply.result);
       checks::Judged j = judge_->call(exchange(ts.name, args, a.reply, broken, nullptr, main));
       a.envelope = j.envelope;
+      a.reach = j.reach;
       take(ts.name, std::move(j.outcomes));
       // Success answers of a profile with a limit variable are replayed by the limit sweep.
       if (main && j.answer && sweep_calls_.size() < kMaxSweepCalls && sweep_per_tool_[ts.name]++ < kMaxSweepCallsPerTool)
@@ -805,10 +892,10 @@ class Runner {
           ToolSummary* ts = summary_of((*sc.tool)["name"].get<std::string>());
           std::size_t troubles = 0;
           Reply reply = do_call(*ts, sc.args, troubles, alive);
-          if (reply.kind != Reply::Kind::kResult) continue;
+          if (reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) continue;
           checks::Judged j = judge_->call(exchange(ts->name, sc.args, reply, "", prof, true));
           take(ts->name, std::move(j.outcomes));
-          if (!j.envelope.profile) continue;
+          if (reply.kind != Reply::Kind::kResult || !j.envelope.profile) continue;
           checks::ParsedEnvelope pe = std::move(j.envelope);
           pe.limit = limit;
           points[k].push_back(checks::SweepPoint{limit, false, std::move(pe)});
@@ -883,9 +970,10 @@ class Runner {
       std::size_t troubles = 0;
       for (std::size_t k = 0; k < kMaxResumePages && next && alive; ++k) {
         Reply reply = do_call(*ts, *next, troubles, alive);
-        if (reply.kind != Reply::Kind::kResult) break;
+        if (reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) break;
         checks::Judged j = judge_->call(exchange(ts->name, *next, reply, "", sc.profile, false));
         take(ts->name, std::move(j.outcomes));
+        if (reply.kind != Reply::Kind::kResult) break;
         checks::ParsedEnvelope pe = std::move(j.envelope);
         if (!pe.profile) break;
         pages.push_back(pe);
@@ -955,6 +1043,8 @@ class Runner {
     checks::ParsedEnvelope main;
     std::size_t answer;  ///< The judge's id of the main answer (its held findings).
   };
+  static constexpr std::size_t kSecondPassCalls = 8;  ///< Per tool that reached no data.
+  static constexpr std::size_t kDrivenSources = 3;    ///< Calls that reached data, driven per tool.
   static constexpr std::size_t kMaxSweepCalls = 200;
   static constexpr std::size_t kMaxSweepCallsPerTool = 16;  ///< The first successes of each tool.
   std::map<std::string, std::size_t> sweep_per_tool_;

@@ -55,6 +55,9 @@ struct RunOptions {
   std::optional<std::string> root;            ///< --root: workspace for POS-UTF16.
   std::vector<std::int64_t> limits;           ///< --limits: sweep limits (empty = the profile's).
   bool envelope_repeat = true;                ///< E-STABLE: call each tool's first case twice.
+  /// Feed values harvested from answers to later calls, and make the second pass (--no-harvest:
+  /// false; schema hints and budget parameters driven small stay).
+  bool harvest = true;
   std::string record_path;                    ///< --record: write every exchange as a transcript.
 };
 

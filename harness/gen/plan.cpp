@@ -4,6 +4,8 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <initializer_list>
+#include <string_view>
 
 #include <rapidcheck/seq/Create.h>
 #include <rapidcheck/seq/Transform.h>
@@ -31,8 +33,6 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b) {
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return z ^ (z >> 31);
 }
-
-bool cursor_like(const std::string& key) { return key == "cursor" || key == "nextcursor"; }
 
 // Code points of UTF-8 text, each as its byte sequence (so shrinking never splits a character;
 // a byte that starts no well-formed sequence stands alone).
@@ -74,6 +74,141 @@ std::string harvest_key(const std::string& property) {
   return k;
 }
 
+namespace {
+
+bool ends_with(const std::string& s, std::string_view suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+bool one_of(const std::string& k, std::initializer_list<std::string_view> words) {
+  return std::any_of(words.begin(), words.end(), [&](std::string_view w) { return k == w; });
+}
+
+// `key` as written ends in an "Id" word: "id", "symbolId", "node_id", "UUID" (not "valid", "paid").
+bool id_word(const std::string& key) {
+  const std::string k = harvest_key(key);
+  if (one_of(k, {"id", "uuid", "guid", "oid"})) return true;
+  if (key.size() < 3) return false;
+  const std::string tail = key.substr(key.size() - 2);
+  const char before = key[key.size() - 3];
+  return (tail == "Id" || tail == "ID") || ((tail == "id" || tail == "ID") && (before == '_' || before == '-'));
+}
+
+bool path_word(const std::string& k) {
+  if (one_of(k, {"profile", "tile", "mobile", "compile"})) return false;
+  return one_of(k, {"file", "path", "filepath", "filename", "relativepath", "relpath", "dir", "directory", "folder",
+                    "absolutepath", "fullpath", "sourcefile"}) ||
+         ends_with(k, "file") || ends_with(k, "path") || ends_with(k, "filename") || ends_with(k, "dir");
+}
+
+bool name_word(const std::string& k) {
+  if (ends_with(k, "filename")) return false;
+  return one_of(k, {"name", "symbol", "symbolname", "qualifiedname", "fullname", "fqn", "identifier", "function",
+                    "method", "class", "entity", "target"}) ||
+         ends_with(k, "name") || k.rfind("symbol", 0) == 0;
+}
+
+bool query_word(const std::string& k) {
+  return one_of(k, {"query", "q", "pattern", "search", "searchterm", "term", "keyword", "keywords", "needle", "regex",
+                    "prefix", "text"}) ||
+         ends_with(k, "query") || ends_with(k, "pattern");
+}
+
+bool cursor_word(const std::string& k) {
+  return k.find("cursor") != std::string::npos || k == "pagetoken" || k == "nextpagetoken";
+}
+
+bool uri_word(const std::string& k) { return k == "uri" || ends_with(k, "uri"); }
+
+// "src/a.ts:12" or "src/a.ts:12:5": the path (it has an extension or a '/', no space).
+std::optional<std::string> anchor_path(const std::string& s) {
+  std::size_t end = s.size();
+  int numbers = 0;
+  while (numbers < 2) {
+    std::size_t colon = s.rfind(':', end - 1);
+    if (colon == std::string::npos || colon == 0 || colon + 1 >= end) break;
+    if (!std::all_of(s.begin() + static_cast<std::ptrdiff_t>(colon) + 1, s.begin() + static_cast<std::ptrdiff_t>(end),
+                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
+      break;
+    end = colon;
+    ++numbers;
+  }
+  if (numbers == 0) return std::nullopt;
+  std::string path = s.substr(0, end);
+  if (path.empty() || path.find_first_of(" \t\n:") != std::string::npos) return std::nullopt;
+  if (path.find('/') == std::string::npos && path.find('.') == std::string::npos) return std::nullopt;
+  return path;
+}
+
+// The path of a file:// uri ("file:///w/src/a.ts" -> "/w/src/a.ts"), '%XX' decoded.
+std::optional<std::string> file_uri_path(const std::string& s) {
+  if (s.rfind("file://", 0) != 0) return std::nullopt;
+  std::string rest = s.substr(7);
+  if (rest.rfind("localhost/", 0) == 0) rest = rest.substr(9);
+  if (rest.empty() || rest[0] != '/') return std::nullopt;
+  std::string out;
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '%' && i + 2 < rest.size() && std::isxdigit(static_cast<unsigned char>(rest[i + 1])) &&
+        std::isxdigit(static_cast<unsigned char>(rest[i + 2]))) {
+      out += static_cast<char>(std::stoi(rest.substr(i + 1, 2), nullptr, 16));
+      i += 2;
+    } else {
+      out += rest[i];
+    }
+  }
+  return out;
+}
+
+bool identifier_text(const std::string& s) {
+  if (s.empty() || s.size() > 200) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) {
+    return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_' || c == '$' || c == '.' || c == '#' ||
+           static_cast<unsigned char>(c) >= 0x80;
+  });
+}
+
+}  // namespace
+
+const char* kind_name(ValueKind k) {
+  switch (k) {
+    case ValueKind::kId: return "id";
+    case ValueKind::kName: return "name";
+    case ValueKind::kPath: return "path";
+    case ValueKind::kUri: return "uri";
+    case ValueKind::kCursor: return "cursor";
+  }
+  return "?";
+}
+
+std::optional<ValueKind> answer_kind(const std::string& key) {
+  const std::string k = harvest_key(key);
+  if (k == "cursor" || k == "nextcursor" || k == "pagetoken" || k == "nextpagetoken") return ValueKind::kCursor;
+  if (uri_word(k)) return ValueKind::kUri;
+  if (id_word(key)) return ValueKind::kId;
+  if (path_word(k)) return ValueKind::kPath;
+  if (name_word(k)) return ValueKind::kName;
+  return std::nullopt;
+}
+
+std::vector<ValueKind> parameter_kinds(const std::string& property) {
+  const std::string k = harvest_key(property);
+  if (cursor_word(k)) return {ValueKind::kCursor};
+  if (uri_word(k)) return {ValueKind::kUri, ValueKind::kPath};
+  if (id_word(property)) return {ValueKind::kId, ValueKind::kName};
+  if (path_word(k)) return {ValueKind::kPath};
+  if (name_word(k)) return {ValueKind::kName, ValueKind::kId};
+  if (query_word(k)) return {ValueKind::kName};
+  return {};
+}
+
+bool budget_parameter(const std::string& property) {
+  const std::string k = harvest_key(property);
+  return one_of(k, {"limit", "maxresults", "maxitems", "maxcount", "maxmatches", "topk", "k", "pagesize", "perpage",
+                    "count", "first", "tokenbudget", "maxtokens", "budget", "maxbytes", "maxchars", "maxlength",
+                    "maxlines", "maxoutput", "maxresultsize"}) ||
+         ends_with(k, "limit") || ends_with(k, "budget") || (k.rfind("max", 0) == 0 && k.size() > 3);
+}
+
 void Harvest::take_result(const json& result) {
   if (!result.is_object()) return;
   if (auto it = result.find("structuredContent"); it != result.end()) take(*it);
@@ -89,6 +224,42 @@ void Harvest::take_result(const json& result) {
 
 void Harvest::take(const json& value) { walk(value, 0); }
 
+void Harvest::keep_name(const std::string& key, const json& x) {
+  auto& values = pool_[key];
+  if (values.size() < kPerName && seen_.insert(key + '\x1f' + x.dump()).second) values.push_back(x);
+}
+
+void Harvest::keep_kind(ValueKind kind, const json& x) {
+  auto& values = kinds_[kind];
+  if (values.size() < kPerKind && seen_.insert(std::string("\x1e") + kind_name(kind) + '\x1f' + x.dump()).second)
+    values.push_back(x);
+}
+
+// Values inside a value: the path of an anchor or a file:// uri, the parts of a path::name::kind id.
+void Harvest::derive(const std::string& text, std::optional<ValueKind> kind) {
+  if (auto p = file_uri_path(text)) {
+    keep_kind(ValueKind::kUri, json(text));
+    keep_kind(ValueKind::kPath, json(*p));
+    return;
+  }
+  if (text.find("://") != std::string::npos) return;
+  if (auto p = anchor_path(text); p && kind != ValueKind::kName) keep_kind(ValueKind::kPath, json(*p));
+  if (const std::size_t sep = text.find("::"); sep != std::string::npos && sep > 0 && text.find(' ') == std::string::npos) {
+    std::vector<std::string> parts;
+    for (std::size_t at = 0;;) {
+      const std::size_t next = text.find("::", at);
+      parts.push_back(text.substr(at, next == std::string::npos ? std::string::npos : next - at));
+      if (next == std::string::npos) break;
+      at = next + 2;
+    }
+    const bool pathy = parts[0].find('/') != std::string::npos || parts[0].find('.') != std::string::npos;
+    if (parts.size() >= 2 && pathy && !parts[1].empty()) {
+      keep_kind(ValueKind::kPath, json(parts[0]));
+      if (identifier_text(parts[1])) keep_kind(ValueKind::kName, json(parts[1]));
+    }
+  }
+}
+
 void Harvest::walk(const json& v, int depth) {
   if (depth > kHarvestDepth) return;
   if (v.is_array()) {
@@ -100,11 +271,23 @@ void Harvest::walk(const json& v, int depth) {
     const json& x = it.value();
     std::string key = harvest_key(it.key());
     if (key == "nextcursor") key = "cursor";  // a page's nextCursor is the next call's cursor
-    bool keep = (x.is_string() && !x.get_ref<const std::string&>().empty() && x.get_ref<const std::string&>().size() <= 512) ||
-                x.is_number_integer();
-    if (keep && (identifier_like(it.key()) || cursor_like(key))) {
-      auto& values = pool_[key];
-      if (values.size() < kPerName && seen_.insert(key + '\x1f' + x.dump()).second) values.push_back(x);
+    const bool text = x.is_string() && !x.get_ref<const std::string&>().empty() &&
+                      x.get_ref<const std::string&>().size() <= 512;
+    const std::optional<ValueKind> kind = answer_kind(it.key());
+    if (text) {
+      const std::string& s = x.get_ref<const std::string&>();
+      derive(s, kind);
+      // A uri of another scheme (https://...) is never offered: generated calls stay local.
+      const bool remote = s.find("://") != std::string::npos && s.rfind("file://", 0) != 0;
+      if (kind && !remote && !(kind == ValueKind::kUri && s.rfind("file://", 0) != 0)) {
+        keep_name(key, x);
+        if (kind != ValueKind::kUri) keep_kind(*kind, x);
+      } else if (!remote && (identifier_like(it.key()) || key == "cursor")) {
+        keep_name(key, x);
+      }
+    } else if (x.is_number_integer() && (kind == ValueKind::kId || identifier_like(it.key()))) {
+      keep_name(key, x);
+      if (kind == ValueKind::kId) keep_kind(ValueKind::kId, x);
     }
     if (x.is_structured()) walk(x, depth + 1);
   }
@@ -115,10 +298,41 @@ const std::vector<json>* Harvest::values_for(const std::string& property) const 
   return it == pool_.end() || it->second.empty() ? nullptr : &it->second;
 }
 
+const std::vector<json>& Harvest::values_of(ValueKind kind) const {
+  static const std::vector<json> kNone;
+  auto it = kinds_.find(kind);
+  return it == kinds_.end() ? kNone : it->second;
+}
+
+std::vector<json> Harvest::offers(const std::string& property) const {
+  std::vector<json> out;
+  std::set<std::string> given;
+  auto offer = [&](const json& v) {
+    if (given.insert(v.dump()).second) out.push_back(v);
+  };
+  if (const auto* own = values_for(property))
+    for (const auto& v : *own) offer(v);
+  for (ValueKind k : parameter_kinds(property)) {
+    for (const auto& v : values_of(k)) {
+      // A uri parameter takes absolute paths as file:// uris.
+      if (k == ValueKind::kPath && parameter_kinds(property).front() == ValueKind::kUri) {
+        if (v.is_string() && !v.get_ref<const std::string&>().empty() && v.get_ref<const std::string&>()[0] == '/')
+          offer(json("file://" + v.get<std::string>()));
+        continue;
+      }
+      offer(v);
+    }
+  }
+  return out;
+}
+
 std::size_t Harvest::size() const {
-  std::size_t n = 0;
-  for (const auto& [k, v] : pool_) n += v.size();
-  return n;
+  std::set<std::string> distinct;
+  for (const auto& [k, v] : pool_)
+    for (const auto& x : v) distinct.insert(x.dump());
+  for (const auto& [k, v] : kinds_)
+    for (const auto& x : v) distinct.insert(x.dump());
+  return distinct.size();
 }
 
 // ---- phases --------------------------------------------------------------------------------
@@ -245,20 +459,94 @@ std::optional<PlannedCall> ToolPlan::next_random(const Harvest& harvest) {
   return std::nullopt;
 }
 
-// Replaces, on about half of the random calls, each top-level property that has harvested values
-// by one of them (kept only when the arguments stay schema-valid).
-json ToolPlan::harvested(const json& args, std::size_t index, const Harvest& harvest) const {
+// Replaces, on about half of the random calls, each top-level property that is offered harvested
+// values by one of them (kept only when the arguments stay schema-valid): the n-th such call takes
+// the n-th offer, so the best matches come first and later calls reach further down the pools.
+json ToolPlan::harvested(const json& args, std::size_t index, const Harvest& harvest) {
   if (!validator_ || !args.is_object() || harvest.size() == 0 || mix(seed_ ^ 0x4841525645535400ull, index) % 2 == 0)
     return args;
   json out = args;
   const json props = schema_.contains("properties") && schema_["properties"].is_object() ? schema_["properties"] : json::object();
+  bool any = false;
   for (auto it = props.begin(); it != props.end(); ++it) {
-    const auto* pool = harvest.values_for(it.key());
-    if (!pool) continue;
-    const std::uint64_t pick = mix(seed_ + index, fnv1a(it.key()));
-    json trial = out;
-    trial[it.key()] = (*pool)[pick % pool->size()];
-    if (validator_->is_valid(trial)) out = std::move(trial);
+    const std::vector<json> offers = harvest.offers(it.key());
+    // Each offer in turn until one fits the property's type, format, pattern and bounds.
+    for (std::size_t k = 0; k < offers.size(); ++k) {
+      json trial = out;
+      trial[it.key()] = offers[(harvested_calls_ + k) % offers.size()];
+      if (validator_->is_valid(trial)) {
+        out = std::move(trial);
+        any = true;
+        break;
+      }
+    }
+  }
+  if (any) ++harvested_calls_;
+  return out;
+}
+
+std::optional<PlannedCall> ToolPlan::fresh(json args, Phase phase, std::string label) {
+  if (!args.is_object() || (validator_ && !validator_->is_valid(args))) return std::nullopt;
+  if (!sent_.insert(args.dump()).second) return std::nullopt;
+  return PlannedCall{phase, std::move(label), shrinkable_json(args)};
+}
+
+std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size_t n) {
+  std::vector<PlannedCall> out;
+  if (!validator_ || harvest.size() == 0) return out;
+  const json base = boundary_.empty() ? json::object() : boundary_.front().arguments;
+  const json props = schema_.contains("properties") && schema_["properties"].is_object() ? schema_["properties"] : json::object();
+  std::map<std::string, std::vector<json>> offers;
+  std::size_t deepest = 0;
+  for (auto it = props.begin(); it != props.end(); ++it) {
+    auto o = harvest.offers(it.key());
+    if (o.empty()) continue;
+    deepest = std::max(deepest, o.size());
+    offers.emplace(it.key(), std::move(o));
+  }
+  for (std::size_t k = 0; k < deepest && out.size() < n; ++k) {
+    json args = base;
+    std::string used;
+    for (const auto& [name, values] : offers) {
+      // The k-th offer of each parameter (its last when it has fewer), kept when the call stays valid.
+      json trial = args;
+      trial[name] = values[std::min(k, values.size() - 1)];
+      if (validator_->is_valid(trial)) {
+        args = std::move(trial);
+        used += (used.empty() ? "" : ", ") + name;
+      }
+    }
+    if (used.empty()) continue;
+    if (auto c = fresh(std::move(args), Phase::kRandom, "second pass #" + std::to_string(out.size() + 1) +
+                                                            " (harvested " + used + ")"))
+      out.push_back(std::move(*c));
+  }
+  return out;
+}
+
+std::vector<PlannedCall> ToolPlan::driven(const json& args, const std::string& after) {
+  std::vector<PlannedCall> out;
+  if (!args.is_object()) return out;
+  const json props = schema_.contains("properties") && schema_["properties"].is_object() ? schema_["properties"] : json::object();
+  for (auto it = props.begin(); it != props.end(); ++it) {
+    if (!budget_parameter(it.key()) || !it.value().is_object()) continue;
+    const json& ps = it.value();
+    const std::string type = ps.contains("type") && ps["type"].is_string() ? ps["type"].get<std::string>() : "";
+    if (type != "integer" && type != "number") continue;
+    double lo = 1;
+    if (ps.contains("minimum") && ps["minimum"].is_number()) lo = std::max(lo, ps["minimum"].get<double>());
+    if (ps.contains("exclusiveMinimum") && ps["exclusiveMinimum"].is_number())
+      lo = std::max(lo, std::floor(ps["exclusiveMinimum"].get<double>()) + 1);
+    if (!std::isfinite(lo) || lo > 1e12) continue;
+    for (double v : {lo, lo * 4}) {
+      json a = args;
+      a[it.key()] = static_cast<std::int64_t>(std::ceil(v));
+      if (a == args) continue;
+      if (auto c = fresh(std::move(a), Phase::kRandom,
+                         "'" + it.key() + "' driven to " + std::to_string(static_cast<std::int64_t>(std::ceil(v))) +
+                             " (" + after + ")"))
+        out.push_back(std::move(*c));
+    }
   }
   return out;
 }

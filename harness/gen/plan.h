@@ -39,30 +39,65 @@ struct PlannedCall {
   rc::Shrinkable<json> arguments; ///< value() is the arguments object; shrinks() the smaller candidates.
 };
 
-/// Values seen in answers, pooled by property name (case, '_' and '-' ignored), so later calls
-/// can use identifiers that exist. Only strings and integers under identifier-like names (see
-/// identifier_like), and cursors (a nextCursor is pooled as "cursor"), are kept; at most kPerName
-/// distinct values per name.
+/// What a harvested value is, whatever the property it came under was called.
+enum class ValueKind {
+  kId,      ///< `id`, `*Id`, `symbolId`, `nodeId`, `uuid`: strings and integers.
+  kName,    ///< `name`, `symbol`, `symbolName`, `qualifiedName`, `*Name`; the name in a `path::name::kind` id.
+  kPath,    ///< `file`, `path`, `relativePath`, `*File`, `*Path`; the path of a `file:line` anchor or a `file://` uri.
+  kUri,     ///< `file://` uris (other schemes are never pooled: a generated call stays on this machine).
+  kCursor,  ///< `cursor`, `nextCursor`, page tokens.
+};
+
+/// "id", "name", "path", "uri", "cursor".
+const char* kind_name(ValueKind k);
+
+/// The kind of the values an answer carries under `key` (nullopt: not harvested).
+std::optional<ValueKind> answer_kind(const std::string& key);
+
+/// The kinds of value a parameter named `property` takes, best first (empty: none; a parameter
+/// called `symbolId` takes ids, then names; `query` and `pattern` take names; `uri` uris, then
+/// absolute paths as `file://` uris).
+std::vector<ValueKind> parameter_kinds(const std::string& property);
+
+/// Values seen in answers, pooled twice: by property name (case, '_' and '-' ignored) and by kind
+/// (see ValueKind), so a `symbol` parameter is offered the `name`s a listing returned. Derived
+/// values are pooled too: the path of a `src/a.ts:12` anchor, the path and name of a
+/// `src/a.ts::run::function` id, the path of a `file://` uri. At most kPerName distinct values
+/// per name and kPerKind per kind, first seen first.
 class Harvest {
  public:
   static constexpr std::size_t kPerName = 16;
+  static constexpr std::size_t kPerKind = 64;
   /// Walks a tools/call result: its structuredContent and every text part that parses as JSON.
   void take_result(const json& result);
   /// Walks any JSON value.
   void take(const json& value);
-  /// Pooled values for a property name (nullptr when none).
+  /// Pooled values under exactly this property name (nullptr when none).
   const std::vector<json>* values_for(const std::string& property) const;
-  /// Number of values pooled.
+  /// Pooled values of one kind (first seen first).
+  const std::vector<json>& values_of(ValueKind kind) const;
+  /// What a parameter named `property` is offered, best match first: values seen under its own
+  /// name, then those of each kind it takes (parameter_kinds), each value once.
+  std::vector<json> offers(const std::string& property) const;
+  /// Number of distinct values pooled (by name and by kind, each value once per pool).
   std::size_t size() const;
 
  private:
   void walk(const json& v, int depth);
+  void keep_name(const std::string& key, const json& x);
+  void keep_kind(ValueKind kind, const json& x);
+  void derive(const std::string& text, std::optional<ValueKind> kind);
   std::map<std::string, std::vector<json>> pool_;
-  std::set<std::string> seen_;  // name + '\x1f' + value text
+  std::map<ValueKind, std::vector<json>> kinds_;
+  std::set<std::string> seen_;  // pool key + '\x1f' + value text
 };
 
 /// Normalised property name used as the Harvest key: lower case, '_' and '-' dropped.
 std::string harvest_key(const std::string& property);
+
+/// True when a parameter named `property` bounds the size of an answer: `limit`, `maxResults`,
+/// `maxItems`, `topK`, `pageSize`, `tokenBudget`, `maxTokens`, `budget`, ...
+bool budget_parameter(const std::string& property);
 
 /// How many calls each phase gets.
 struct PhaseSizes {
@@ -90,6 +125,18 @@ class ToolPlan {
   /// The next call, or nullopt when the plan is done. Random calls may take values from `harvest`.
   std::optional<PlannedCall> next(const Harvest& harvest);
 
+  /// The second pass (a tool whose calls reached no data, called again once other tools'
+  /// answers filled the pools): up to `n` calls whose top-level parameters take the values
+  /// `harvest` offers them, best match first (the k-th call the k-th offer), on the boundary
+  /// phase's base call. Only schema-valid calls not made before.
+  std::vector<PlannedCall> second_pass(const Harvest& harvest, std::size_t n);
+
+  /// Budget and limit parameters driven small: `args` (a call that reached data) again with each
+  /// such parameter (limit, maxResults, tokenBudget, ...: see budget_parameter) at its smallest
+  /// valid value and four times that, so an answer that can be cut is. Only schema-valid calls
+  /// not made before.
+  std::vector<PlannedCall> driven(const json& args, const std::string& after);
+
   const PhaseSizes& sizes() const { return sizes_; }
   /// What generation could not do exactly (unsupported patterns, remote refs...).
   std::vector<std::string> problems() const { return options_.problems.list(); }
@@ -97,7 +144,8 @@ class ToolPlan {
  private:
   std::optional<PlannedCall> next_random(const Harvest& harvest);
   std::optional<PlannedCall> next_invalid();
-  json harvested(const json& args, std::size_t index, const Harvest& harvest) const;
+  json harvested(const json& args, std::size_t index, const Harvest& harvest);
+  std::optional<PlannedCall> fresh(json args, Phase phase, std::string label);
 
   json schema_;
   std::uint64_t seed_;
@@ -110,6 +158,7 @@ class ToolPlan {
   bool random_over_ = false;  ///< The schema admits no value the generator can make.
   std::size_t boundary_done_ = 0, random_done_ = 0, invalid_done_ = 0;
   std::set<std::string> sent_;  ///< Arguments text of every planned call (no call twice).
+  std::size_t harvested_calls_ = 0;  ///< Random calls that took harvested values.
 };
 
 }  // namespace ctxo::gen

@@ -14,6 +14,7 @@
 #include <set>
 #include <utility>
 
+#include "core/text.h"
 #include "gen/pattern_gen.h"
 #include "gen/rc_util.h"
 #include "profile/schema_validator.h"
@@ -49,6 +50,24 @@ std::size_t code_points(const std::string& utf8) {
 }
 
 namespace {
+
+// A value a generated call may send as it is: not a URL to another machine (a schema's example or
+// default URL would make the server reach out; generated URLs stay on 127.0.0.1).
+bool local_value(const json& v) {
+  if (!v.is_string()) return true;
+  const std::string& s = v.get_ref<const std::string&>();
+  const std::size_t scheme = s.find("://");
+  if (scheme == std::string::npos || s.rfind("file://", 0) == 0) return true;
+  std::string host = s.substr(scheme + 3);
+  host = host.substr(0, host.find_first_of("/?#"));
+  if (auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+  if (!host.empty() && host[0] == '[') host = host.substr(0, host.find(']') + 1);
+  else host = host.substr(0, host.find(':'));
+  return host == "localhost" || host == "127.0.0.1" || host == "[::1]";
+}
+
+std::string excerpt_of(const json& v) { return excerpt(v.dump(), 40); }
+
 
 using Gen = rc::Gen<json>;
 using Ptr = std::optional<std::string>;  // JSON Pointer into the root; nullopt for merged schemas
@@ -242,7 +261,7 @@ class Builder {
 
     Built b = body(s, ptr, depth);
     if (needs_filter(s)) b.exact = false;
-    if (opt_.edge_bias && s.contains("default") && ptr) {
+    if (opt_.edge_bias && s.contains("default") && ptr && local_value(s["default"])) {
       const auto* v = ctx_->validator(*ptr);
       if (v != nullptr && v->is_valid(s["default"])) b.gen = weighted({{8, b.gen}, {1, rc::gen::just(s["default"])}});
     }
@@ -1082,7 +1101,7 @@ std::vector<std::pair<json, std::string>> boundary_values(const json& s, const j
   if (auto it = x.find("enum"); it != x.end() && it->is_array()) {
     for (const auto& v : *it) out.emplace_back(v, "enum value " + v.dump());
   }
-  if (x.contains("default")) out.emplace_back(x["default"], "default");
+  if (x.contains("default") && local_value(x["default"])) out.emplace_back(x["default"], "default");
   for (const char* key : {"anyOf", "oneOf"}) {
     if (auto it = x.find(key); it != x.end() && it->is_array()) {
       for (const auto& b : *it) {
@@ -1138,6 +1157,48 @@ std::vector<std::pair<json, std::string>> boundary_values(const json& s, const j
     std::size_t lo = size_at(x, "minItems").value_or(0);
     if (lo == 0) out.emplace_back(json::array(), "empty array");
   }
+  return out;
+}
+
+// Values quoted in a description ("e.g. 'src/main.ts'", "like \"foo\"", "`main`"): at most 4.
+std::vector<std::string> quoted_values(const std::string& text) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < text.size() && out.size() < 4; ++i) {
+    const char q = text[i];
+    if (q != '\'' && q != '"' && q != '`') continue;
+    // An apostrophe inside a word ("don't") opens nothing.
+    if (q == '\'' && i > 0 && std::isalnum(static_cast<unsigned char>(text[i - 1]))) continue;
+    const std::size_t end = text.find(q, i + 1);
+    if (end == std::string::npos) break;
+    const std::string inner = text.substr(i + 1, end - i - 1);
+    if (!inner.empty() && inner.size() <= 200 && inner.find('\n') == std::string::npos &&
+        std::find(out.begin(), out.end(), inner) == out.end())
+      out.push_back(inner);
+    i = end;
+  }
+  return out;
+}
+
+// What a property's schema suggests sending (examples, example, default, const, enum, values
+// quoted in its description), in that order, local values only, at most 8.
+std::vector<std::pair<json, std::string>> hint_values(const json& s, const json& root) {
+  std::vector<std::pair<json, std::string>> out;
+  const json* p = deref(s, root);
+  if (p == nullptr || !p->is_object()) return out;
+  const json& x = *p;
+  auto add = [&](const json& v, std::string what) {
+    if (out.size() < 8 && local_value(v)) out.emplace_back(v, std::move(what));
+  };
+  if (auto it = x.find("examples"); it != x.end() && it->is_array())
+    for (const auto& v : *it) add(v, "example " + excerpt_of(v));
+  if (auto it = x.find("example"); it != x.end()) add(*it, "example " + excerpt_of(*it));
+  if (x.contains("default")) add(x["default"], "default");
+  if (x.contains("const")) add(x["const"], "const");
+  if (auto it = x.find("enum"); it != x.end() && it->is_array() && !it->empty()) add(it->front(), "enum value " + excerpt_of(it->front()));
+  std::vector<std::string> types = type_list(x);
+  const bool stringy = types.empty() || std::find(types.begin(), types.end(), "string") != types.end();
+  if (stringy && x.contains("description") && x["description"].is_string())
+    for (const auto& q : quoted_values(x["description"].get<std::string>())) add(json(q), "value from its description " + excerpt_of(json(q)));
   return out;
 }
 
@@ -1202,7 +1263,8 @@ std::vector<CallCase> boundary_cases(const json& schema) {
     if (fresh) {
       out.push_back({args, label});
     } else {
-      out[it->second].label += "; " + label;  // one call, every reason it is a boundary
+      std::string& said = out[it->second].label;  // one call, every reason it is a boundary
+      if (("; " + said + "; ").find("; " + label + "; ") == std::string::npos) said += "; " + label;
     }
   };
   const json props = schema.contains("properties") && schema["properties"].is_object() ? schema["properties"] : json::object();
@@ -1222,6 +1284,25 @@ std::vector<CallCase> boundary_cases(const json& schema) {
     typical_of[k] = v;
     full[k] = v;
     if (required.count(k)) base[k] = v;
+  }
+  // Schema hints first: every hinted property at its first hint, then each hint on its own.
+  std::map<std::string, std::vector<std::pair<json, std::string>>> hints;
+  for (const auto& [k, sub] : props.items())
+    if (auto h = hint_values(sub, schema); !h.empty()) hints.emplace(k, std::move(h));
+  if (!hints.empty()) {
+    json hinted = base;
+    for (const auto& [k, h] : hints) {
+      json trial = hinted;
+      trial[k] = h.front().first;
+      if (!validator || validator->is_valid(trial)) hinted = std::move(trial);
+    }
+    push(hinted, "schema hints");
+    for (const auto& [k, h] : hints)
+      for (const auto& [v, what] : h) {
+        json a = base;
+        a[k] = v;
+        push(a, "'" + k + "' " + what);
+      }
   }
   push(base, "required only");
   push(full, "all properties");

@@ -61,7 +61,9 @@ TEST(ToolPlan, PhasesComeInOrderAndInvalidCallsAreInvalid) {
     EXPECT_TRUE(seen.insert(c.arguments.value().dump()).second) << "no call twice: " << c.arguments.value().dump();
     EXPECT_EQ(v->is_valid(c.arguments.value()), c.phase != Phase::kInvalid) << c.label << " " << c.arguments.value().dump();
   }
-  EXPECT_EQ(calls.front().label, "required only");
+  // Schema hints first ('mode' is an enum), then the base call.
+  EXPECT_EQ(calls.front().label, "schema hints; 'mode' enum value \"a\"");
+  EXPECT_EQ(calls[1].label, "required only");
   // The boundary phase holds each bound.
   std::set<std::string> labels;
   for (const auto& c : calls) labels.insert(c.label);
@@ -102,6 +104,90 @@ TEST(ToolPlan, RandomCallsUseHarvestedValues) {
   for (const auto& c : all_calls(plan, h))
     if (c.phase == Phase::kRandom && c.arguments.value().value("path", "") == "docs/real-file.md") used = true;
   EXPECT_TRUE(used);
+}
+
+TEST(Harvest, PoolsByKindAcrossPropertyNames) {
+  // A listing answers with `name`, `file`, a path::name::kind id, a file:line anchor and uris;
+  // lookups take them under other names.
+  Harvest h;
+  h.take(json::parse(R"({"items":[
+    {"name":"runTask","file":"src/a.ts","symbolId":"src/b.ts::helper::function","at":"src/c.ts:12:3"},
+    {"uri":"file:///w/d%20e.ts","href":"https://example.com/x","homepage":"https://example.com/"},
+    {"nodeId":42,"valid":"no"}]})"));
+  const auto symbol = h.offers("symbol");
+  ASSERT_GE(symbol.size(), 2u);
+  EXPECT_EQ(symbol[0], "runTask") << "names before ids";
+  EXPECT_NE(std::find(symbol.begin(), symbol.end(), json("helper")), symbol.end()) << "the name inside a path::name::kind id";
+  const auto ids = h.offers("symbolId");
+  ASSERT_FALSE(ids.empty());
+  EXPECT_EQ(ids[0], "src/b.ts::helper::function") << "an id parameter takes ids first";
+  EXPECT_NE(std::find(ids.begin(), ids.end(), json(42)), ids.end());
+  EXPECT_NE(std::find(ids.begin(), ids.end(), json("runTask")), ids.end()) << "then names";
+  const auto paths = h.offers("relativePath");
+  for (const char* p : {"src/a.ts", "src/b.ts", "src/c.ts", "/w/d e.ts"})
+    EXPECT_NE(std::find(paths.begin(), paths.end(), json(p)), paths.end()) << p;
+  const auto uris = h.offers("uri");
+  ASSERT_FALSE(uris.empty());
+  EXPECT_EQ(uris[0], "file:///w/d%20e.ts");
+  EXPECT_NE(std::find(uris.begin(), uris.end(), json("file:///w/d e.ts")), uris.end()) << "an absolute path as a uri";
+  EXPECT_EQ(h.offers("query")[0], "runTask") << "a name is a good query";
+  // Never a remote URL, never a value under a name that is no identifier.
+  for (const auto& k : {"uri", "url", "href", "path", "symbol", "query", "id"})
+    for (const auto& v : h.offers(k)) EXPECT_EQ(v.dump().find("https://"), std::string::npos) << k;
+  EXPECT_EQ(std::find(symbol.begin(), symbol.end(), json("no")), symbol.end()) << "`valid` is no name";
+  EXPECT_TRUE(h.offers("size").empty());
+}
+
+TEST(Harvest, ParameterKinds) {
+  EXPECT_EQ(parameter_kinds("symbolId"), (std::vector<ValueKind>{ValueKind::kId, ValueKind::kName}));
+  EXPECT_EQ(parameter_kinds("node_id"), (std::vector<ValueKind>{ValueKind::kId, ValueKind::kName}));
+  EXPECT_EQ(parameter_kinds("symbolName"), (std::vector<ValueKind>{ValueKind::kName, ValueKind::kId}));
+  EXPECT_EQ(parameter_kinds("qualifiedName"), (std::vector<ValueKind>{ValueKind::kName, ValueKind::kId}));
+  EXPECT_EQ(parameter_kinds("file_path"), std::vector<ValueKind>{ValueKind::kPath});
+  EXPECT_EQ(parameter_kinds("textDocumentUri"), (std::vector<ValueKind>{ValueKind::kUri, ValueKind::kPath}));
+  EXPECT_EQ(parameter_kinds("pattern"), std::vector<ValueKind>{ValueKind::kName});
+  EXPECT_EQ(parameter_kinds("cursor"), std::vector<ValueKind>{ValueKind::kCursor});
+  EXPECT_TRUE(parameter_kinds("valid").empty());
+  EXPECT_TRUE(parameter_kinds("profile").empty());
+  EXPECT_TRUE(parameter_kinds("limit").empty());
+  EXPECT_TRUE(budget_parameter("limit"));
+  EXPECT_TRUE(budget_parameter("maxResults"));
+  EXPECT_TRUE(budget_parameter("token_budget"));
+  EXPECT_FALSE(budget_parameter("symbol"));
+}
+
+const json kLookup = json::parse(R"({
+  "type": "object",
+  "properties": {"symbol": {"type": "string", "minLength": 1, "maxLength": 40}, "limit": {"type": "integer", "minimum": 1, "maximum": 100}},
+  "required": ["symbol"]
+})");
+
+TEST(ToolPlan, SecondPassOffersHarvestedValuesBestFirst) {
+  Harvest h;
+  h.take(json::parse(R"({"symbols":[{"name":"alpha"},{"name":"beta"},{"name":"this name is far too long for the schema's forty characters"}]})"));
+  ToolPlan plan(kLookup, 0, 5);
+  auto calls = plan.second_pass(h, 8);
+  ASSERT_EQ(calls.size(), 2u) << "the value longer than maxLength is not offered";
+  EXPECT_EQ(calls[0].arguments.value()["symbol"], "alpha");
+  EXPECT_EQ(calls[1].arguments.value()["symbol"], "beta");
+  EXPECT_NE(calls[0].label.find("second pass"), std::string::npos);
+  EXPECT_TRUE(plan.second_pass(h, 8).empty()) << "no call twice";
+  EXPECT_TRUE(ToolPlan(kLookup, 0, 5).second_pass(Harvest{}, 8).empty());
+}
+
+TEST(ToolPlan, DrivesBudgetParametersSmall) {
+  ToolPlan plan(kLookup, 0, 5);
+  auto calls = plan.driven(json{{"symbol", "alpha"}, {"limit", 50}}, "after random #1");
+  ASSERT_EQ(calls.size(), 2u);
+  EXPECT_EQ(calls[0].arguments.value(), (json{{"symbol", "alpha"}, {"limit", 1}}));
+  EXPECT_EQ(calls[1].arguments.value(), (json{{"symbol", "alpha"}, {"limit", 4}}));
+  EXPECT_NE(calls[0].label.find("'limit' driven to 1"), std::string::npos) << calls[0].label;
+  // A call that already had the smallest limit is not made again.
+  ToolPlan again(kLookup, 0, 5);
+  EXPECT_EQ(again.driven(json{{"symbol", "alpha"}, {"limit", 1}}, "x").size(), 1u);
+  // No budget parameter: nothing to drive.
+  ToolPlan none(json::parse(R"({"type":"object","properties":{"path":{"type":"string"}}})"), 0, 5);
+  EXPECT_TRUE(none.driven(json{{"path", "a"}}, "x").empty());
 }
 
 TEST(ShrinkJson, DropsMembersFirstThenShrinksThem) {

@@ -387,6 +387,32 @@ TEST(SchemaGenBoundary, EveryCaseValidAndLabelled) {
 
 // valijson does not check "format", so validity cannot keep padding strings out of a formatted
 // property (server-everything's gzip-file-as-resource rejected {"data":""} for its "uri").
+TEST(SchemaGenBoundary, SchemaHintsComeFirst) {
+  const json schema = json::parse(R"({
+    "type": "object",
+    "properties": {
+      "path": {"type": "string", "description": "Path relative to the workspace, e.g. 'src/app.ts' or \"lib/x.ts\""},
+      "lang": {"type": "string", "examples": ["typescript"]},
+      "endpoint": {"type": "string", "default": "https://api.example.com/v1", "examples": ["http://127.0.0.1:9/x"]},
+      "n": {"type": "integer"}
+    },
+    "required": ["path"]
+  })");
+  auto cases = ctxo::gen::boundary_cases(schema);
+  ASSERT_FALSE(cases.empty());
+  EXPECT_EQ(cases[0].label, "schema hints");
+  EXPECT_EQ(cases[0].arguments["path"], "src/app.ts");
+  EXPECT_EQ(cases[0].arguments["lang"], "typescript");
+  EXPECT_EQ(cases[0].arguments["endpoint"], "http://127.0.0.1:9/x");
+  bool second = false;
+  for (const auto& c : cases) {
+    if (c.arguments.value("path", "") == "lib/x.ts") second = true;
+    // A default URL to another machine is never sent (generated calls stay on this one).
+    EXPECT_EQ(c.arguments.dump().find("api.example.com"), std::string::npos) << c.label;
+  }
+  EXPECT_TRUE(second) << "every value quoted in the description is tried";
+}
+
 TEST(SchemaGenBoundary, FormattedStringsGetNoPaddingStrings) {
   json s = json::parse(R"({"type":"object","properties":{
       "data":{"type":"string","format":"uri"},
