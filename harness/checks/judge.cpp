@@ -180,6 +180,16 @@ struct Judge::State {
     return i;
   }
 
+  /// The candidate profile detected on the most answers so far (nullptr: none).
+  const profile::Profile* most_seen() const {
+    if (!setup.candidates) return nullptr;
+    const profile::Profile* best = nullptr;
+    std::size_t most = 0;
+    for (const auto& p : *setup.candidates)
+      if (auto it = detected.find(p.name); it != detected.end() && it->second > most) best = &p, most = it->second;
+    return best;
+  }
+
   /// Counts what one answer reached (and its size, and whether its envelope said it was cut).
   void count(const std::string& tool, const Reply& r, const ParsedEnvelope& env, Reach reach) {
     Coverage& c = coverage[tool];
@@ -344,7 +354,11 @@ Judged Judge::call(const Exchange& x) {
     if (!p) p = st.profile;
     if (!p && !s_->setup.forced && s_->setup.candidates && !s_->setup.candidates->empty()) {
       // Not known yet: kept until finish(), when the tool's or the server's profile is.
-      j.reach = reach_of(r, {}, intended.valid);
+      // A first reading, under the profile the server's other tools were seen to speak most.
+      const profile::Profile* guess = s_->most_seen();
+      const json unlisted = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
+      j.reach = reach_of(r, guess ? extract_envelope(s_->input(x, r, guess, tool ? tool : &unlisted)) : ParsedEnvelope{},
+                         intended.valid);
       if (st.pending.size() < State::kMaxPending) {
         Pending pd{x, r, j.reach};
         st.pending.push_back(std::move(pd));

@@ -52,8 +52,7 @@ bool needs_identifier(const json& tool) {
   const json& schema = tool["inputSchema"];
   if (!schema.contains("required") || !schema["required"].is_array()) return false;
   for (const auto& r : schema["required"])
-    if (r.is_string() && (gen::identifier_like(r.get<std::string>()) || !gen::parameter_kinds(r.get<std::string>()).empty()))
-      return true;
+    if (r.is_string() && gen::identifier_like(r.get<std::string>())) return true;
   return false;
 }
 
@@ -419,9 +418,9 @@ class Runner {
     }
     l_.on_tools(rep_.tools);
 
-    // Tools that need no harvested value go first: their answers (lists, searches) are where the
-    // names, paths and identifiers the other tools take are harvested from. Shards still split by
-    // sorted name.
+    // Tools that need no identifier go first: their answers (lists, searches) are where the names,
+    // paths and identifiers the other tools take are harvested from. Shards still split by sorted
+    // name.
     std::stable_partition(selected.begin(), selected.end(), [](const json* t) { return !needs_identifier(*t); });
     const auto t0 = Clock::now();
     std::size_t index = 0;
