@@ -148,31 +148,13 @@ class Runner {
            " tool result(s) matched no envelope profile; only transport and protocol checks applied to them");
   }
 
-  // Each tool's coverage from the judge; a tool whose calls reached no data is said so, in a note
-  // and in the reason of every invariant it left not observed.
+  // Each tool's coverage from the judge, and a note for each tool whose calls reached no data.
   void publish_reach() {
     if (!judge_) return;
-    for (const auto& [name, c] : judge_->coverage()) summary_of(name)->coverage = c;
-    for (auto& ts : rep_.tools) {
-      const checks::Coverage& c = ts.coverage;
-      if (!ts.selected || c.calls == 0 || c.data > 0) continue;
-      const std::string reached = std::to_string(c.data) + "/" + std::to_string(c.calls) + " calls reached data";
-      std::string how;
-      auto part = [&](std::size_t n, const char* what) {
-        if (n) how += (how.empty() ? "" : ", ") + std::to_string(n) + " " + what;
-      };
-      part(c.empty, "empty");
-      part(c.misses, c.misses == 1 ? "graceful miss" : "graceful misses");
-      part(c.errors, c.errors == 1 ? "error" : "errors");
-      part(c.refusals, c.refusals == 1 ? "refusal" : "refusals");
-      part(c.no_answer, "unanswered");
-      for (auto& [id, why] : ts.not_observed) why += "; " + reached;
-      note("tool " + ts.name + ": " + reached + " (" + how + ")" +
-           (o_.harvest ? ": no value from another tool's answers or its schema reached anything it has, so its "
-                         "envelope rules were never exercised on real data (pass a real identifier with a --root "
-                         "workspace, or check the tool's lookups by hand)"
-                       : " with --no-harvest: values from other tools' answers were not tried"));
-    }
+    for (auto& n : publish_coverage(rep_, judge_->coverage(),
+                                    o_.harvest ? "no generated, schema-suggested or harvested value reached anything it has"
+                                               : "values from other tools' answers were not tried (--no-harvest)"))
+      note(std::move(n));
   }
 
   void take_observations() {
@@ -662,6 +644,34 @@ class Runner {
     recorder_->record(reply.request, response, env_);
   }
 
+  // The arguments of a call that asked the tool to wait (a positive number under a name such as
+  // duration, delay, sleep, wait, timeout, seconds, ms), with that number at the smallest the
+  // tool's inputSchema allows (0, else 1). nullopt when the call asked no such thing.
+  struct AskedToWait {
+    std::string property, what;
+    json args;
+  };
+  std::optional<AskedToWait> asked_to_wait(const std::string& tool, const json& args) {
+    if (!args.is_object() || !judge_) return std::nullopt;
+    const checks::ToolValidators& v = judge_->validators(tool);
+    for (auto it = args.begin(); it != args.end(); ++it) {
+      if (!it.value().is_number() || !(it.value().get<double>() > 0)) continue;
+      const std::string k = gen::harvest_key(it.key());
+      bool timed = k == "ms" || k == "s" || k == "secs" || k == "time" || k == "seconds" || k == "millis";
+      for (const char* w : {"duration", "delay", "sleep", "wait", "timeout", "seconds", "millis", "interval"})
+        timed = timed || k.find(w) != std::string::npos;
+      if (!timed) continue;
+      for (int small : {0, 1}) {
+        json quick = args;
+        quick[it.key()] = small;
+        if (quick == args) break;
+        if (!v.validates_input() || v.input_violation(quick).empty())
+          return AskedToWait{it.key(), it.key() + "=" + it.value().dump(), std::move(quick)};
+      }
+    }
+    return std::nullopt;
+  }
+
   Reply do_call(ToolSummary& ts, const json& args, std::size_t& troubles, bool& alive) {
     // A silent call is confirmed as a hang under a longer bound before it is called one, except
     // while shrinking a confirmed hang (each reproduction would cost the whole bound).
@@ -709,9 +719,29 @@ class Runner {
                       std::to_string(o_.timeout.count()) +
                       " ms, then as long again as it took to confirm the hang); raise --timeout if the tool is "
                       "legitimately this slow";
-        add(std::move(f));
         ++troubles;
         alive = restart();
+        // A call that asked the tool to wait (duration, delay, sleep, timeout...) is asked again
+        // for the shortest wait: answered now, the tool did the long work it was asked for, and
+        // the server is slow on request, not hung.
+        if (alive && !shrinking_ && !probing_)
+          if (auto asked = asked_to_wait(ts.name, args)) {
+            probing_ = true;
+            std::size_t probe_troubles = 0;
+            Reply quick = do_call(ts, asked->args, probe_troubles, alive);
+            probing_ = false;
+            if (quick.kind == Reply::Kind::kResult || quick.kind == Reply::Kind::kError) {
+              take(ts.name, judge_->call(exchange(ts.name, asked->args, quick, "", nullptr, false)).outcomes);
+              f.severity = Severity::kWarning;
+              f.diagnosis = "no answer within " + std::to_string(reply.elapsed.count()) + " ms to a call asking for " +
+                            asked->what + ", but the same call with " + asked->property + "=" +
+                            asked->args[asked->property].dump() + " was answered in " +
+                            std::to_string(quick.elapsed.count()) +
+                            " ms: the tool does the long work it is asked for, it is not hung. Give '" + asked->property +
+                            "' a maximum in the input schema, or report progress while working";
+            }
+          }
+        add(std::move(f));
       }
     } else if (reply.kind == Reply::Kind::kClosed) {
       crash_finding(reply, "this tools/call");
@@ -1061,6 +1091,7 @@ class Runner {
   gen::Harvest harvest_;                      ///< Identifiers from answers, fed to later calls.
   std::vector<Finding>* capture_ = nullptr;   ///< Where add() puts findings during an attempt.
   bool shrinking_ = false;
+  bool probing_ = false;  ///< Making asked_to_wait's quick call (no probe of the probe).
   std::size_t main_restarts_ = 0;             ///< Restarts outside shrinking (--max-restarts).
   static constexpr std::chrono::seconds kShrinkTime{60};
   static constexpr std::size_t kShrinkCandidates = 1024;  ///< Shrinks of one value considered per step.
@@ -1147,6 +1178,30 @@ void publish_outcomes(RunReport& report, const std::map<std::string, checks::Out
   };
   for (auto& t : report.tools) publish(t.name, t.outcomes, &t.not_observed, t.invariants);
   publish("", report.server_outcomes, nullptr, report.server_invariants);
+}
+
+std::vector<std::string> publish_coverage(RunReport& report, const std::map<std::string, checks::Coverage>& coverage,
+                                          const std::string& why_none) {
+  std::vector<std::string> notes;
+  for (auto& ts : report.tools) {
+    if (auto it = coverage.find(ts.name); it != coverage.end()) ts.coverage = it->second;
+    const checks::Coverage& c = ts.coverage;
+    if (!ts.selected || c.calls == 0 || c.data > 0) continue;
+    const std::string reached = "0/" + std::to_string(c.calls) + " calls reached data";
+    std::string how;
+    auto part = [&](std::size_t n, const char* one, const char* many) {
+      if (n) how += (how.empty() ? "" : ", ") + std::to_string(n) + " " + (n == 1 ? one : many);
+    };
+    part(c.empty, "empty", "empty");
+    part(c.misses, "graceful miss", "graceful misses");
+    part(c.errors, "error", "errors");
+    part(c.refusals, "refusal", "refusals");
+    part(c.no_answer, "unanswered", "unanswered");
+    for (auto& [id, why] : ts.not_observed) why += "; " + reached;
+    notes.push_back("tool " + ts.name + ": " + reached + " (" + how + "): " + why_none +
+                    ", so its success answers were never checked");
+  }
+  return notes;
 }
 
 bool merge_finding(RunReport& report, std::map<std::string, std::size_t>& index, Finding f) {

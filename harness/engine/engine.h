@@ -172,6 +172,12 @@ std::string finding_key(const Finding& f);
 void publish_outcomes(RunReport& report, const std::map<std::string, checks::Outcomes>& outcomes,
                       const checks::Selection& selection);
 
+/// Copies each tool's coverage into `report.tools`; for each selected tool that was called but
+/// reached no data, appends "; 0/N calls reached data" to the reason of every invariant it left
+/// not observed (call after publish_outcomes) and returns a note saying so, with `why_none`.
+std::vector<std::string> publish_coverage(RunReport& report, const std::map<std::string, checks::Coverage>& coverage,
+                                          const std::string& why_none);
+
 /// Adds `f` to `report`, merging it into an earlier finding with the same key (its count grows,
 /// its request joins the examples). Returns true when it was new.
 bool merge_finding(RunReport& report, std::map<std::string, std::size_t>& index, Finding f);

@@ -161,6 +161,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   std::map<std::string, std::vector<Answer>> same_args;   // tool+args -> answers (sweep)
   std::string era = "legacy";
   std::unique_ptr<checks::Judge> judge;  // made at the first tools/call, once the era is known
+  std::map<std::string, checks::Coverage> coverage;  // the judge's, once it has judged everything
 
   std::size_t unanswered = 0;
   for (const auto& line : *lines) {
@@ -283,6 +284,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
         }
     for (const auto& [name, n] : judge->profiles_detected()) rep.profiles_detected[name] = n;
     rep.unprofiled_results = judge->unprofiled();
+    coverage = judge->coverage();
   }
 
   if (unanswered > 0)
@@ -291,6 +293,8 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     rep.notes.push_back(std::to_string(rep.unprofiled_results) +
                         " tool result(s) matched no envelope profile; only protocol checks applied to them");
   publish_outcomes(rep, outcomes, o.selection);
+  for (auto& n : publish_coverage(rep, coverage, "no recorded call reached anything it has"))
+    rep.notes.push_back(std::move(n));
   rep.root = o.root;
   settle_verdict(rep);
   return rep;

@@ -192,6 +192,11 @@ std::optional<ValueKind> answer_kind(const std::string& key) {
 
 std::vector<ValueKind> parameter_kinds(const std::string& property) {
   const std::string k = harvest_key(property);
+  // A plural (`names`, `entityNames`, `paths`, `symbolIds`) takes what its singular takes.
+  if (k.size() > 2 && k.back() == 's' && k != "address" && !cursor_word(k)) {
+    auto singular = parameter_kinds(property.substr(0, property.size() - 1));
+    if (!singular.empty()) return singular;
+  }
   if (cursor_word(k)) return {ValueKind::kCursor};
   if (uri_word(k)) return {ValueKind::kUri, ValueKind::kPath};
   if (id_word(property)) return {ValueKind::kId, ValueKind::kName};
@@ -459,6 +464,20 @@ std::optional<PlannedCall> ToolPlan::next_random(const Harvest& harvest) {
   return std::nullopt;
 }
 
+// `args` with `property` set to `value`, or to `[value]` when only an array fits; nullopt when
+// neither keeps the call schema-valid.
+namespace {
+std::optional<json> with_value(const profile::SchemaValidator& v, const json& args, const std::string& property,
+                               const json& value) {
+  json trial = args;
+  trial[property] = value;
+  if (v.is_valid(trial)) return trial;
+  trial[property] = json::array({value});
+  if (v.is_valid(trial)) return trial;
+  return std::nullopt;
+}
+}  // namespace
+
 // Replaces, on about half of the random calls, each top-level property that is offered harvested
 // values by one of them (kept only when the arguments stay schema-valid): the n-th such call takes
 // the n-th offer, so the best matches come first and later calls reach further down the pools.
@@ -472,10 +491,8 @@ json ToolPlan::harvested(const json& args, std::size_t index, const Harvest& har
     const std::vector<json> offers = harvest.offers(it.key());
     // Each offer in turn until one fits the property's type, format, pattern and bounds.
     for (std::size_t k = 0; k < offers.size(); ++k) {
-      json trial = out;
-      trial[it.key()] = offers[(harvested_calls_ + k) % offers.size()];
-      if (validator_->is_valid(trial)) {
-        out = std::move(trial);
+      if (auto trial = with_value(*validator_, out, it.key(), offers[(harvested_calls_ + k) % offers.size()])) {
+        out = std::move(*trial);
         any = true;
         break;
       }
@@ -509,10 +526,8 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
     std::string used;
     for (const auto& [name, values] : offers) {
       // The k-th offer of each parameter (its last when it has fewer), kept when the call stays valid.
-      json trial = args;
-      trial[name] = values[std::min(k, values.size() - 1)];
-      if (validator_->is_valid(trial)) {
-        args = std::move(trial);
+      if (auto trial = with_value(*validator_, args, name, values[std::min(k, values.size() - 1)])) {
+        args = std::move(*trial);
         used += (used.empty() ? "" : ", ") + name;
       }
     }

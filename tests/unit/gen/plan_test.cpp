@@ -147,6 +147,8 @@ TEST(Harvest, ParameterKinds) {
   EXPECT_EQ(parameter_kinds("textDocumentUri"), (std::vector<ValueKind>{ValueKind::kUri, ValueKind::kPath}));
   EXPECT_EQ(parameter_kinds("pattern"), std::vector<ValueKind>{ValueKind::kName});
   EXPECT_EQ(parameter_kinds("cursor"), std::vector<ValueKind>{ValueKind::kCursor});
+  EXPECT_EQ(parameter_kinds("entityNames"), (std::vector<ValueKind>{ValueKind::kName, ValueKind::kId}));
+  EXPECT_EQ(parameter_kinds("paths"), std::vector<ValueKind>{ValueKind::kPath});
   EXPECT_TRUE(parameter_kinds("valid").empty());
   EXPECT_TRUE(parameter_kinds("profile").empty());
   EXPECT_TRUE(parameter_kinds("limit").empty());
@@ -173,6 +175,15 @@ TEST(ToolPlan, SecondPassOffersHarvestedValuesBestFirst) {
   EXPECT_NE(calls[0].label.find("second pass"), std::string::npos);
   EXPECT_TRUE(plan.second_pass(h, 8).empty()) << "no call twice";
   EXPECT_TRUE(ToolPlan(kLookup, 0, 5).second_pass(Harvest{}, 8).empty());
+}
+
+TEST(ToolPlan, AnArrayParameterTakesOneHarvestedValue) {
+  Harvest h;
+  h.take(json::parse(R"({"entities":[{"name":"Alice"}]})"));
+  ToolPlan plan(json::parse(R"({"type":"object","properties":{"names":{"type":"array","items":{"type":"string"}}},"required":["names"]})"), 0, 5);
+  auto calls = plan.second_pass(h, 8);
+  ASSERT_EQ(calls.size(), 1u);
+  EXPECT_EQ(calls[0].arguments.value(), (json{{"names", {"Alice"}}}));
 }
 
 TEST(ToolPlan, DrivesBudgetParametersSmall) {
