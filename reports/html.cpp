@@ -220,8 +220,9 @@ table{border-collapse:collapse}
 pre{margin:0;background:var(--panel);border:1px solid var(--line);border-radius:6px;padding:8px 10px;overflow:auto;max-height:420px;white-space:pre-wrap;overflow-wrap:anywhere}
 .replay{display:flex;gap:8px;align-items:flex-start;margin-top:8px}.replay pre{flex:1;max-height:none}
 .empty{color:var(--muted);font-style:italic}
-#tools td,#tools th{border-bottom:1px solid var(--line);padding:4px 12px 4px 0;text-align:left;vertical-align:top}
-#tools td.n{text-align:right;font-variant-numeric:tabular-nums}
+#tools td,#tools th,#coverage td,#coverage th{border-bottom:1px solid var(--line);padding:4px 12px 4px 0;text-align:left;vertical-align:top}
+#tools td.n,#coverage td.n{text-align:right;font-variant-numeric:tabular-nums}
+#coverage tr.no-data td{background:var(--warn-bg)}#coverage tr.no-data td.data{color:var(--warn);font-weight:700}
 ul.stale code{font-weight:600}
 footer{margin:40px 0 8px;color:var(--muted);font-size:12.5px}
 )css";
@@ -601,6 +602,35 @@ void write_findings(std::string& o, const engine::RunReport& r) {
   }
 }
 
+// What each called tool's calls reached; a tool that reached no data is flagged.
+void write_coverage(std::string& o, const engine::RunReport& r) {
+  std::string rows;
+  std::size_t none = 0;
+  for (const auto* t : tools_by_name(r)) {
+    const checks::Coverage& c = t->coverage;
+    if (c.calls == 0) continue;
+    if (c.data == 0) ++none;
+    auto td = [](std::size_t v, const char* cls = "n") {
+      return "<td class=\"" + std::string(cls) + "\">" + std::to_string(v) + "</td>";
+    };
+    rows += std::string("<tr") + (c.data == 0 ? " class=\"no-data\"" : "") + " data-tool=\"" + esc_line(t->name) +
+            "\"><td><code>" + esc_line(t->name) + "</code></td>" + td(c.calls) + td(c.data, "n data") + td(c.empty) +
+            td(c.misses) + td(c.errors) + td(c.refusals) + td(c.no_answer) + "<td class=\"n\">" +
+            std::to_string(c.largest_bytes) + " B</td>" + td(c.truncated) + td(t->second_pass_calls) +
+            td(t->driven_calls) + "</tr>\n";
+  }
+  if (rows.empty()) return;
+  o += "<section id=\"coverage-section\">\n<h2>Coverage</h2>\n<p class=\"muted\">What each tool's calls reached. "
+       "<b>data</b>: a success answer with something in it; <b>empty</b>: a success with an empty result; <b>miss</b>: "
+       "a graceful not-found; <b>error</b>: an error to a valid call; <b>refused</b>: an error to a call generated "
+       "invalid (expected).";
+  if (none) o += " " + std::to_string(none) + (none == 1 ? " tool" : " tools") + " reached no data: " +
+                 (none == 1 ? "its" : "their") + " success answers were never checked.";
+  o += "</p>\n<table id=\"coverage\">\n<thead><tr><th>tool</th><th>calls</th><th>data</th><th>empty</th><th>miss</th>"
+       "<th>error</th><th>refused</th><th>no answer</th><th>largest</th><th>truncated</th><th>2nd pass</th>"
+       "<th>driven</th></tr></thead>\n<tbody>\n" + rows + "</tbody></table>\n</section>\n";
+}
+
 void write_tools(std::string& o, const engine::RunReport& r) {
   if (r.tools.empty()) return;
   o += "<section>\n<h2>Tools (" + std::to_string(r.tools.size()) + ")</h2>\n<table id=\"tools\">\n"
@@ -639,6 +669,7 @@ std::string to_html(const engine::RunReport& r, const std::string& version) {
   write_header(o, r, version);
   write_matrix(o, r);
   write_not_observed(o, r);
+  write_coverage(o, r);
   write_findings(o, r);
   write_tools(o, r);
   if (!r.stderr_tail.empty()) {

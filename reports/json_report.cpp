@@ -49,6 +49,12 @@ json to_json(const engine::RunReport& r, const std::string& version) {
     jt["profile"] = t.profile;
     jt["profile_reason"] = t.profile_reason;
     jt["successes"] = t.successes;
+    const checks::Coverage& c = t.coverage;
+    jt["coverage"] = {{"calls", c.calls},         {"data", c.data},         {"empty", c.empty},
+                      {"misses", c.misses},       {"errors", c.errors},     {"refusals", c.refusals},
+                      {"no_answer", c.no_answer}, {"largest_bytes", c.largest_bytes}, {"truncated", c.truncated}};
+    jt["second_pass_calls"] = t.second_pass_calls;
+    jt["driven_calls"] = t.driven_calls;
     tools.push_back(jt);
   }
   json findings = json::array();
@@ -194,6 +200,21 @@ Result<engine::RunReport> from_json(const json& doc) {
         read(jt, "profile", t.profile);
         read(jt, "profile_reason", t.profile_reason);
         read(jt, "successes", t.successes);
+        if (jt.contains("coverage") && jt["coverage"].is_object()) {
+          const json& jc = jt["coverage"];
+          checks::Coverage& c = t.coverage;
+          read(jc, "calls", c.calls);
+          read(jc, "data", c.data);
+          read(jc, "empty", c.empty);
+          read(jc, "misses", c.misses);
+          read(jc, "errors", c.errors);
+          read(jc, "refusals", c.refusals);
+          read(jc, "no_answer", c.no_answer);
+          read(jc, "largest_bytes", c.largest_bytes);
+          read(jc, "truncated", c.truncated);
+        }
+        read(jt, "second_pass_calls", t.second_pass_calls);
+        read(jt, "driven_calls", t.driven_calls);
         r.tools.push_back(std::move(t));
       }
     }
@@ -304,6 +325,37 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
   if (auto accepted = r.baselined_count()) out << "; " << accepted << " accepted by the baseline";
   out << "\n";
   if (r.verdict == "untested" && style.verbosity >= 1) out << "  " << untested_reason(r) << "; exit code 4\n";
+  if (style.verbosity >= 1) {
+    // What the calls reached: one line, and with -v one line per tool.
+    const auto tools = tools_by_name(r);
+    std::size_t called = 0, without = 0;
+    std::string none;
+    for (const auto* t : tools) {
+      if (t->coverage.calls == 0) continue;
+      ++called;
+      if (t->coverage.data == 0) {
+        ++without;
+        none += (none.empty() ? "" : ", ") + t->name + " (0/" + std::to_string(t->coverage.calls) + ")";
+      }
+    }
+    if (called > 0) {
+      const std::size_t reached = called - without;
+      out << c.dim << "data reached:" << c.reset << " by " << (reached == called ? "all " : std::to_string(reached) + " of ")
+          << called << " called tool" << (called == 1 ? "" : "s");
+      if (!none.empty()) out << "; none by " << c.yellow << none << c.reset << " (their success answers were never checked)";
+      out << "\n";
+    }
+    if (style.verbosity >= 2)
+      for (const auto* t : tools) {
+        const checks::Coverage& cv = t->coverage;
+        if (cv.calls == 0) continue;
+        out << "  " << t->name << ": " << cv.summary() << "; largest answer " << cv.largest_bytes << " B; "
+            << cv.truncated << " truncated";
+        if (t->second_pass_calls) out << "; " << t->second_pass_calls << " in the second pass";
+        if (t->driven_calls) out << "; " << t->driven_calls << " with a limit driven small";
+        out << "\n";
+      }
+  }
   if (style.verbosity >= 1) {
     // Rules that apply but that no answer exercised: neither passed nor failed.
     const auto tools = tools_by_name(r);

@@ -234,6 +234,31 @@ void write_not_observed(std::string& o, const engine::RunReport& r) {
        "neither passed nor failed.\n\n" + lines + "\n";
 }
 
+/// What each called tool's calls reached; a tool that reached no data is flagged.
+void write_coverage(std::string& o, const engine::RunReport& r) {
+  std::string rows;
+  std::size_t none = 0;
+  for (const auto* t : tools_by_name(r)) {
+    const checks::Coverage& c = t->coverage;
+    if (c.calls == 0) continue;
+    if (c.data == 0) ++none;
+    auto n = [](std::size_t v) { return std::to_string(v); };
+    rows += "| " + md_code(t->name, true) + " | " + n(c.calls) + " | " + (c.data == 0 ? std::string("⚠ **0**") : n(c.data)) +
+            " | " + n(c.empty) + " | " + n(c.misses) + " | " + n(c.errors) + " | " + n(c.refusals) + " | " +
+            n(c.no_answer) + " | " + n(c.largest_bytes) + " B | " + n(c.truncated) + " | " + n(t->second_pass_calls) +
+            " | " + n(t->driven_calls) + " |\n";
+  }
+  if (rows.empty()) return;
+  o += "## Coverage\n\nWhat each tool's calls reached. *data*: a success answer with something in it; *empty*: a "
+       "success with an empty result; *miss*: a graceful not-found; *error*: an error to a valid call; *refused*: an "
+       "error to a call generated invalid (expected).";
+  if (none) o += " ⚠ " + plural(none, "tool", "tools") + " reached no data: " + (none == 1 ? "its" : "their") +
+                 " success answers were never checked.";
+  o += "\n\n| tool | calls | data | empty | miss | error | refused | no answer | largest | truncated | 2nd pass | "
+       "driven |\n|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" +
+       rows + "\n";
+}
+
 void write_finding(std::string& o, const engine::ReportedFinding& rf, std::size_t number, bool evidence) {
   const Finding& f = rf.finding;
   o += "### " + std::to_string(number) + ". " + md_code(f.invariant) + " " + to_string(f.severity) + " — " +
@@ -299,6 +324,7 @@ std::string to_markdown(const engine::RunReport& r, const std::string& version) 
   write_header(o, r, version);
   write_matrix(o, r);
   write_not_observed(o, r);
+  write_coverage(o, r);
 
   auto active = ordered(r, false), accepted = ordered(r, true);
   std::size_t number = 0, left_out = 0;

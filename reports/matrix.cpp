@@ -152,6 +152,11 @@ std::vector<Unobserved> group_not_observed(const engine::ToolSummary& t) {
   for (const auto& id : ids)
     if (!checks::find_invariant(id)) order.push_back(id);
   std::vector<Unobserved> groups;
+  // A tool whose calls reached no data: that is why, whatever each check said.
+  if (t.coverage.calls > 0 && t.coverage.data == 0) {
+    if (!order.empty()) groups.push_back({t.coverage.summary(), order});
+    return groups;
+  }
   for (const auto& id : order) {
     auto w = t.not_observed.find(id);
     std::string reason = w != t.not_observed.end() && !w->second.empty() ? w->second : "no answer exercised it";

@@ -56,7 +56,8 @@ struct Unobserved {
   std::vector<std::string> ids;  ///< In registry order.
 };
 
-/// The tool's not-observed invariants grouped by reason (groups in order of their first id).
+/// The tool's not-observed invariants grouped by reason (groups in order of their first id); one
+/// group for a tool whose calls reached no data, with its coverage summary as the reason.
 std::vector<Unobserved> group_not_observed(const engine::ToolSummary& tool);
 
 /// The report's tools sorted by name (the order the per-tool sections list them in).

@@ -103,6 +103,19 @@ void Coverage::remove(Reach r) {
   --calls;
 }
 
+std::string Coverage::summary() const {
+  std::string how;
+  auto part = [&](std::size_t n, const char* one, const char* many) {
+    if (n) how += (how.empty() ? "" : ", ") + std::to_string(n) + " " + (n == 1 ? one : many);
+  };
+  part(empty, "empty", "empty");
+  part(misses, "graceful miss", "graceful misses");
+  part(errors, "error", "errors");
+  part(refusals, "refusal", "refusals");
+  part(no_answer, "unanswered", "unanswered");
+  return std::to_string(data) + "/" + std::to_string(calls) + " calls reached data" + (how.empty() ? "" : " (" + how + ")");
+}
+
 Coverage& Coverage::operator+=(const Coverage& o) {
   calls += o.calls;
   data += o.data;

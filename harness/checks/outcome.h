@@ -49,7 +49,11 @@ struct Coverage {
   std::size_t truncated = 0;      ///< Success answers whose envelope said it was truncated.
   void add(Reach r);
   void remove(Reach r);  ///< Undoes add() (a provisional category judged again at finish).
+  /// "0/41 calls reached data (37 graceful misses, 4 refusals)": data out of calls, and the
+  /// other categories that are not zero.
+  std::string summary() const;
   Coverage& operator+=(const Coverage& o);
+  bool operator==(const Coverage&) const = default;
 };
 
 /// The statuses and findings of one or more checks.

@@ -1188,18 +1188,8 @@ std::vector<std::string> publish_coverage(RunReport& report, const std::map<std:
     const checks::Coverage& c = ts.coverage;
     if (!ts.selected || c.calls == 0 || c.data > 0) continue;
     const std::string reached = "0/" + std::to_string(c.calls) + " calls reached data";
-    std::string how;
-    auto part = [&](std::size_t n, const char* one, const char* many) {
-      if (n) how += (how.empty() ? "" : ", ") + std::to_string(n) + " " + (n == 1 ? one : many);
-    };
-    part(c.empty, "empty", "empty");
-    part(c.misses, "graceful miss", "graceful misses");
-    part(c.errors, "error", "errors");
-    part(c.refusals, "refusal", "refusals");
-    part(c.no_answer, "unanswered", "unanswered");
     for (auto& [id, why] : ts.not_observed) why += "; " + reached;
-    notes.push_back("tool " + ts.name + ": " + reached + " (" + how + "): " + why_none +
-                    ", so its success answers were never checked");
+    notes.push_back("tool " + ts.name + ": " + c.summary() + ": " + why_none + ", so its success answers were never checked");
   }
   return notes;
 }

@@ -122,6 +122,43 @@ TEST(Console, ProfilesShownWhenTheyDifferOrVerbose) {
   EXPECT_NE(out.str().find("  read: none (no answer matched a profile)\n"), std::string::npos) << out.str();
 }
 
+TEST(Console, SaysWhichToolsReachedNoData) {
+  auto r = judged();
+  r.tools[0].coverage.calls = 41;
+  r.tools[0].coverage.misses = 37;
+  r.tools[0].coverage.refusals = 4;
+  r.tools[1].coverage.calls = 6;
+  r.tools[1].coverage.data = 6;
+  r.tools[1].coverage.largest_bytes = 900;
+  r.tools[1].driven_calls = 2;
+  std::ostringstream out;
+  print_summary(out, r, ConsoleStyle{});
+  const std::string s = out.str();
+  EXPECT_NE(s.find("data reached: by 1 of 2 called tools; none by search (0/41) (their success answers were never "
+                   "checked)\n"),
+            std::string::npos)
+      << s;
+  // One reason for every rule the tool left unobserved: it never reached data.
+  EXPECT_NE(s.find("  search: TR-HINT, TR-CAP, TR-PREFIX not observed (0/41 calls reached data (37 graceful misses, 4 "
+                   "refusals))\n"),
+            std::string::npos)
+      << s;
+  EXPECT_EQ(s.find("no call set a limit"), std::string::npos) << "said once, for one cause: " << s;
+  EXPECT_EQ(s.find("largest answer"), std::string::npos) << "per-tool lines only with -v: " << s;
+  ConsoleStyle v;
+  v.verbosity = 2;
+  std::ostringstream verbose;
+  print_summary(verbose, r, v);
+  EXPECT_NE(verbose.str().find("  read: 6/6 calls reached data; largest answer 900 B; 0 truncated; 2 with a limit "
+                               "driven small\n"),
+            std::string::npos)
+      << verbose.str();
+  r.tools[0].coverage = r.tools[1].coverage;
+  std::ostringstream all;
+  print_summary(all, r, ConsoleStyle{});
+  EXPECT_NE(all.str().find("data reached: by all 2 called tools\n"), std::string::npos) << all.str();
+}
+
 TEST(Console, UntestedSaysWhy) {
   engine::RunReport r;
   r.verdict = "untested";

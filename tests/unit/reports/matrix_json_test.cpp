@@ -222,6 +222,62 @@ TEST(JsonReport, StatusesProfilesSuccessesAndExamplesRoundTrip) {
     EXPECT_TRUE(jt.contains(key)) << key;
 }
 
+checks::Coverage lookup_coverage() {
+  checks::Coverage c;
+  c.calls = 41;
+  c.misses = 37;
+  c.refusals = 4;
+  c.largest_bytes = 312;
+  return c;
+}
+
+TEST(JsonReport, CoverageRoundTripsAndIsChecked) {
+  auto r = with_statuses();
+  r.tools[0].coverage = lookup_coverage();
+  r.tools[0].second_pass_calls = 8;
+  r.tools[1].coverage.calls = 5;
+  r.tools[1].coverage.data = 3;
+  r.tools[1].coverage.empty = 1;
+  r.tools[1].coverage.errors = 1;
+  r.tools[1].coverage.truncated = 2;
+  r.tools[1].driven_calls = 4;
+  auto doc = to_json(r, "1.0.0");
+  const auto& jc = doc["tools"][0]["coverage"];
+  EXPECT_EQ(jc["calls"], 41);
+  EXPECT_EQ(jc["data"], 0);
+  EXPECT_EQ(jc["misses"], 37);
+  EXPECT_EQ(jc["refusals"], 4);
+  EXPECT_EQ(jc["largest_bytes"], 312);
+  EXPECT_EQ(doc["tools"][0]["second_pass_calls"], 8);
+  EXPECT_EQ(doc["tools"][1]["driven_calls"], 4);
+  auto back = from_json(doc);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  EXPECT_EQ(back->tools[0].coverage, r.tools[0].coverage);
+  EXPECT_EQ(back->tools[1].coverage, r.tools[1].coverage);
+  EXPECT_EQ(back->tools[0].second_pass_calls, 8u);
+  EXPECT_EQ(back->tools[1].driven_calls, 4u);
+  // The schema holds the shape: no negative count, no missing field; a report from before
+  // coverage existed still reads.
+  auto negative = doc;
+  negative["tools"][0]["coverage"]["data"] = -1;
+  auto missing = doc;
+  missing["tools"][0]["coverage"].erase("calls");
+  for (const auto& d : {negative, missing}) EXPECT_FALSE(from_json(d).ok()) << d["tools"][0].dump();
+  auto older = doc;
+  older["tools"][0].erase("coverage");
+  older["tools"][0].erase("second_pass_calls");
+  EXPECT_TRUE(from_json(older).ok());
+}
+
+TEST(Matrix, AToolThatReachedNoDataIsWhyItsRulesWereNotObserved) {
+  auto r = with_statuses();
+  r.tools[0].coverage = lookup_coverage();
+  auto groups = group_not_observed(r.tools[0]);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].reason, "0/41 calls reached data (37 graceful misses, 4 refusals)");
+  EXPECT_FALSE(groups[0].ids.empty());
+}
+
 TEST(JsonReport, UntestedVerdictValidates) {
   engine::RunReport r;
   r.command = {"./srv"};

@@ -263,6 +263,11 @@ TEST(Html, HostileTextIsEscaped) {
   EXPECT_EQ(c.text, "✗ 2");
   EXPECT_EQ(articles(html).count({"P-RESULT", tool_attr, "error", "0"}), 1u);
   EXPECT_NE(html.find("<option value=\"t:" + tool_attr + "\">"), std::string::npos);
+  // Its coverage row, flagged (it reached no data), name escaped.
+  EXPECT_NE(html.find("<tr class=\"no-data\" data-tool=\"" + tool_attr + "\"><td><code>" + tool_attr +
+                      "</code></td><td class=\"n\">2</td><td class=\"n data\">0</td>"),
+            std::string::npos)
+      << html;
 
   // Diagnosis: newlines kept in a pre-wrap block, bad bytes and controls visible.
   EXPECT_NE(html.find("<div class=\"diagnosis\">diag &lt;script&gt;alert(1)&lt;/script&gt; a|b ``` c\n## not a "

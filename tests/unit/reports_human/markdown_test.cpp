@@ -202,6 +202,41 @@ TEST(Markdown, StatusesNotObservedAndProfiles) {
   EXPECT_EQ(reports::to_markdown(passing_report(), "1").find("## Not observed"), std::string::npos);
 }
 
+TEST(Markdown, CoverageTableFlagsToolsThatReachedNoData) {
+  auto r = judged_report();
+  EXPECT_EQ(reports::to_markdown(r, "1").find("## Coverage"), std::string::npos) << "no coverage: no table";
+  r.tools[0].coverage.calls = 41;
+  r.tools[0].coverage.misses = 37;
+  r.tools[0].coverage.refusals = 4;
+  r.tools[0].second_pass_calls = 8;
+  r.tools[1].coverage.calls = 9;
+  r.tools[1].coverage.data = 7;
+  r.tools[1].coverage.empty = 1;
+  r.tools[1].coverage.errors = 1;
+  r.tools[1].coverage.largest_bytes = 2048;
+  r.tools[1].coverage.truncated = 3;
+  r.tools[1].driven_calls = 2;
+  std::string md = reports::to_markdown(r, "1.0.0");
+  EXPECT_NE(md.find("## Coverage\n"), std::string::npos) << md;
+  EXPECT_NE(md.find("⚠ 1 tool reached no data: its success answers were never checked."), std::string::npos) << md;
+  Table t = table_after(md, "## Coverage");
+  ASSERT_FALSE(t.header.empty()) << md;
+  EXPECT_EQ(t.cell("`search`", "calls"), "41");
+  EXPECT_EQ(t.cell("`search`", "data"), "⚠ **0**");
+  EXPECT_EQ(t.cell("`search`", "miss"), "37");
+  EXPECT_EQ(t.cell("`search`", "refused"), "4");
+  EXPECT_EQ(t.cell("`search`", "2nd pass"), "8");
+  EXPECT_EQ(t.cell("`read_file`", "data"), "7");
+  EXPECT_EQ(t.cell("`read_file`", "largest"), "2048 B");
+  EXPECT_EQ(t.cell("`read_file`", "truncated"), "3");
+  EXPECT_EQ(t.cell("`read_file`", "driven"), "2");
+  // Its unobserved rules share that one reason.
+  EXPECT_NE(md.find("- `search`: `TR-HINT`, `TR-CAP`, `TR-PREFIX` not observed (0/41 calls reached data (37 graceful "
+                    "misses, 4 refusals))\n"),
+            std::string::npos)
+      << md;
+}
+
 TEST(Markdown, UntestedVerdict) {
   std::string md = reports::to_markdown(untested_report(), "1.0.0");
   EXPECT_EQ(lines_of(md).at(0), "# ctxo-conform: UNTESTED — 0 errors, 0 warnings on fixture-server 1.0.0");

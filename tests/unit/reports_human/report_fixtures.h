@@ -169,6 +169,8 @@ inline engine::RunReport hostile_report() {
   r.tools.push_back(tool(kHostileTool, 2, {"P-RESULT"}));
   r.tools.back().outcomes = {{"P-RESULT", checks::Status::kFailed}, {"TR-HINT", checks::Status::kNotObserved}};
   r.tools.back().not_observed = {{"TR-HINT", "reason " + kScriptTag + " a|b `x`\n- item"}};
+  r.tools.back().coverage.calls = 2;
+  r.tools.back().coverage.refusals = 2;
   r.tools.back().profile = kImgTag + "|p`";
   r.tools.back().profile_reason = "why " + kScriptTag + "\"'";
   json args = {{"q", "</script><script>alert(1)</script>"}, {"raw", std::string("\xff\xfe")}};
