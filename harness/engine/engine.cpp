@@ -436,6 +436,10 @@ class Runner {
           ts->skipped = "time budget reached";
           break;
         }
+        if (tr.slow >= kMaxSlowCalls) {
+          ts->skipped = "stopped after " + std::to_string(kMaxSlowCalls) + " calls slower than --timeout";
+          break;
+        }
         std::optional<gen::PlannedCall> pc;
         if (tr.plan) pc = tr.plan->next(harvest_);
         else if (i == 0 && !o_.replay->as_miss) pc = gen::PlannedCall{gen::Phase::kBoundary, "replayed case", gen::shrinkable_json(o_.replay->arguments)};
@@ -491,10 +495,10 @@ class Runner {
       for (auto& run : runs) {
         ToolRun& tr = *run;
         if (!alive || over_budget(t0)) break;
-        if (!tr.plan || tr.troubles >= 2 || !tr.data_calls.empty()) continue;
+        if (!tr.plan || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || !tr.data_calls.empty()) continue;
         ToolSummary* ts = summary_of(tr.name);
         for (auto& pc : tr.plan->second_pass(harvest_, kSecondPassCalls)) {
-          if (!alive || tr.troubles >= 2 || over_budget(t0)) break;
+          if (!alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0)) break;
           ts->second_pass_calls++;
           make_call(tr, *ts, std::move(pc), t0, alive);
         }
@@ -520,6 +524,7 @@ class Runner {
     ToolCtx tc{nullptr, nullptr};
     std::optional<gen::ToolPlan> plan;
     std::size_t troubles = 0;
+    std::size_t slow = 0;           ///< Calls answered (or still working) after --timeout.
     std::set<std::string> shrunk;  ///< Invariants already shrunk on this tool.
     bool repeated = false;          ///< E-STABLE made on this tool.
     std::optional<std::pair<json, checks::ParsedEnvelope>> stable_fallback;  ///< A hintless candidate.
@@ -533,6 +538,7 @@ class Runner {
     const json args = pc.arguments.value();
     const std::string broken = pc.phase == gen::Phase::kInvalid ? pc.label : "";
     Attempt a = attempt(ts, tr.tc, args, broken, true, tr.troubles, alive);
+    if (a.reply.elapsed > o_.timeout) ++tr.slow;
     for (auto& f : a.findings) {
       f.phase = tr.plan ? gen::phase_name(pc.phase) : "";
       f.case_label = pc.label;
@@ -564,7 +570,7 @@ class Runner {
     for (; tr.driven_from < tr.data_calls.size(); ++tr.driven_from) {
       const auto [args, label] = tr.data_calls[tr.driven_from];
       for (auto& pc : tr.plan->driven(args, "after " + label)) {
-        if (!alive || tr.troubles >= 2 || over_budget(t0)) return;
+        if (!alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0)) return;
         ts.driven_calls++;
         make_call(tr, ts, std::move(pc), t0, alive);
       }
@@ -1073,6 +1079,9 @@ class Runner {
     std::size_t answer;  ///< The judge's id of the main answer (its held findings).
   };
   static constexpr std::size_t kSecondPassCalls = 8;  ///< Per tool that reached no data.
+  /// A tool's calls stop after this many answered (or still working) after --timeout: each can
+  /// cost a minute (a tool that does the long work an argument asks for), and more say nothing new.
+  static constexpr std::size_t kMaxSlowCalls = 4;
   static constexpr std::size_t kDrivenSources = 3;    ///< Calls that reached data, driven per tool.
   static constexpr std::size_t kMaxSweepCalls = 200;
   static constexpr std::size_t kMaxSweepCallsPerTool = 16;  ///< The first successes of each tool.
