@@ -83,8 +83,10 @@ Reach reach_of(const Reply& r, const ParsedEnvelope& env, bool valid) {
   }
   if (r.is_error_result()) return failed;
   if (env.profile) {
+    // An array cut to nothing still had data: only an uncut empty result is empty.
     const json* items = cut_items(env);
-    return items && items->empty() ? Reach::kEmpty : Reach::kData;
+    const bool cut = detail::truncated_flag(*env.profile, env.envelope).value_or(false);
+    return items && items->empty() && !cut ? Reach::kEmpty : Reach::kData;
   }
   const bool structured = r.result.is_object() && r.result.contains("structuredContent") &&
                           !r.result["structuredContent"].is_null();
@@ -188,6 +190,20 @@ struct Judge::State {
     for (const auto& p : *setup.candidates)
       if (auto it = detected.find(p.name); it != detected.end() && it->second > most) best = &p, most = it->second;
     return best;
+  }
+
+  /// What an answer judged by no profile reached, read for coverage only: the miss or error form
+  /// of a candidate profile that reads it as one (a lookup's `{found:false}`), else its shape.
+  Reach unprofiled_reach(const Exchange& x, const Reply& r, bool valid) const {
+    if (r.kind == Reply::Kind::kResult && !r.is_error_result() && setup.candidates && exact_object_text(r)) {
+      const json* tj = tool_json(x.tool);
+      const json unlisted = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
+      for (const auto& p : *setup.candidates) {
+        ParsedEnvelope e = extract_envelope(input(x, r, &p, tj ? tj : &unlisted));
+        if (e.profile && e.form && *e.form != profile::FormKind::kSuccess) return reach_of(r, e, valid);
+      }
+    }
+    return reach_of(r, {}, valid);
   }
 
   /// Counts what one answer reached (and its size, and whether its envelope said it was cut).
@@ -357,8 +373,8 @@ Judged Judge::call(const Exchange& x) {
       // A first reading, under the profile the server's other tools were seen to speak most.
       const profile::Profile* guess = s_->most_seen();
       const json unlisted = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
-      j.reach = reach_of(r, guess ? extract_envelope(s_->input(x, r, guess, tool ? tool : &unlisted)) : ParsedEnvelope{},
-                         intended.valid);
+      j.reach = guess ? reach_of(r, extract_envelope(s_->input(x, r, guess, tool ? tool : &unlisted)), intended.valid)
+                      : s_->unprofiled_reach(x, r, intended.valid);
       if (st.pending.size() < State::kMaxPending) {
         Pending pd{x, r, j.reach};
         st.pending.push_back(std::move(pd));
@@ -455,14 +471,27 @@ std::map<std::string, Outcomes> Judge::finish() {
   std::size_t with_results = 0;
   // Tools that answer in JSON objects are the ones an envelope design covers: a tool whose answers
   // are plain text does not vote against the server's profile (it is still held to it).
-  for (const auto& [name, t] : s_->tools) {
-    if (t.json_results > 0 || t.profile) ++with_results;
+  for (const auto& [name, t] : s_->tools)
     if (t.profile) speakers[t.profile]++;
-  }
   const profile::Profile* server = nullptr;
   std::size_t votes = 0;
   for (const auto& [p, n] : speakers)
     if (n > votes) server = p, votes = n;
+  // A tool whose JSON answers all read as that profile's miss or error form (a lookup that only
+  // ever said "not found") does not speak against it.
+  auto consistent = [&](const std::string& name, const State::Tool& t) {
+    if (!server || t.pending.empty()) return false;
+    for (const auto& pd : t.pending) {
+      if (!exact_object_text(pd.reply)) continue;
+      const json* tj = s_->tool_json(name);
+      const json unlisted = json{{"name", name}, {"inputSchema", {{"type", "object"}}}};
+      ParsedEnvelope e = extract_envelope(s_->input(pd.x, pd.reply, server, tj ? tj : &unlisted));
+      if (!e.profile || !e.form || *e.form == profile::FormKind::kSuccess) return false;
+    }
+    return true;
+  };
+  for (const auto& [name, t] : s_->tools)
+    if (t.profile || (t.json_results > 0 && !consistent(name, t))) ++with_results;
   if (!(votes >= 2 && votes * 2 > with_results)) server = nullptr;
 
   for (auto& [name, t] : s_->tools) {
@@ -492,7 +521,8 @@ std::map<std::string, Outcomes> Judge::finish() {
       out[name].merge(std::move(j.outcomes));
       // Counted again under the profile it was judged by.
       s_->coverage[name].remove(pd.provisional);
-      s_->count(name, pd.reply, j.envelope, reach_of(pd.reply, j.envelope, intended.valid));
+      s_->count(name, pd.reply, j.envelope,
+                p ? reach_of(pd.reply, j.envelope, intended.valid) : s_->unprofiled_reach(pd.x, pd.reply, intended.valid));
     }
     t.pending.clear();
     if (p && !t.profile && !s_->setup.forced) t.profile = p;

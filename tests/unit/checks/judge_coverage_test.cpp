@@ -78,8 +78,9 @@ TEST(JudgeCoverage, EachAnswerInOneCategory) {
 }
 
 TEST(JudgeCoverage, KeptAnswersAreCountedAgainUnderTheirProfile) {
-  // --profile auto: a miss answer alone does not tell the profile; it counts as data until
-  // finish() judges it by the profile the tool's success answers showed.
+  // --profile auto: a miss answer alone does not tell the profile; it is kept until finish()
+  // judges it by the profile the tool's success answers showed, and meanwhile counted as the miss
+  // form a candidate profile reads it as.
   auto all = profile::load_builtins();
   ASSERT_TRUE(all.ok());
   std::vector<profile::Profile> candidates;
@@ -91,9 +92,8 @@ TEST(JudgeCoverage, KeptAnswersAreCountedAgainUnderTheirProfile) {
   Judge judge(setup);
   const json ok = {{"symbol", "run"}};
   Judged first = call(judge, text_reply(ok, R"({"found":false,"hint":"use search"})"));
-  if (first.deferred) {
-    EXPECT_EQ(first.reach, Reach::kData) << "no profile seen yet: read as data for now";
-  }
+  EXPECT_TRUE(first.deferred);
+  EXPECT_EQ(first.reach, Reach::kMiss) << "no profile seen yet: read as a candidate's miss form";
   call(judge, text_reply(ok, success(3, 3, false)));
   (void)judge.finish();
   const Coverage& c = judge.coverage().at("find");
