@@ -604,12 +604,11 @@ void write_findings(std::string& o, const engine::RunReport& r) {
 
 // What each called tool's calls reached; a tool that reached no data is flagged.
 void write_coverage(std::string& o, const engine::RunReport& r) {
+  const CoverageRows called = coverage_rows(r);
+  const std::size_t none = called.without_data;
   std::string rows;
-  std::size_t none = 0;
-  for (const auto* t : tools_by_name(r)) {
+  for (const auto* t : called.tools) {
     const checks::Coverage& c = t->coverage;
-    if (c.calls == 0) continue;
-    if (c.data == 0) ++none;
     auto td = [](std::size_t v, const char* cls = "n") {
       return "<td class=\"" + std::string(cls) + "\">" + std::to_string(v) + "</td>";
     };

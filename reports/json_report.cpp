@@ -327,28 +327,20 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
   if (r.verdict == "untested" && style.verbosity >= 1) out << "  " << untested_reason(r) << "; exit code 4\n";
   if (style.verbosity >= 1) {
     // What the calls reached: one line, and with -v one line per tool.
-    const auto tools = tools_by_name(r);
-    std::size_t called = 0, without = 0;
+    const CoverageRows called = coverage_rows(r);
     std::string none;
-    for (const auto* t : tools) {
-      if (t->coverage.calls == 0) continue;
-      ++called;
-      if (t->coverage.data == 0) {
-        ++without;
-        none += (none.empty() ? "" : ", ") + t->name + " (0/" + std::to_string(t->coverage.calls) + ")";
-      }
-    }
-    if (called > 0) {
-      const std::size_t reached = called - without;
-      out << c.dim << "data reached:" << c.reset << " by " << (reached == called ? "all " : std::to_string(reached) + " of ")
-          << called << " called tool" << (called == 1 ? "" : "s");
+    for (const auto* t : called.tools)
+      if (t->coverage.data == 0) none += (none.empty() ? "" : ", ") + t->name + " (0/" + std::to_string(t->coverage.calls) + ")";
+    if (!called.tools.empty()) {
+      const std::size_t n = called.tools.size(), reached = n - called.without_data;
+      out << c.dim << "data reached:" << c.reset << " by " << (reached == n ? "all " : std::to_string(reached) + " of ") << n
+          << " called tool" << (n == 1 ? "" : "s");
       if (!none.empty()) out << "; none by " << c.yellow << none << c.reset << " (their success answers were never checked)";
       out << "\n";
     }
     if (style.verbosity >= 2)
-      for (const auto* t : tools) {
+      for (const auto* t : called.tools) {
         const checks::Coverage& cv = t->coverage;
-        if (cv.calls == 0) continue;
         out << "  " << t->name << ": " << cv.summary() << "; largest answer " << cv.largest_bytes << " B; "
             << cv.truncated << " truncated";
         if (t->second_pass_calls) out << "; " << t->second_pass_calls << " in the second pass";

@@ -236,12 +236,11 @@ void write_not_observed(std::string& o, const engine::RunReport& r) {
 
 /// What each called tool's calls reached; a tool that reached no data is flagged.
 void write_coverage(std::string& o, const engine::RunReport& r) {
+  const CoverageRows called = coverage_rows(r);
+  const std::size_t none = called.without_data;
   std::string rows;
-  std::size_t none = 0;
-  for (const auto* t : tools_by_name(r)) {
+  for (const auto* t : called.tools) {
     const checks::Coverage& c = t->coverage;
-    if (c.calls == 0) continue;
-    if (c.data == 0) ++none;
     auto n = [](std::size_t v) { return std::to_string(v); };
     rows += "| " + md_code(t->name, true) + " | " + n(c.calls) + " | " + (c.data == 0 ? std::string("⚠ **0**") : n(c.data)) +
             " | " + n(c.empty) + " | " + n(c.misses) + " | " + n(c.errors) + " | " + n(c.refusals) + " | " +

@@ -167,6 +167,16 @@ std::vector<Unobserved> group_not_observed(const engine::ToolSummary& t) {
   return groups;
 }
 
+CoverageRows coverage_rows(const engine::RunReport& r) {
+  CoverageRows rows;
+  for (const auto* t : tools_by_name(r)) {
+    if (t->coverage.calls == 0) continue;
+    rows.tools.push_back(t);
+    if (t->coverage.data == 0) ++rows.without_data;
+  }
+  return rows;
+}
+
 std::vector<const engine::ToolSummary*> tools_by_name(const engine::RunReport& r) {
   std::vector<const engine::ToolSummary*> tools;
   for (const auto& t : r.tools) tools.push_back(&t);

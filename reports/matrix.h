@@ -60,6 +60,13 @@ struct Unobserved {
 /// group for a tool whose calls reached no data, with its coverage summary as the reason.
 std::vector<Unobserved> group_not_observed(const engine::ToolSummary& tool);
 
+/// The tools that were called (coverage.calls > 0), by name, and how many of them reached no data.
+struct CoverageRows {
+  std::vector<const engine::ToolSummary*> tools;
+  std::size_t without_data = 0;
+};
+CoverageRows coverage_rows(const engine::RunReport& report);
+
 /// The report's tools sorted by name (the order the per-tool sections list them in).
 std::vector<const engine::ToolSummary*> tools_by_name(const engine::RunReport& report);
 

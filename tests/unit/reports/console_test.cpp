@@ -124,12 +124,9 @@ TEST(Console, ProfilesShownWhenTheyDifferOrVerbose) {
 
 TEST(Console, SaysWhichToolsReachedNoData) {
   auto r = judged();
-  r.tools[0].coverage.calls = 41;
-  r.tools[0].coverage.misses = 37;
-  r.tools[0].coverage.refusals = 4;
-  r.tools[1].coverage.calls = 6;
-  r.tools[1].coverage.data = 6;
-  r.tools[1].coverage.largest_bytes = 900;
+  // calls, data, empty, misses, errors, refusals, no_answer, largest_bytes, truncated
+  r.tools[0].coverage = {41, 0, 0, 37, 0, 4, 0, 0, 0};
+  r.tools[1].coverage = {6, 6, 0, 0, 0, 0, 0, 900, 0};
   r.tools[1].driven_calls = 2;
   std::ostringstream out;
   print_summary(out, r, ConsoleStyle{});

@@ -222,24 +222,14 @@ TEST(JsonReport, StatusesProfilesSuccessesAndExamplesRoundTrip) {
     EXPECT_TRUE(jt.contains(key)) << key;
 }
 
-checks::Coverage lookup_coverage() {
-  checks::Coverage c;
-  c.calls = 41;
-  c.misses = 37;
-  c.refusals = 4;
-  c.largest_bytes = 312;
-  return c;
-}
+// calls, data, empty, misses, errors, refusals, no_answer, largest_bytes, truncated
+checks::Coverage lookup_coverage() { return {41, 0, 0, 37, 0, 4, 0, 312, 0}; }
 
 TEST(JsonReport, CoverageRoundTripsAndIsChecked) {
   auto r = with_statuses();
   r.tools[0].coverage = lookup_coverage();
   r.tools[0].second_pass_calls = 8;
-  r.tools[1].coverage.calls = 5;
-  r.tools[1].coverage.data = 3;
-  r.tools[1].coverage.empty = 1;
-  r.tools[1].coverage.errors = 1;
-  r.tools[1].coverage.truncated = 2;
+  r.tools[1].coverage = {5, 3, 1, 0, 1, 0, 0, 0, 2};
   r.tools[1].driven_calls = 4;
   auto doc = to_json(r, "1.0.0");
   const auto& jc = doc["tools"][0]["coverage"];

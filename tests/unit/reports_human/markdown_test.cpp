@@ -205,16 +205,10 @@ TEST(Markdown, StatusesNotObservedAndProfiles) {
 TEST(Markdown, CoverageTableFlagsToolsThatReachedNoData) {
   auto r = judged_report();
   EXPECT_EQ(reports::to_markdown(r, "1").find("## Coverage"), std::string::npos) << "no coverage: no table";
-  r.tools[0].coverage.calls = 41;
-  r.tools[0].coverage.misses = 37;
-  r.tools[0].coverage.refusals = 4;
+  // calls, data, empty, misses, errors, refusals, no_answer, largest_bytes, truncated
+  r.tools[0].coverage = {41, 0, 0, 37, 0, 4, 0, 0, 0};
   r.tools[0].second_pass_calls = 8;
-  r.tools[1].coverage.calls = 9;
-  r.tools[1].coverage.data = 7;
-  r.tools[1].coverage.empty = 1;
-  r.tools[1].coverage.errors = 1;
-  r.tools[1].coverage.largest_bytes = 2048;
-  r.tools[1].coverage.truncated = 3;
+  r.tools[1].coverage = {9, 7, 1, 0, 1, 0, 0, 2048, 3};
   r.tools[1].driven_calls = 2;
   std::string md = reports::to_markdown(r, "1.0.0");
   EXPECT_NE(md.find("## Coverage\n"), std::string::npos) << md;
