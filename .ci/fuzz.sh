@@ -21,6 +21,7 @@ cmake -S "$root" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DCMAKE_CXX_COMPILER=clang++-14 \
   -DCTXO_FUZZ_ENGINE=libfuzzer \
+  -DCTXO_WERROR=ON \
   -DCTXO_BUILD_TESTS=OFF >/dev/null
 
 if [[ -n "${FUZZ_TARGETS:-}" ]]; then

@@ -362,10 +362,9 @@ Result<std::string> schemas_dir() {
     return make_error("config", std::string("CTXO_SCHEMAS_DIR=") + env + " is not a schemas directory (no profiles/ in it)");
   }
   std::vector<std::string> tried;
-#ifdef CTXO_SCHEMAS_DIR
-  if (is_schemas_dir(CTXO_SCHEMAS_DIR)) return std::string(CTXO_SCHEMAS_DIR);
-  tried.emplace_back(CTXO_SCHEMAS_DIR);
-#endif
+  // An installed binary uses the schemas installed with it (<prefix>/share/ctxo-conform/schemas),
+  // whether or not the source tree it was built from is still there; a build-tree binary, those
+  // of its source tree.
   std::error_code ec;
   const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
   if (!ec) {
@@ -373,6 +372,10 @@ Result<std::string> schemas_dir() {
     if (is_schemas_dir(dir)) return dir.string();
     tried.push_back(dir.string());
   }
+#ifdef CTXO_SCHEMAS_DIR
+  if (is_schemas_dir(CTXO_SCHEMAS_DIR)) return std::string(CTXO_SCHEMAS_DIR);
+  tried.emplace_back(CTXO_SCHEMAS_DIR);
+#endif
   std::string list;
   for (const auto& t : tried) list += (list.empty() ? "" : ", ") + t;
   return make_error("config", "cannot find the schemas directory (set CTXO_SCHEMAS_DIR; tried: " + list + ")");

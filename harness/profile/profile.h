@@ -197,7 +197,8 @@ struct Profile {
 [[nodiscard]] Result<nlohmann::json> read_json_file(const std::string& path, bool allow_comments = false);
 
 /// Finds the schemas directory: env CTXO_SCHEMAS_DIR if set (an error if it is not a schemas
-/// directory), else the path compiled in from CMake, else `<exe dir>/../share/ctxo-conform/schemas`.
+/// directory), else `<exe dir>/../share/ctxo-conform/schemas` (an installed binary), else the
+/// source tree's, compiled in from CMake (a build-tree binary).
 /// A schemas directory is one that contains `profiles/`. Error code "config" when none is found.
 [[nodiscard]] Result<std::string> schemas_dir();
 
