@@ -55,7 +55,7 @@ struct Cli {
   std::vector<std::string> env;
   std::string cwd, protocol, root;
   std::optional<std::uint64_t> seed;
-  std::optional<std::size_t> calls;
+  std::optional<long long> calls;  // signed, so "-5" is refused rather than wrapped
   std::optional<double> time_budget;
   bool no_shrink = false;
   bool no_harvest = false;
@@ -258,7 +258,8 @@ int run_replay(int argc, char** argv) {
   ctxo::engine::Case c = std::move(loaded.value());
   if (!command.empty()) c.options.command = command;
   if (timeout_ms) {
-    if (*timeout_ms <= 0) return usage_error("--timeout must be a positive number of milliseconds");
+    if (*timeout_ms <= 0 || *timeout_ms > 24L * 60 * 60 * 1000)
+      return usage_error("--timeout must be a number of milliseconds from 1 to 86400000 (a day)");
     c.options.timeout = std::chrono::milliseconds(*timeout_ms);
   }
   const bool to_stderr = outputs.to_stdout() > 0;
@@ -459,16 +460,23 @@ int main(int argc, char** argv) {
     }
   }
   o.profile = cli.profile;
-  if (cli.timeout_ms <= 0) return fail_config("--timeout must be a positive number of milliseconds");
-  if (cli.grace_ms < 0) return fail_config("--grace must not be negative");
+  // Bounds that keep every later computation (timeout x 5, deadlines) far from overflow.
+  constexpr long kDay = 24L * 60 * 60 * 1000;
+  if (cli.timeout_ms <= 0 || cli.timeout_ms > kDay)
+    return fail_config("--timeout must be a number of milliseconds from 1 to " + std::to_string(kDay) + " (a day)");
+  if (cli.grace_ms < 0 || cli.grace_ms > kDay)
+    return fail_config("--grace must be a number of milliseconds from 0 to " + std::to_string(kDay) + " (a day)");
   o.timeout = std::chrono::milliseconds(cli.timeout_ms);
   o.grace = std::chrono::milliseconds(cli.grace_ms);
-  if (cli.calls && *cli.calls == 0) return fail_config("--calls must be at least 1");
-  o.calls_per_tool = cli.calls.value_or(0);
+  constexpr long long kMaxCalls = 1000000;
+  if (cli.calls && (*cli.calls < 1 || *cli.calls > kMaxCalls))
+    return fail_config("--calls must be from 1 to " + std::to_string(kMaxCalls) + " (calls per tool)");
+  o.calls_per_tool = static_cast<std::size_t>(cli.calls.value_or(0));
   o.shrink = !cli.no_shrink;
   o.harvest = !cli.no_harvest;
   if (!cli.no_cases && cli.cases.empty()) return fail_config("--cases needs a directory (or pass --no-cases)");
-  if (cli.time_budget && *cli.time_budget <= 0) return fail_config("--time-budget must be positive");
+  if (cli.time_budget && !(*cli.time_budget > 0 && *cli.time_budget <= 365.0 * 24 * 3600))
+    return fail_config("--time-budget must be a number of seconds above 0, at most a year");
   o.time_budget_s = cli.time_budget;
   for (const auto& l : split_csv(cli.limits)) {
     char* end = nullptr;

@@ -4,6 +4,7 @@
 #include "profile/schema_validator.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <exception>
 #include <regex>
@@ -192,6 +193,20 @@ std::optional<std::string> find_bad_pattern(const json& root) {
   return bad;
 }
 
+// A multipleOf that is not a number above 0: the spec forbids it, and valijson divides by it (an
+// integer division by zero is SIGFPE).
+std::optional<std::string> find_bad_multiple_of(const json& root) {
+  std::optional<std::string> bad;
+  for_each_node(root, [&](const json& node) {
+    if (bad || !node.is_object()) return;
+    auto it = node.find("multipleOf");
+    if (it == node.end()) return;
+    if (!it->is_number() || !(it->get<double>() > 0) || !std::isfinite(it->get<double>()))
+      bad = "multipleOf must be a number greater than 0, not " + it->dump();
+  });
+  return bad;
+}
+
 // The schema with every string-valued "pattern" and "format" keyword removed (valijson checks
 // formats such as date-time with std::regex, too).
 json without_patterns(const json& schema) {
@@ -322,6 +337,7 @@ Result<SchemaValidator> SchemaValidator::compile(const json& schema) {
   if (auto cycle = find_ref_cycle(schema))
     return make_error("schema", "cyclic $ref chain through \"" + *cycle + "\"");
   if (auto bad = find_bad_pattern(schema)) return make_error("schema", *bad);
+  if (auto bad = find_bad_multiple_of(schema)) return make_error("schema", *bad);
 
   auto impl = std::make_shared<Impl>();
   impl->document = schema;

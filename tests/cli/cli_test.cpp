@@ -47,6 +47,16 @@ TEST(Cli, UsageErrorsExitTwoWithOneErrorLine) {
       {"--cwd", "/nonexistent/dir", "./x"},
       {"--limits", "10,abc", "./x"},
       {"--color", "sometimes", "./x"},
+      // Numbers out of range: refused, never wrapped or overflowed (a negative count was once
+      // read as about 2^64 calls; a huge timeout overflowed and blamed the server).
+      {"--calls", "-5", "./x"},
+      {"--calls", "0", "./x"},
+      {"--calls", "99999999999", "./x"},
+      {"--timeout", "9300000000000", "./x"},
+      {"--grace", "-1", "./x"},
+      {"--grace", "99999999999", "./x"},
+      {"--time-budget", "-3", "./x"},
+      {"--time-budget", "1e300", "./x"},
   };
   for (const auto& args : bad) {
     auto r = run_harness(args, false);

@@ -114,6 +114,10 @@ TEST(SchemaValidator, BadSchemasAreErrorsNotExceptions) {
       R"({"pattern": "(a{99999}){99999}"})",
       R"x({"pattern": "((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))"})x",
       R"({"exclusiveMaximum": true})",
+      // valijson would divide by these (an integer division by zero is SIGFPE).
+      R"({"type": "integer", "multipleOf": 0})",
+      R"({"properties": {"n": {"type": "number", "multipleOf": -2.5}}})",
+      R"({"multipleOf": "3"})",
   };
   for (const char* text : bad) {
     SCOPED_TRACE(text);
