@@ -253,6 +253,7 @@ int run_replay(int argc, char** argv) {
   app.add_flag("-v,--verbose", [&](std::int64_t) { verbosity = 2; }, "Print the replay command too");
   if (auto done = parse_command_line(app, argc, argv, false)) return *done;
   if (auto bad = check_report_options(color, outputs, ""); !bad.ok()) return usage_error(bad.error().message);
+  outputs.remove_stale();
   auto loaded = ctxo::engine::load_case(case_path);
   if (!loaded.ok()) return usage_error(loaded.error().message);
   ctxo::engine::Case c = std::move(loaded.value());
@@ -515,6 +516,7 @@ int main(int argc, char** argv) {
     o.record_path = cli.record;
   }
   if (auto c = cli.outputs.check(); !c.ok()) return usage_error(c.error().message);
+  cli.outputs.remove_stale();
   const int stdout_reports = cli.outputs.to_stdout();
   if (cli.seed) {
     o.seed = *cli.seed;

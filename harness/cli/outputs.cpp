@@ -78,6 +78,15 @@ Result<void> Outputs::check() const {
   return {};
 }
 
+void Outputs::remove_stale() const {
+  for (const auto& f : formats()) {
+    const std::string& p = this->*f.path;
+    if (p.empty() || p == "-") continue;
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(p, ec)) std::filesystem::remove(p, ec);
+  }
+}
+
 Result<void> Outputs::write(const engine::RunReport& report, const std::string& version) const {
   std::optional<Error> first;
   for (const auto& f : formats()) {

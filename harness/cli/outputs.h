@@ -21,6 +21,10 @@ struct Outputs {
   int to_stdout() const;
   /// Checked before a server starts: at most one '-', every path writable. Error "usage".
   Result<void> check() const;
+  /// Removes the report files an earlier run left at these paths, so a run that stops before it
+  /// writes its own (killed, interrupted) leaves no stale verdict for CI to publish. For a live run
+  /// or replay only, after --baseline is read (`check` and `merge` may read the same paths).
+  void remove_stale() const;
   /// Renders and writes every requested report. Error "io" naming the path.
   Result<void> write(const engine::RunReport& report, const std::string& version) const;
 };

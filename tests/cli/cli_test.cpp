@@ -4,7 +4,11 @@
 // flag table in step with --help.
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <regex>
+#include <thread>
 
 #include "../support/run_harness.h"
 
@@ -113,6 +117,30 @@ TEST(Cli, ServerThatExitsAtOnceExitsThree) {
   EXPECT_NE(r.err.find("config missing"), std::string::npos) << r.err;
   ASSERT_TRUE(r.report.is_object());
   EXPECT_EQ(r.report["verdict"], "error");
+}
+
+// A report left by an earlier run is gone as soon as the new run starts, so a run stopped before
+// it writes its own (killed, a cancelled CI job) leaves no stale verdict to publish.
+TEST(Cli, AStaleReportIsRemovedWhenTheRunStarts) {
+  const std::string path = std::string(CTXO_BINARY_DIR) + "/test-tmp/stale-report.json";
+  std::filesystem::create_directories(std::filesystem::path(path).parent_path());
+  std::ofstream(path) << R"({"verdict": "pass", "stale": true})";
+  bool gone_while_running = false;
+  std::thread watcher([&] {
+    for (int i = 0; i < 100 && !gone_while_running; ++i) {
+      if (!std::filesystem::exists(path)) gone_while_running = true;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  // A server that never answers: the run takes its --timeout before it writes the report.
+  auto r = run_harness({"--timeout", "1500", "--json", path, "--", "/bin/sh", "-c", "exec sleep 60"}, false);
+  watcher.join();
+  EXPECT_TRUE(gone_while_running) << "the stale report stayed while the run went on";
+  EXPECT_EQ(r.exit_code, 3) << r.err;
+  std::ifstream in(path);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(text.find("\"stale\""), std::string::npos) << text;
+  EXPECT_NE(text.find("\"verdict\": \"error\""), std::string::npos) << text;
 }
 
 TEST(Cli, ServerThatNeverAnswersInitializeExitsThreeWithoutHanging) {
