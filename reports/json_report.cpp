@@ -12,6 +12,7 @@
 #include "core/text.h"
 #include "profile/profile.h"
 #include "profile/schema_validator.h"
+#include "reports/html.h"
 #include "reports/matrix.h"
 
 namespace ctxo::reports {
@@ -281,6 +282,12 @@ Colors colors(bool on) {
 
 }  // namespace
 
+namespace {
+// Text a server chose (tool names, diagnoses quoting answers, notes naming tools, excerpts), made
+// harmless for a terminal or a CI log that renders escape sequences: controls become visible.
+std::string safe(std::string_view s) { return display_text(s, false); }
+}  // namespace
+
 void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleStyle& style) {
   Colors c = colors(style.color);
   if (style.verbosity >= 1) {
@@ -290,16 +297,16 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
       if (rf.baselined) col = c.dim;
       out << "\n" << col << c.bold << f.invariant << c.reset << " " << col << to_string(f.severity) << c.reset;
       if (rf.baselined) out << c.dim << " (accepted by the baseline)" << c.reset;
-      if (!f.tool.empty()) out << "  tool " << c.bold << f.tool << c.reset;
+      if (!f.tool.empty()) out << "  tool " << c.bold << safe(f.tool) << c.reset;
       if (rf.count > 1) out << c.dim << "  (" << rf.count << " times)" << c.reset;
-      out << "\n  " << f.diagnosis << "\n";
-      if (!f.request.is_null()) out << c.dim << "  request:  " << c.reset << excerpt(f.request.dump(), 300) << "\n";
+      out << "\n  " << safe(f.diagnosis) << "\n";
+      if (!f.request.is_null()) out << c.dim << "  request:  " << c.reset << safe(excerpt(f.request.dump(), 300)) << "\n";
       if (!f.original_request.is_null())
         out << c.dim << "  shrunk from (" << f.shrink_steps << " step" << (f.shrink_steps == 1 ? "" : "s") << "): " << c.reset
-            << excerpt(f.original_request.dump(), 300) << "\n";
+            << safe(excerpt(f.original_request.dump(), 300)) << "\n";
       if (!f.response_excerpt.empty())
-        out << c.dim << "  response: " << c.reset << excerpt(f.response_excerpt, 300) << "\n";
-      if (style.verbosity >= 2 && !f.replay.empty()) out << c.dim << "  replay:   " << c.reset << f.replay << "\n";
+        out << c.dim << "  response: " << c.reset << safe(excerpt(f.response_excerpt, 300)) << "\n";
+      if (style.verbosity >= 2 && !f.replay.empty()) out << c.dim << "  replay:   " << c.reset << safe(f.replay) << "\n";
       if (!rf.case_file.empty()) out << c.dim << "  case:     " << c.reset << "ctxo-conform replay " << rf.case_file << "\n";
     }
     if (!r.findings.empty()) out << "\n";
@@ -330,7 +337,7 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
     const CoverageRows called = coverage_rows(r);
     std::string none;
     for (const auto* t : called.tools)
-      if (t->coverage.data == 0) none += (none.empty() ? "" : ", ") + t->name + " (0/" + std::to_string(t->coverage.calls) + ")";
+      if (t->coverage.data == 0) none += (none.empty() ? "" : ", ") + safe(t->name) + " (0/" + std::to_string(t->coverage.calls) + ")";
     if (!called.tools.empty()) {
       const std::size_t n = called.tools.size(), reached = n - called.without_data;
       out << c.dim << "data reached:" << c.reset << " by " << (reached == n ? "all " : std::to_string(reached) + " of ") << n
@@ -341,7 +348,7 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
     if (style.verbosity >= 2)
       for (const auto* t : called.tools) {
         const checks::Coverage& cv = t->coverage;
-        out << "  " << t->name << ": " << cv.summary() << "; largest answer " << cv.largest_bytes << " B; "
+        out << "  " << safe(t->name) << ": " << cv.summary() << "; largest answer " << cv.largest_bytes << " B; "
             << cv.truncated << " truncated";
         if (t->second_pass_calls) out << "; " << t->second_pass_calls << " in the second pass";
         if (t->driven_calls) out << "; " << t->driven_calls << " with a limit driven small";
@@ -356,9 +363,9 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
       for (const auto& g : group_not_observed(*t)) {
         if (!any) out << c.dim << "not observed (the rule applies, but no answer exercised it):" << c.reset << "\n";
         any = true;
-        out << "  " << t->name << ": ";
+        out << "  " << safe(t->name) << ": ";
         for (std::size_t i = 0; i < g.ids.size(); ++i) out << (i ? ", " : "") << g.ids[i];
-        out << " not observed (" << g.reason << ")\n";
+        out << " not observed (" << safe(g.reason) << ")\n";
       }
     if (mixed_profiles(r) || style.verbosity >= 2) {
       bool header = false;
@@ -366,14 +373,14 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
         if (t->calls == 0) continue;
         if (!header) out << c.dim << "judged by profile:" << c.reset << "\n";
         header = true;
-        out << "  " << t->name << ": " << (t->profile.empty() ? "none" : t->profile);
-        if (!t->profile_reason.empty()) out << c.dim << " (" << t->profile_reason << ")" << c.reset;
+        out << "  " << safe(t->name) << ": " << (t->profile.empty() ? "none" : safe(t->profile));
+        if (!t->profile_reason.empty()) out << c.dim << " (" << safe(t->profile_reason) << ")" << c.reset;
         out << "\n";
       }
     }
   }
   for (const auto& b : r.baseline_stale)
-    out << c.yellow << "baseline" << c.reset << ": " << b.invariant << (b.tool.empty() ? " (server)" : " in " + b.tool)
+    out << c.yellow << "baseline" << c.reset << ": " << b.invariant << (b.tool.empty() ? " (server)" : " in " + safe(b.tool))
         << " no longer fails; remove it from the baseline\n";
   if (style.verbosity >= 1 && !r.profiles_detected.empty()) {
     out << c.dim << "envelopes checked:";
@@ -394,8 +401,8 @@ void ConsoleListener::on_started(const engine::RunReport& r) {
   if (style_.verbosity < 1) return;
   Colors c = colors(style_.color);
   out_ << c.bold << "ctxo-conform" << c.reset << "  seed " << r.seed << "\n";
-  out_ << "server  " << c.bold << (r.server_name.empty() ? "(unnamed)" : r.server_name) << c.reset << " "
-       << r.server_version << "  protocol " << r.protocol_version << " (" << r.era << ")\n";
+  out_ << "server  " << c.bold << (r.server_name.empty() ? "(unnamed)" : safe(r.server_name)) << c.reset << " "
+       << safe(r.server_version) << "  protocol " << r.protocol_version << " (" << r.era << ")\n";
   out_.flush();
 }
 
@@ -413,7 +420,7 @@ void ConsoleListener::on_tool(const engine::ToolSummary& tool, std::size_t index
   total_ = total;
   if (style_.verbosity >= 2) {
     clear_line();
-    out_ << "  [" << index + 1 << "/" << total << "] " << tool.name << "\n";
+    out_ << "  [" << index + 1 << "/" << total << "] " << safe(tool.name) << "\n";
   }
   on_call(tool, 0);
 }
@@ -427,7 +434,7 @@ void ConsoleListener::on_call(const engine::ToolSummary& tool, std::size_t calls
   Colors c = colors(style_.color);
   char elapsed[32];
   std::snprintf(elapsed, sizeof elapsed, "%.1fs", std::chrono::duration<double>(now - started_).count());
-  out_ << "\r\x1b[2K" << c.dim << "  " << index_ << "/" << total_ << " tools done, now " << tool.name << "  "
+  out_ << "\r\x1b[2K" << c.dim << "  " << index_ << "/" << total_ << " tools done, now " << safe(tool.name) << "  "
        << calls_total << " calls, " << findings_ << " finding" << (findings_ == 1 ? "" : "s") << ", " << elapsed
        << c.reset;
   out_.flush();
@@ -438,14 +445,14 @@ void ConsoleListener::on_finding(const Finding& f) {
   ++findings_;
   if (style_.verbosity >= 2) {
     clear_line();
-    out_ << "  found " << f.invariant << (f.tool.empty() ? "" : " in " + f.tool) << "\n";
+    out_ << "  found " << f.invariant << (f.tool.empty() ? "" : " in " + safe(f.tool)) << "\n";
   }
 }
 
 void ConsoleListener::on_note(const std::string& note) {
   if (style_.verbosity < 1) return;
   clear_line();
-  out_ << "note: " << note << "\n";
+  out_ << "note: " << safe(note) << "\n";
   out_.flush();
 }
 

@@ -26,6 +26,7 @@
 #include "engine/transcript.h"
 #include "mcp/client.h"
 #include "profile/profile.h"
+#include "reports/html.h"
 #include "reports/json_report.h"
 #include "transport/transport.h"
 
@@ -78,7 +79,7 @@ struct Cli {
 };
 
 int usage_error(const std::string& message) {
-  std::cerr << "error: " << message << "\n";
+  std::cerr << "error: " << ctxo::reports::display_text(message, false) << "\n";
   return kExitUsage;
 }
 
@@ -274,7 +275,8 @@ int run_replay(int argc, char** argv) {
   auto report = ctxo::engine::run(c.options, listener);
   listener.clear_line();
   if (report.error) {
-    std::cerr << "error: the server could not be started: " << report.error->message << "\n";
+    std::cerr << "error: the server could not be started: " << ctxo::reports::display_text(report.error->message, false)
+              << "\n";
     report.exit_code = report.exit_code == kExitUsage ? kExitUsage : kExitServer;
     return finish(report, outputs, color, verbosity);
   }
@@ -537,8 +539,8 @@ int main(int argc, char** argv) {
 
   if (report.error) {
     std::cerr << "error: "
-              << (report.error->code == "spawn" ? "" : "the server could not be initialised: ") << report.error->message
-              << "\n";
+              << (report.error->code == "spawn" ? "" : "the server could not be initialised: ")
+              << ctxo::reports::display_text(report.error->message, false) << "\n";
     if (report.exit_code != kExitUsage) report.exit_code = kExitServer;
   }
   if (!cli.baseline.empty()) ctxo::engine::apply_baseline(report, accepted);

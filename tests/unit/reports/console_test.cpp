@@ -156,6 +156,38 @@ TEST(Console, SaysWhichToolsReachedNoData) {
   EXPECT_NE(all.str().find("data reached: by all 2 called tools\n"), std::string::npos) << all.str();
 }
 
+// Text the server chose never reaches the terminal (or a CI log that renders it) as escape
+// sequences: clear screen, colours, OSC 52 clipboard writes, OSC 8 links become visible escapes.
+TEST(Console, ServerTextCannotDriveTheTerminal) {
+  const std::string hostile = "evil\x1b[2J\x1b]52;c;SGVsbG8=\x07\x1b]8;;https://x.example\x07tool\r\xc2\x9b";
+  auto r = judged();
+  r.server_name = hostile;
+  r.tools[0].name = hostile;
+  r.tools[0].coverage = {3, 0, 0, 3, 0, 0, 0, 10, 0};
+  Finding f;
+  f.invariant = "P-RESULT";
+  f.tool = hostile;
+  f.diagnosis = "diag " + hostile;
+  f.response_excerpt = hostile;
+  f.request = {{"name", hostile}};
+  r.findings.push_back(engine::ReportedFinding{f, 1, false, "", {}});
+  ConsoleStyle v;
+  v.verbosity = 2;
+  std::ostringstream out;
+  print_summary(out, r, v);
+  ConsoleListener l(out, v);
+  l.on_started(r);
+  l.on_note("note " + hostile);
+  l.on_tool(r.tools[0], 0, 1);
+  l.on_finding(f);
+  const std::string s = out.str();
+  EXPECT_EQ(s.find('\x1b'), std::string::npos) << s;
+  EXPECT_EQ(s.find('\x07'), std::string::npos) << s;
+  EXPECT_EQ(s.find('\r'), std::string::npos) << s;
+  EXPECT_EQ(s.find("\xc2\x9b"), std::string::npos) << s;
+  EXPECT_NE(s.find("evil\\x1B[2J"), std::string::npos) << "shown, as a visible escape: " << s;
+}
+
 TEST(Console, UntestedSaysWhy) {
   engine::RunReport r;
   r.verdict = "untested";
