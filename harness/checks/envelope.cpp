@@ -9,6 +9,7 @@
 #include <map>
 #include <set>
 
+#include "core/json_bounded.h"
 #include "checks/envelope_util.h"
 #include "core/text.h"
 #include "truncation/js_json.h"
@@ -216,7 +217,7 @@ std::string trim(std::string_view s) {
 
 /// A JSON object parsed from text; nullopt when the text is not exactly one JSON object.
 std::optional<json> parse_object(const std::string& text) {
-  json j = json::parse(text, nullptr, false);
+  json j = parse_bounded(text);
   if (j.is_discarded() || !j.is_object()) return std::nullopt;
   return j;
 }

@@ -5,6 +5,7 @@
 #include <cctype>
 
 #include "checks/envelope.h"
+#include "core/json_bounded.h"
 #include "checks/envelope_util.h"
 #include "core/text.h"
 
@@ -62,7 +63,7 @@ json typed(const std::string& text, const json& prop) {
                          ? prop["type"].get<std::string>()
                          : "string";
   if (type == "integer" || type == "number") {
-    json v = json::parse(text, nullptr, false);
+    json v = parse_bounded(text);
     if (!v.is_discarded() && v.is_number()) return v;
   }
   if (type == "boolean" && (text == "true" || text == "false")) return text == "true";

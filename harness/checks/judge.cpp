@@ -5,6 +5,7 @@
 #include <set>
 
 #include "checks/envelope_util.h"
+#include "core/json_bounded.h"
 #include "core/text.h"
 
 namespace ctxo::checks {
@@ -27,7 +28,7 @@ std::string result_text(const Reply& r) {
 /// The one text part of an answer when it is exactly a JSON object (an isError answer is an
 /// envelope only then: JSON quoted inside an error message is not one).
 bool exact_object_text(const Reply& r) {
-  json j = json::parse(result_text(r), nullptr, false);
+  json j = parse_bounded(result_text(r));
   return !j.is_discarded() && j.is_object();
 }
 
@@ -93,7 +94,7 @@ Reach reach_of(const Reply& r, const ParsedEnvelope& env, bool valid) {
   if (structured) return Reach::kData;
   // No envelope: the text says. Empty text, or JSON with nothing in it ([] or {}), is empty.
   const std::string text = result_text(r);
-  const json doc = json::parse(text, nullptr, false);
+  const json doc = parse_bounded(text);
   if (text.find_first_not_of(" \t\r\n") == std::string::npos || (!doc.is_discarded() && doc.is_structured() && doc.empty()))
     return Reach::kEmpty;
   return Reach::kData;

@@ -6,6 +6,7 @@
 #include <map>
 #include <set>
 
+#include "core/json_bounded.h"
 #include "core/text.h"
 
 namespace ctxo::checks {
@@ -308,7 +309,7 @@ Outcomes check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const
     out.pass("P-REJECT");
     // A JSON answer that says it failed ({"error": ...} or {"ok": false}) refused the call in its
     // payload, even where no envelope profile names that form.
-    json payload = json::parse(text, nullptr, false);
+    json payload = parse_bounded(text);
     const bool refused_in_payload =
         payload.is_object() && ((payload.contains("error") && !payload["error"].is_null() && payload["error"] != false) ||
                                 (payload.contains("ok") && payload["ok"] == false));

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/transcript.h"
 
+#include "core/json_bounded.h"
 #include "engine/gate.h"
 
 #include <fstream>
@@ -50,7 +51,7 @@ Result<std::vector<Line>> read_transcript(const std::string& path) {
     ++number;
     if (!text.empty() && text.back() == '\r') text.pop_back();
     if (text.find_first_not_of(" \t") == std::string::npos) continue;
-    json j = json::parse(text, nullptr, false);
+    json j = parse_bounded(text);
     if (j.is_discarded() || !j.is_object())
       return make_error("parse", path + ":" + std::to_string(number) + ": not a JSON object");
     if (!j.contains("request") || !j["request"].is_object())

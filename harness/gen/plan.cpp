@@ -13,6 +13,7 @@
 #include <rapidcheck/shrinkable/Create.h>
 #include <rapidcheck/shrinkable/Transform.h>
 
+#include "core/json_bounded.h"
 #include "core/text.h"
 #include "gen/simple.h"
 #include "profile/schema_validator.h"
@@ -221,7 +222,7 @@ void Harvest::take_result(const json& result) {
     for (const auto& part : *it) {
       if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string())
         continue;
-      json doc = json::parse(part["text"].get<std::string>(), nullptr, false);
+      json doc = parse_bounded(part["text"].get<std::string>());
       if (!doc.is_discarded()) take(doc);
     }
   }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <regex>
 
+#include "core/json_bounded.h"
 #include "core/text.h"
 
 namespace ctxo::mcp {
@@ -149,7 +150,13 @@ std::optional<json> Client::accept_frame(const transport::Frame& frame, std::str
     body = sanitize_utf8(body);
   }
   raw_out = body;
-  json msg = json::parse(body, nullptr, false);
+  bool too_deep = false;
+  json msg = parse_bounded(body, &too_deep);
+  if (too_deep)
+    observe("T-FRAMING",
+            "a message nests JSON deeper than " + std::to_string(kMaxJsonNesting) +
+                " levels; the values below that depth were dropped (no client can walk such a message safely)",
+            excerpt(body, 200));
   if (msg.is_discarded() || !(is_rpc_object(msg) || msg.is_array())) {
     if (garbage_.size() >= kMaxGarbageLines || garbage_bytes_ + body.size() > kMaxGarbageBytes)
       flush_garbage("were not JSON-RPC messages");
@@ -159,7 +166,7 @@ std::optional<json> Client::accept_frame(const transport::Frame& frame, std::str
       // A message pretty-printed over several lines: recover it, but report the split.
       std::string joined;
       for (const auto& g : garbage_) joined += g + "\n";
-      json whole = json::parse(joined, nullptr, false);
+      json whole = parse_bounded(joined);
       if (!whole.is_discarded() && is_rpc_object(whole)) {
         observe("T-FRAMING",
                 "one JSON-RPC message was split over " + std::to_string(garbage_.size()) +

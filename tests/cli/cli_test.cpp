@@ -143,6 +143,49 @@ TEST(Cli, AStaleReportIsRemovedWhenTheRunStarts) {
   EXPECT_NE(text.find("\"verdict\": \"error\""), std::string::npos) << text;
 }
 
+// A server that nests JSON a million levels deep, in a whole message (initialize, tools/list, a
+// tools/call result) or in a text part: a T-FRAMING finding for a message, never a stack overflow.
+TEST(Cli, AMillionNestedBracketsIsAFindingNotACrash) {
+  const std::string script = std::string(CTXO_BINARY_DIR) + "/test-tmp/deep-server.py";
+  std::filesystem::create_directories(std::filesystem::path(script).parent_path());
+  std::ofstream(script) << R"PY(import sys, json, os
+where = os.environ["WHERE"]
+deep = "[" * 1000000 + "]" * 1000000
+tool = {"name": "t", "inputSchema": {"type": "object", "properties": {}}}
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    meth = m.get("method")
+    if meth == "initialize":
+        r = json.dumps({"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "deep", "version": "1"}})
+        if where == "init":
+            r = r[:-1] + ',"x":' + deep + "}"
+    elif meth == "tools/list":
+        r = json.dumps({"tools": [tool]})
+        if where == "list":
+            r = r[:-1] + ',"x":' + deep + "}"
+    elif meth == "tools/call":
+        r = '{"content":[{"type":"text","text":"x"}],"structuredContent":{"a":' + deep + "}}" if where == "call" \
+            else json.dumps({"content": [{"type": "text", "text": deep}]})
+    else:
+        r = "{}"
+    sys.stdout.write('{"jsonrpc":"2.0","id":%s,"result":%s}\n' % (json.dumps(m["id"]), r))
+    sys.stdout.flush()
+)PY";
+  for (const std::string where : {"init", "list", "call", "text"}) {
+    SCOPED_TRACE(where);
+    auto r = run_harness({"--calls", "2", "--no-cases", "--env", "WHERE=" + where, "--", "python3", script});
+    ASSERT_TRUE(r.report.is_object()) << r.err;
+    if (where == "text") {
+      EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // a text part is not a message: nothing to report
+    } else {
+      EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+      EXPECT_EQ(r.error_ids(), std::set<std::string>{"T-FRAMING"}) << r.report["findings"].dump(2).substr(0, 2000);
+    }
+  }
+}
+
 TEST(Cli, ServerThatNeverAnswersInitializeExitsThreeWithoutHanging) {
   auto r = run_harness({"--timeout", "300", "--", "/bin/sh", "-c", "exec sleep 60"});
   EXPECT_EQ(r.exit_code, 3) << r.err;
