@@ -185,8 +185,15 @@ std::vector<const engine::ToolSummary*> tools_by_name(const engine::RunReport& r
 }
 
 std::string untested_reason(const engine::RunReport& r) {
-  if (r.calls == 0)
+  if (r.calls == 0) {
+    // A tool the run chose to call but could not (a schema it cannot honour, a time budget): its
+    // reason, not a hint at the selection flags.
+    std::string why;
+    for (const auto* t : tools_by_name(r))
+      if (t->calls == 0 && !t->skipped.empty()) why += (why.empty() ? "" : "; ") + t->name + ": " + t->skipped;
+    if (!why.empty()) return "no tool was called (" + why + ")";
     return "no tool was called (check --tools, --exclude-tools, --read-only and the server's tools/list)";
+  }
   return "all " + std::to_string(r.calls) + " call" + (r.calls == 1 ? " was" : "s were") +
          " answered with an error (a JSON-RPC error or isError: true), so no tool was exercised";
 }

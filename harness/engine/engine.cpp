@@ -446,11 +446,15 @@ class Runner {
         if (!pc) break;
         make_call(tr, *ts, std::move(*pc), t0, alive);
       }
+      if (tr.plan && ts->calls == 0 && ts->skipped.empty() && !tr.plan->cannot_generate().empty())
+        ts->skipped = "no schema-valid arguments could be generated: " + tr.plan->cannot_generate();
       drive(tr, *ts, t0, alive);
       if (!tr.repeated && tr.stable_fallback && alive && tr.troubles < 2 && !over_budget(t0))
         repeat(*ts, tr.stable_fallback->first, "", tr.stable_fallback->second, tr.troubles, alive);
       if (tr.plan)
-        for (const auto& p : tr.plan->problems()) note("generating calls for tool " + name + ": " + p);
+        for (const auto& p : tr.plan->problems())
+          if (ts->calls > 0 || p != tr.plan->cannot_generate())  // else said once, as the reason it was not called
+            note("generating calls for tool " + name + ": " + p);
       if (tr.troubles >= 2) ts->skipped = "stopped after 2 crashes or hangs";
       // E-MISS: a lookup of an identifier that cannot exist, answered by a tool whose envelope
       // profile is known (forced, or seen on its answers) and has a graceful-miss form (or miss codes).
@@ -458,7 +462,7 @@ class Runner {
       if (miss_profile && !miss_profile->has_graceful_miss()) miss_profile = nullptr;
       std::optional<json> absent;
       if (o_.replay && o_.replay->as_miss) absent = o_.replay->arguments;
-      else if (!o_.replay) absent = gen::absent_lookup(input_schema, o_.seed ^ fnv1a(name));
+      else if (!o_.replay && ts->calls > 0) absent = gen::absent_lookup(input_schema, o_.seed ^ fnv1a(name));
       // A replayed lookup has no earlier answers: its own answer tells the profile.
       const bool replay_miss = o_.replay && o_.replay->as_miss;
       if (absent && alive && tr.troubles < 2 && (miss_profile || replay_miss) && !over_budget(t0) &&

@@ -449,8 +449,9 @@ std::optional<PlannedCall> ToolPlan::next_random(const Harvest& harvest) {
     try {
       drawn = (*valid_)(rc::Random(mix(seed_, index * 16 + static_cast<std::size_t>(attempt))), size);
       (void)drawn.value();
-    } catch (const rc::GenerationFailure&) {
+    } catch (const rc::GenerationFailure& e) {
       random_over_ = true;  // the schema admits no value we can make
+      cannot_generate_ = e.what();
       return std::nullopt;
     }
     std::string label = "random #" + std::to_string(index + 1);

@@ -140,6 +140,9 @@ class ToolPlan {
   const PhaseSizes& sizes() const { return sizes_; }
   /// What generation could not do exactly (unsupported patterns, remote refs...).
   std::vector<std::string> problems() const { return options_.problems.list(); }
+  /// Why the schema admits no value the generator can make (a minLength past what it writes, an
+  /// empty enum, an integer range past 2^53, ...), once the random phase has found out; else "".
+  const std::string& cannot_generate() const { return cannot_generate_; }
 
  private:
   std::optional<PlannedCall> next_random(const Harvest& harvest);
@@ -156,6 +159,7 @@ class ToolPlan {
   std::optional<rc::Gen<InvalidCase>> invalid_;
   std::shared_ptr<const profile::SchemaValidator> validator_;  ///< Null when the schema does not compile.
   bool random_over_ = false;  ///< The schema admits no value the generator can make.
+  std::string cannot_generate_;  ///< RapidCheck's reason when random_over_.
   std::size_t boundary_done_ = 0, random_done_ = 0, invalid_done_ = 0;
   std::set<std::string> sent_;  ///< Arguments text of every planned call (no call twice).
   std::size_t harvested_calls_ = 0;  ///< Random calls that took harvested values.

@@ -74,6 +74,24 @@ using Ptr = std::optional<std::string>;  // JSON Pointer into the root; nullopt 
 
 constexpr std::int64_t kSafe = 9007199254740992;  // 2^53
 constexpr int kHardDepth = 6;                      // $ref levels past max_depth before giving up
+// What the generator makes at most, whatever a schema asks: a minLength or minItems above these
+// is a schema it cannot honour (a problem, and a generator that fails), never gigabytes.
+constexpr std::size_t kMaxGenLength = 16 * 1024;   // code points in one string
+constexpr std::size_t kMaxGenItems = 1024;         // items in one array
+constexpr std::size_t kMaxEnumValues = 256;        // enum values considered (evenly spread)
+
+// At most kMaxEnumValues of `values`, evenly spread, the first and the last among them: an enum of
+// 100,000 values is sampled, not validated value by value.
+std::vector<json> enum_sample(const json& values) {
+  std::vector<json> out;
+  const std::size_t n = values.size();
+  if (n <= kMaxEnumValues) {
+    out.assign(values.begin(), values.end());
+    return out;
+  }
+  for (std::size_t i = 0; i < kMaxEnumValues; ++i) out.push_back(values[i * (n - 1) / (kMaxEnumValues - 1)]);
+  return out;
+}
 
 // s with its local $refs followed (at most 8), or nullptr when one does not resolve.
 const json* deref(const json& s, const json& root) {
@@ -211,10 +229,14 @@ struct Ctx {
     auto it = regexes.find(pattern);
     if (it != regexes.end()) return it->second;
     std::shared_ptr<const std::regex> re;
-    try {
-      re = std::make_shared<const std::regex>(pattern, std::regex::ECMAScript);
-    } catch (const std::regex_error&) {
-      opt.problems.add("pattern std::regex cannot compile: " + pattern);
+    if (auto why = profile::pattern_problem(pattern)) {
+      opt.problems.add(*why);
+    } else {
+      try {
+        re = std::make_shared<const std::regex>(pattern, std::regex::ECMAScript);
+      } catch (const std::regex_error&) {
+        opt.problems.add("pattern std::regex cannot compile: " + pattern);
+      }
     }
     regexes.emplace(pattern, re);
     return re;
@@ -348,7 +370,10 @@ class Builder {
   Built enum_gen(const json& values, const Ptr& ptr) {
     std::vector<json> keep;
     const profile::SchemaValidator* v = ptr ? ctx_->validator(*ptr) : nullptr;
-    for (const auto& x : values) {
+    if (values.size() > kMaxEnumValues)
+      opt_.problems.add("an enum of " + std::to_string(values.size()) + " values: " + std::to_string(kMaxEnumValues) +
+                        " of them, evenly spread, are used");
+    for (const auto& x : enum_sample(values)) {
       if (v == nullptr || v->is_valid(x)) keep.push_back(x);
     }
     return {element_of(keep), v != nullptr || !ptr};
@@ -440,9 +465,10 @@ class Builder {
                v.is_number()) {
       if (v.get<double>() < cur.get<double>()) cur = v;
     } else if (k == "enum" && cur.is_array() && v.is_array()) {
+      std::set<json> in_v(v.begin(), v.end());  // n log n: enums of 100,000 values exist
       json both = json::array();
       for (const auto& x : cur) {
-        if (std::find(v.begin(), v.end(), x) != v.end()) both.push_back(x);
+        if (in_v.count(x)) both.push_back(x);
       }
       cur = both;
     } else if (k == "additionalProperties" && v.is_boolean() && !v.get<bool>()) {
@@ -488,7 +514,13 @@ class Builder {
     double hi_d = b.hi_open ? std::ceil(b.hi) - 1 : std::floor(b.hi);
     lo_d = std::max(lo_d, -static_cast<double>(kSafe));
     hi_d = std::min(hi_d, static_cast<double>(kSafe));
-    if (lo_d > hi_d) return {fail_gen("empty integer range"), true};
+    if (lo_d > hi_d) {
+      const bool past = std::ceil(b.lo) > static_cast<double>(kSafe) || std::floor(b.hi) < -static_cast<double>(kSafe);
+      if (!past) return {fail_gen("empty integer range"), true};
+      const std::string why = "an integer range past 2^53 (integers there have no exact JSON number in most clients)";
+      opt_.problems.add(why);
+      return {fail_gen(why), true};
+    }
     auto lo = static_cast<std::int64_t>(lo_d);
     auto hi = static_cast<std::int64_t>(hi_d);
     std::int64_t step = 1;
@@ -612,6 +644,12 @@ class Builder {
     std::size_t min_len = size_at(s, "minLength").value_or(0);
     std::size_t max_len = size_at(s, "maxLength").value_or(std::numeric_limits<std::size_t>::max());
     if (min_len > max_len) return {fail_gen("minLength > maxLength"), true};
+    if (min_len > kMaxGenLength) {
+      const std::string why = "minLength " + s["minLength"].dump() + " is more than the " +
+                              std::to_string(kMaxGenLength) + " characters the generator writes";
+      opt_.problems.add(why);
+      return {fail_gen(why), true};
+    }
     std::optional<std::string> pattern;
     if (auto it = s.find("pattern"); it != s.end() && it->is_string()) pattern = it->get<std::string>();
     std::string format = s.value("format", std::string());
@@ -623,12 +661,16 @@ class Builder {
     std::shared_ptr<const std::regex> re = pattern ? ctx_->regex(*pattern) : nullptr;
     auto filter = [len_ok, re](const Gen& g) {
       return rc::gen::suchThat(g, [len_ok, re](const json& j) {
-        return len_ok(j) && (re == nullptr || std::regex_search(j.get<std::string>(), *re));
+        // A subject longer than kMaxPatternSubject is never matched (std::regex recurses per
+        // character): it is not sent as a value of a patterned string.
+        const auto& text = j.get_ref<const std::string&>();
+        return len_ok(j) && (re == nullptr || (text.size() <= profile::kMaxPatternSubject && std::regex_search(text, *re)));
       });
     };
 
     if (std::optional<Gen> f = format_gen(format)) return {filter(*f), true};
     if (pattern) {
+      if (auto bad = profile::pattern_problem(*pattern)) return {fail_gen(*bad), true};  // noted by ctx_->regex
       std::string why;
       if (auto pg = pattern_gen(*pattern, why)) {
         return {filter(rc::gen::map(*pg, [](const std::string& x) { return json(x); })), true};
@@ -641,7 +683,7 @@ class Builder {
     if (opt_.edge_bias) {
       if (min_len == 0) opts.emplace_back(2, rc::gen::just(json("")));
       opts.emplace_back(2, chars_gen(min_len, std::min(min_len + 1, max_len), true));  // at the lower bound
-      if (max_len <= 64 * 1024) opts.emplace_back(2, chars_gen(max_len, max_len, false));  // at the upper bound
+      if (max_len <= kMaxGenLength) opts.emplace_back(2, chars_gen(max_len, max_len, false));  // at the upper bound
       std::size_t long_lo = std::clamp(opt_.long_string_min, min_len, max_len);
       std::size_t long_hi = std::clamp(opt_.long_string_max, min_len, max_len);
       if (long_hi > short_hi) opts.emplace_back(1, chars_gen(long_lo, long_hi, true));
@@ -745,6 +787,12 @@ class Builder {
     std::size_t max_items = size_at(s, "maxItems").value_or(std::numeric_limits<std::size_t>::max());
     if (!rest) max_items = std::min(max_items, prefix.size());
     if (min_items > max_items) return {fail_gen("minItems > maxItems"), true};
+    if (min_items > kMaxGenItems) {
+      const std::string why = "minItems " + s["minItems"].dump() + " is more than the " +
+                              std::to_string(kMaxGenItems) + " items the generator writes";
+      opt_.problems.add(why);
+      return {fail_gen(why), true};
+    }
     std::size_t cap = depth >= opt_.max_depth ? min_items : std::max(min_items, prefix.size()) + opt_.max_items;
     std::size_t hi = std::min(max_items, cap);
     bool unique = s.value("uniqueItems", false);
@@ -982,7 +1030,7 @@ class Breaker {
         add(path, json(value.get<double>() + 0.5), "not an integer" + where(path));
     }
     if (value.is_string()) {
-      if (auto m = size_at(*s, "minLength"); m && *m > 0) add(path, json(std::string(*m - 1, 'a')), "too short" + where(path) + " (minLength " + std::to_string(*m) + ")");
+      if (auto m = size_at(*s, "minLength"); m && *m > 0 && *m <= kMaxGenLength) add(path, json(std::string(*m - 1, 'a')), "too short" + where(path) + " (minLength " + std::to_string(*m) + ")");
       if (auto m = size_at(*s, "maxLength"); m && *m < 60000) add(path, json(std::string(*m + 1, 'a')), "too long" + where(path) + " (maxLength " + std::to_string(*m) + ")");
       if (s->contains("pattern")) {
         add(path, json(""), "pattern mismatch" + where(path));
@@ -991,7 +1039,7 @@ class Breaker {
       if (s->contains("format")) add(path, json("not a " + s->value("format", std::string())), "bad format" + where(path));
     }
     if (value.is_array()) {
-      if (auto m = size_at(*s, "minItems"); m && *m > 0) {
+      if (auto m = size_at(*s, "minItems"); m && *m > 0 && *m <= value.size()) {
         json a = value;
         a.erase(a.begin() + static_cast<std::ptrdiff_t>(*m - 1), a.end());
         add(path, a, "too few items" + where(path));
@@ -1099,7 +1147,7 @@ std::vector<std::pair<json, std::string>> boundary_values(const json& s, const j
   const json& x = *p;
   if (x.contains("const")) out.emplace_back(x["const"], "const");
   if (auto it = x.find("enum"); it != x.end() && it->is_array()) {
-    for (const auto& v : *it) out.emplace_back(v, "enum value " + v.dump());
+    for (const auto& v : enum_sample(*it)) out.emplace_back(v, "enum value " + excerpt_of(v));
   }
   if (x.contains("default") && local_value(x["default"])) out.emplace_back(x["default"], "default");
   for (const char* key : {"anyOf", "oneOf"}) {
@@ -1146,9 +1194,11 @@ std::vector<std::pair<json, std::string>> boundary_values(const json& s, const j
   if (has("string") && !(x.contains("format") && x["format"].is_string() &&
                          Builder::writes_format(x["format"].get<std::string>()))) {
     std::size_t lo = size_at(x, "minLength").value_or(0);
-    out.emplace_back(json(std::string(lo, 'a')), lo == 0 ? "empty string" : "minLength string");
-    out.emplace_back(json(std::string(lo + 1, 'a')), "minLength+1 string");
-    if (auto m = size_at(x, "maxLength"); m && *m <= 64 * 1024) {
+    if (lo < kMaxGenLength) {
+      out.emplace_back(json(std::string(lo, 'a')), lo == 0 ? "empty string" : "minLength string");
+      out.emplace_back(json(std::string(lo + 1, 'a')), "minLength+1 string");
+    }
+    if (auto m = size_at(x, "maxLength"); m && *m <= kMaxGenLength) {
       out.emplace_back(json(std::string(*m, 'a')), "maxLength string");
       if (*m > 0) out.emplace_back(json(std::string(*m - 1, 'a')), "maxLength-1 string");
     }

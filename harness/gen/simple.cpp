@@ -8,9 +8,21 @@
 #include <optional>
 #include <regex>
 
+#include "profile/schema_validator.h"
+
 namespace ctxo::gen {
 
 namespace {
+
+// A size keyword read without trusting it: absent or not a number -> `fallback`, negative -> 0,
+// above `cap` (1e300, 2^64-1) -> `cap`. The values made here are small by design.
+std::size_t size_of(const json& s, const char* key, std::size_t fallback, std::size_t cap = 16 * 1024) {
+  auto it = s.find(key);
+  if (it == s.end() || !it->is_number()) return fallback;
+  const double d = it->get<double>();
+  if (!(d > 0)) return 0;
+  return d >= static_cast<double>(cap) ? cap : static_cast<std::size_t>(d);
+}
 
 constexpr int kMaxDepth = 8;
 
@@ -85,10 +97,9 @@ std::size_t utf8_chars(const std::string& s) {
 }
 
 json string_value(const json& s, std::size_t variant, std::uint64_t seed) {
-  std::size_t min_len = s.value("minLength", 0u);
-  std::size_t max_len = s.contains("maxLength") && s["maxLength"].is_number_unsigned()
-                            ? s["maxLength"].get<std::size_t>()
-                            : std::numeric_limits<std::size_t>::max();
+  const std::size_t min_len = size_of(s, "minLength", 0);
+  const std::size_t max_len = size_of(s, "maxLength", std::numeric_limits<std::size_t>::max(),
+                                      std::numeric_limits<std::size_t>::max());
   if (s.contains("format") && s["format"].is_string()) {
     auto v = format_value(s["format"].get<std::string>());
     if (!v.empty()) return v;
@@ -106,7 +117,7 @@ json string_value(const json& s, std::size_t variant, std::uint64_t seed) {
   for (const auto& smp : samples) candidates.push_back(smp);
   for (const char* extra : {"abc", "123", "a-b", "A1"}) candidates.push_back(extra);
   std::optional<std::regex> re;
-  if (s.contains("pattern") && s["pattern"].is_string()) {
+  if (s.contains("pattern") && s["pattern"].is_string() && !profile::pattern_problem(s["pattern"].get<std::string>())) {
     try {
       re.emplace(s["pattern"].get<std::string>(), std::regex::ECMAScript);
     } catch (...) {
@@ -117,7 +128,7 @@ json string_value(const json& s, std::size_t variant, std::uint64_t seed) {
     std::size_t len = utf8_chars(c);
     if (len < min_len) c += std::string(min_len - len, 'a');
     if (utf8_chars(c) > max_len) continue;
-    if (re) {
+    if (re && c.size() <= profile::kMaxPatternSubject) {
       try {
         if (!std::regex_search(c, *re)) continue;
       } catch (...) {
@@ -230,10 +241,8 @@ json value_for(const json& schema_in, const json& root, std::size_t variant, std
   if (type == "boolean") return variant % 2 == 1;
   if (type == "null") return nullptr;
   if (type == "array") {
-    std::size_t min_items = s.value("minItems", 0u);
-    std::size_t max_items = s.contains("maxItems") && s["maxItems"].is_number_unsigned()
-                                ? s["maxItems"].get<std::size_t>()
-                                : 1000;
+    const std::size_t min_items = size_of(s, "minItems", 0, 1024);
+    const std::size_t max_items = size_of(s, "maxItems", 1000, 1024);
     std::size_t count = std::max<std::size_t>(min_items, bound_of(variant) == Bound::kLow ? 0 : 1);
     count = std::min(count, max_items);
     json out = json::array();

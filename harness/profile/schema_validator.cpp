@@ -24,9 +24,6 @@ namespace {
 
 using nlohmann::json;
 
-// Strings longer than this are not matched against `pattern` or `format`: libstdc++'s std::regex
-// recurses once per character and would overflow the stack on long inputs.
-constexpr std::size_t kMaxPatternSubject = 2000;
 // Patterns are compiled by std::regex, whose parser recurses per nested group.
 constexpr std::size_t kMaxPatternLength = 2000;
 constexpr int kMaxPatternNesting = 32;
@@ -140,47 +137,7 @@ std::optional<std::string> find_ref_cycle(const json& root) {
 std::optional<std::string> find_bad_pattern(const json& root) {
   std::optional<std::string> bad;
   auto check = [&bad](const std::string& re) {
-    if (bad) return;
-    if (re.size() > kMaxPatternLength) {
-      bad = "pattern longer than " + std::to_string(kMaxPatternLength) + " characters";
-      return;
-    }
-    int depth = 0, max_depth = 0;
-    double repetition = 1;
-    for (std::size_t i = 0; i < re.size(); ++i) {
-      if (re[i] == '\\') {
-        ++i;
-      } else if (re[i] == '(') {
-        max_depth = std::max(max_depth, ++depth);
-      } else if (re[i] == ')') {
-        --depth;
-      } else if (re[i] == '{') {
-        double bound = 0, count = 0;
-        for (std::size_t j = i + 1; j < re.size() && re[j] != '}'; ++j) {
-          if (re[j] >= '0' && re[j] <= '9') {
-            count = std::min(count * 10 + (re[j] - '0'), 1e12);
-            bound = std::max(bound, count);
-          } else {
-            count = 0;
-          }
-        }
-        repetition = std::min(repetition * std::max(bound, 1.0), 1e12);
-      }
-    }
-    if (repetition > kMaxPatternRepetition) {
-      bad = "pattern repeats more than " + std::to_string(static_cast<long>(kMaxPatternRepetition)) + " times in total";
-      return;
-    }
-    if (max_depth > kMaxPatternNesting) {
-      bad = "pattern nests groups deeper than " + std::to_string(kMaxPatternNesting);
-      return;
-    }
-    try {
-      std::regex compiled(re);
-      (void)compiled;
-    } catch (const std::exception& e) {
-      bad = "pattern '" + re + "' is not a regex std::regex accepts: " + e.what();
-    }
+    if (!bad) bad = pattern_problem(re);
   };
   for_each_node(root, [&](const json& node) {
     if (!node.is_object()) return;
@@ -467,6 +424,42 @@ const json* resolve_pointer(const json& doc, std::string_view pointer) {
     }
   }
   return node;
+}
+
+std::optional<std::string> pattern_problem(const std::string& re) {
+  if (re.size() > kMaxPatternLength) return "pattern longer than " + std::to_string(kMaxPatternLength) + " characters";
+  int depth = 0, max_depth = 0;
+  double repetition = 1;
+  for (std::size_t i = 0; i < re.size(); ++i) {
+    if (re[i] == '\\') {
+      ++i;
+    } else if (re[i] == '(') {
+      max_depth = std::max(max_depth, ++depth);
+    } else if (re[i] == ')') {
+      --depth;
+    } else if (re[i] == '{') {
+      double bound = 0, count = 0;
+      for (std::size_t j = i + 1; j < re.size() && re[j] != '}'; ++j) {
+        if (re[j] >= '0' && re[j] <= '9') {
+          count = std::min(count * 10 + (re[j] - '0'), 1e12);
+          bound = std::max(bound, count);
+        } else {
+          count = 0;
+        }
+      }
+      repetition = std::min(repetition * std::max(bound, 1.0), 1e12);
+    }
+  }
+  if (repetition > kMaxPatternRepetition)
+    return "pattern repeats more than " + std::to_string(static_cast<long>(kMaxPatternRepetition)) + " times in total";
+  if (max_depth > kMaxPatternNesting) return "pattern nests groups deeper than " + std::to_string(kMaxPatternNesting);
+  try {
+    std::regex compiled(re);
+    (void)compiled;
+  } catch (const std::exception& e) {
+    return "pattern '" + re + "' is not a regex std::regex accepts: " + e.what();
+  }
+  return std::nullopt;
 }
 
 std::string escape_pointer_token(std::string_view token) {

@@ -79,6 +79,14 @@ int json_depth(const nlohmann::json& doc);
 /// malformed or names nothing. "" is `doc` itself.
 const nlohmann::json* resolve_pointer(const nlohmann::json& doc, std::string_view pointer);
 
+/// Strings longer than this are never matched against a `pattern`: libstdc++'s std::regex recurses
+/// once per character and would overflow the stack on long subjects.
+inline constexpr std::size_t kMaxPatternSubject = 2000;
+
+/// Why `pattern` must not be given to std::regex (longer, more nested or more repeated than its
+/// recursive engine survives, or no regex it accepts), or nullopt when it is safe to compile.
+std::optional<std::string> pattern_problem(const std::string& pattern);
+
 /// Escapes one reference token for a JSON Pointer (`~` -> `~0`, `/` -> `~1`).
 std::string escape_pointer_token(std::string_view token);
 

@@ -1,0 +1,109 @@
+// SPDX-License-Identifier: MIT
+// Hostile tool schemas (issue 14): nested tens of thousands of levels, sizes of 1e9, 1e300 or
+// 2^64-1, enums of 100,000 values, patterns that make std::regex recurse or backtrack without end,
+// numbers past 2^53, multipleOf 0. Whatever the schema, the run ends with a documented exit code,
+// a schema-valid JSON report, within a bounded time and memory, and says what it could not honour.
+#include <sys/resource.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "../support/run_harness.h"
+
+namespace ctxo::test {
+namespace {
+
+std::string repeat(const std::string& s, int n) {
+  std::string out;
+  out.reserve(s.size() * static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) out += s;
+  return out;
+}
+
+std::string nest(int n, const std::string& open, const std::string& close, const std::string& inner = R"({"type":"string"})") {
+  return repeat(open, n) + inner + repeat(close, n);
+}
+
+// An object schema whose one required property `x` is `sub`.
+std::string required_x(const std::string& sub) {
+  return R"({"type":"object","properties":{"x":)" + sub + R"(},"required":["x"]})";
+}
+
+struct HostileSchema {
+  std::string name;
+  std::string schema;
+  int exit_code;           ///< What the run must end with.
+  std::string said;        ///< A text the console must show (why it did what it did); "" = none required.
+};
+
+std::vector<HostileSchema> hostile_schemas() {
+  std::string enum100k = "[";
+  for (int i = 0; i < 100000; ++i) enum100k += (i ? ",\"v" : "\"v") + std::to_string(i) + "\"";
+  enum100k += "]";
+  return {
+      // Deeper than any client walks: the message itself is the finding (T-FRAMING).
+      {"anyOf nested 5,000 levels", required_x(nest(5000, R"({"anyOf":[)", "]}")), 1, "deeper than 256 levels"},
+      {"properties nested 100,000 levels", nest(100000, R"({"type":"object","required":["a"],"properties":{"a":)", "}}"), 1,
+       "deeper than 256 levels"},
+      {"not nested 5,000 levels", required_x(nest(5000, R"({"not":)", "}")), 1, "deeper than 256 levels"},
+      // Sizes the generator cannot honour: the tool is not called, and the run says why.
+      {"minLength 1e6", required_x(R"({"type":"string","minLength":1000000})"), 4, "minLength 1000000 is more than"},
+      {"minLength 1e9", required_x(R"({"type":"string","minLength":1000000000})"), 4, "minLength 1000000000 is more than"},
+      {"minItems 1e9", required_x(R"({"type":"array","minItems":1000000000})"), 4, "minItems 1000000000 is more than"},
+      {"integers past 2^53", required_x(R"({"type":"integer","minimum":1e300,"maximum":1.7e308})"), 4,
+       "an integer range past 2^53"},
+      {"three unique booleans", required_x(R"({"type":"array","items":{"type":"boolean"},"minItems":3,"uniqueItems":true})"), 4,
+       "no schema-valid arguments could be generated"},
+      // Sizes no validator accepts either (valijson refuses them): called unvalidated, and said so.
+      {"minLength 1e300", required_x(R"({"type":"string","minLength":1e300})"), 0, "minLength 1e+300 is more than"},
+      {"minItems 2^64-1", required_x(R"({"type":"array","minItems":18446744073709551615})"), 0, "cannot validate the inputSchema"},
+      // Patterns std::regex cannot run safely.
+      {"a pattern repeated a million times", required_x(R"({"type":"string","pattern":"^(a{1000}){1000}$"})"), 0,
+       "pattern repeats more than 100000 times"},
+      {"a pattern over 100,000 characters", required_x(R"({"type":"string","pattern":"^(a|b)*$","minLength":100000})"), 4,
+       "minLength 100000 is more than"},
+      {"a pattern std::regex rejects", required_x(R"({"type":"string","pattern":"(("})"), 0, "cannot validate the inputSchema"},
+      // Arithmetic and size.
+      {"multipleOf 0", required_x(R"({"type":"number","multipleOf":0})"), 0, "multipleOf must be a number greater than 0"},
+      {"multipleOf 1e-300", required_x(R"({"type":"number","multipleOf":1e-300,"minimum":-1e300,"maximum":1e300})"), 0, ""},
+      {"an enum of 100,000 values", required_x(R"({"enum":)" + enum100k + "}"), 0, "an enum of 100000 values"},
+      {"allOf of 5,000 schemas", required_x(R"({"allOf":[)" + [] {
+         std::string s;
+         for (int i = 0; i < 5000; ++i) s += (i ? "," : "") + std::string(R"({"type":"string"})");
+         return s;
+       }() + "]}"), 0, ""},
+      {"a $ref to itself", required_x(R"({"$ref":"#/properties/x"})"), 0, ""},
+  };
+}
+
+TEST(Hostile, NoToolSchemaCrashesHangsOrExhaustsTheHarness) {
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/hostile-schemas";
+  std::filesystem::create_directories(dir);
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/schema_server.py";
+  int index = 0;
+  for (const auto& h : hostile_schemas()) {
+    SCOPED_TRACE(h.name);
+    const std::string file = dir + "/" + std::to_string(index++) + ".json";
+    std::ofstream(file) << h.schema;
+    const auto start = std::chrono::steady_clock::now();
+    auto r = run_harness({"--calls", "20", "--no-cases", "--env", "SCHEMA_FILE=" + file, "--", "python3", server});
+    const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_EQ(r.exit_code, h.exit_code) << r.out << r.err;
+    ASSERT_TRUE(r.report.is_object()) << r.err;
+    // Generous: each of these takes well under a second when it works; a regression takes minutes.
+    EXPECT_LT(seconds, 60.0) << "the run took " << seconds << " s";
+    if (!h.said.empty()) {
+      EXPECT_NE(r.out.find(h.said), std::string::npos) << r.out;
+    }
+  }
+  // The largest resident set of any process this test waited for (the harness runs and their
+  // servers): a schema that asks for 1e9 items must not cost gigabytes.
+  rusage usage{};
+  ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &usage), 0);
+  EXPECT_LT(usage.ru_maxrss, 1024L * 1024L) << "peak resident set " << usage.ru_maxrss << " KiB";
+}
+
+}  // namespace
+}  // namespace ctxo::test
