@@ -176,9 +176,9 @@ code,pre,kbd{font-family:var(--mono);font-size:12.5px}
 .muted{color:var(--muted)}
 header.run{border:1px solid var(--line);border-radius:8px;padding:16px 20px;background:var(--panel)}
 header.run.verdict-fail{border-left:6px solid var(--fail)}header.run.verdict-pass{border-left:6px solid var(--pass)}
-header.run.verdict-error{border-left:6px solid var(--warn)}header.run.verdict-untested{border-left:6px solid var(--muted)}
+header.run.verdict-error{border-left:6px solid var(--warn)}header.run.verdict-untested,header.run.verdict-interrupted{border-left:6px solid var(--muted)}
 .verdict{display:inline-block;font-weight:700;letter-spacing:.04em;padding:2px 10px;border-radius:6px;margin-right:8px;color:#fff}
-.verdict.pass{background:var(--pass)}.verdict.fail{background:var(--fail)}.verdict.error{background:var(--warn)}.verdict.untested{background:var(--muted)}
+.verdict.pass{background:var(--pass)}.verdict.fail{background:var(--fail)}.verdict.error{background:var(--warn)}.verdict.untested,.verdict.interrupted{background:var(--muted)}
 .counts{display:flex;flex-wrap:wrap;gap:10px;margin:14px 0}
 .count{border:1px solid var(--line);border-radius:6px;padding:6px 14px;background:var(--bg);min-width:90px}
 .count b{display:block;font-size:20px;line-height:1.2}.count.errors b{color:var(--fail)}.count.warnings b{color:var(--warn)}
@@ -369,7 +369,11 @@ std::string cell_text(Outcome o, std::size_t n) {
 }
 
 std::string verdict_word(const std::string& verdict) {
-  return verdict == "fail" ? "FAIL" : verdict == "error" ? "ERROR" : verdict == "untested" ? "UNTESTED" : "PASS";
+  return verdict == "fail"          ? "FAIL"
+         : verdict == "error"       ? "ERROR"
+         : verdict == "untested"    ? "UNTESTED"
+         : verdict == "interrupted" ? "INTERRUPTED"
+                                    : "PASS";
 }
 
 /// Indexes of findings in display order: errors, then warnings, each in report order.
@@ -386,7 +390,8 @@ std::vector<std::size_t> ordered(const engine::RunReport& r, bool baselined) {
 
 void write_header(std::string& o, const engine::RunReport& r, const std::string& version) {
   const std::size_t errors = r.error_count(), warnings = r.warning_count(), base = r.baselined_count();
-  std::string verdict = r.verdict == "fail" || r.verdict == "error" || r.verdict == "untested" ? r.verdict : "pass";
+  std::string verdict =
+      r.verdict == "fail" || r.verdict == "error" || r.verdict == "untested" || r.verdict == "interrupted" ? r.verdict : "pass";
   std::string word = verdict_word(verdict);
   std::size_t called = static_cast<std::size_t>(
       std::count_if(r.tools.begin(), r.tools.end(), [](const engine::ToolSummary& t) { return t.calls > 0; }));
@@ -398,6 +403,7 @@ void write_header(std::string& o, const engine::RunReport& r, const std::string&
   o += "</h1>\n<div class=\"muted\">";
   if (verdict == "error") o += "The run could not complete. ";
   if (verdict == "untested") o += "Untested (exit code 4): " + esc_line("no call reached the server's tools: " + untested_reason(r)) + ". ";
+  if (r.interrupted) o += "Interrupted: " + esc_line(interrupted_reason(r)) + ". ";
   o += plural(errors, "error", "errors") + ", " + plural(warnings, "warning", "warnings");
   if (base) o += ", " + std::to_string(base) + " baselined";
   o += " in " + plural(r.calls, "call", "calls") + "; seed " + std::to_string(r.seed) + "</div>\n";

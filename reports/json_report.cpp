@@ -9,6 +9,7 @@
 #include <iostream>
 
 #include "checks/registry.h"
+#include "core/interrupt.h"
 #include "core/text.h"
 #include "profile/profile.h"
 #include "profile/schema_validator.h"
@@ -128,6 +129,10 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                                       4000)}};
   if (r.error) out["error"] = {{"code", r.error->code}, {"message", r.error->message}};
   if (r.root) out["root"] = *r.root;
+  if (r.interrupted > 0) {
+    out["interrupted"] = true;
+    out["interrupted_by"] = core::interrupt_name(r.interrupted);
+  }
   return out;
 }
 
@@ -181,6 +186,7 @@ Result<engine::RunReport> from_json(const json& doc) {
     read(doc, "unprofiled_results", r.unprofiled_results);
     read(doc, "notes", r.notes);
     read(doc, "stderr_tail", r.stderr_tail);
+    if (doc.value("interrupted", false)) r.interrupted = core::interrupt_number(doc.value("interrupted_by", std::string()));
     if (doc.contains("error"))
       r.error = Error{doc["error"]["code"].get<std::string>(), doc["error"]["message"].get<std::string>()};
     if (doc.contains("tools")) {
@@ -321,6 +327,8 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
     out << c.red << c.bold << "FAIL" << c.reset;
   } else if (r.verdict == "untested") {
     out << c.yellow << c.bold << "UNTESTED" << c.reset << ": no call reached the server's tools";
+  } else if (r.verdict == "interrupted") {
+    out << c.yellow << c.bold << "INTERRUPTED" << c.reset << ": no verdict";
   } else {
     out << c.green << c.bold << "PASS" << c.reset;
   }
@@ -332,6 +340,7 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
   if (auto accepted = r.baselined_count()) out << "; " << accepted << " accepted by the baseline";
   out << "\n";
   if (r.verdict == "untested" && style.verbosity >= 1) out << "  " << untested_reason(r) << "; exit code 4\n";
+  if (r.interrupted) out << "  " << interrupted_reason(r) << "\n";
   if (style.verbosity >= 1) {
     // What the calls reached: one line, and with -v one line per tool.
     const CoverageRows called = coverage_rows(r);

@@ -138,6 +138,7 @@ void write_header(std::string& o, const engine::RunReport& r, const std::string&
   std::string word = r.verdict == "fail"       ? "FAIL"
                      : r.verdict == "error"    ? "ERROR"
                      : r.verdict == "untested" ? "UNTESTED"
+                     : r.verdict == "interrupted" ? "INTERRUPTED"
                                                : "PASS";
   std::string server = r.server_name.empty() ? "(unnamed server)" : r.server_name;
   if (!r.server_version.empty()) server += " " + r.server_version;
@@ -153,6 +154,7 @@ void write_header(std::string& o, const engine::RunReport& r, const std::string&
     o += ": " + md_text(r.error->message, true) + "\n\n";
   }
   if (r.verdict == "untested") o += "> **Untested** (exit code 4): " + md_text("no call reached the server's tools: " + untested_reason(r)) + ".\n\n";
+  if (r.interrupted) o += "> **Interrupted**: " + md_text(interrupted_reason(r)) + ".\n\n";
 
   std::size_t called = static_cast<std::size_t>(
       std::count_if(r.tools.begin(), r.tools.end(), [](const engine::ToolSummary& t) { return t.calls > 0; }));

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "checks/registry.h"
+#include "core/interrupt.h"
 
 namespace ctxo::reports {
 
@@ -196,6 +197,13 @@ std::string untested_reason(const engine::RunReport& r) {
   }
   return "all " + std::to_string(r.calls) + " call" + (r.calls == 1 ? " was" : "s were") +
          " answered with an error (a JSON-RPC error or isError: true), so no tool was exercised";
+}
+
+std::string interrupted_reason(const engine::RunReport& r) {
+  if (r.interrupted == 0) return "";
+  return std::string("stopped by ") + core::interrupt_name(r.interrupted) + " after " + std::to_string(r.calls) +
+         " call" + (r.calls == 1 ? "" : "s") + "; " + (r.findings.empty() ? "nothing was found before it" : "the findings are true") +
+         ", the rest of the server was not tested (exit code " + std::to_string(r.exit_code) + ")";
 }
 
 bool mixed_profiles(const engine::RunReport& r) {

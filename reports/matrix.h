@@ -70,6 +70,10 @@ CoverageRows coverage_rows(const engine::RunReport& report);
 /// The report's tools sorted by name (the order the per-tool sections list them in).
 std::vector<const engine::ToolSummary*> tools_by_name(const engine::RunReport& report);
 
+/// For a run stopped by a signal: "stopped by SIGINT after 12 calls; the findings are true, the
+/// rest of the server was not tested (exit code 130)". "" for a run that was not.
+std::string interrupted_reason(const engine::RunReport& r);
+
 /// Why a run's verdict is "untested", to follow "no call reached the server's tools: " ("no tool
 /// was called (...)" or "all N calls were answered with an error (...)").
 std::string untested_reason(const engine::RunReport& report);

@@ -120,6 +120,9 @@ const char* exit_meaning(int code) {
     case 2: return "usage or configuration error";
     case 3: return "the server could not be started or initialised";
     case 4: return "untested: no call reached the server's tools (none made, or every one answered with an error)";
+    case 129: return "interrupted by SIGHUP: the findings are true, the rest of the server was not tested";
+    case 130: return "interrupted by SIGINT: the findings are true, the rest of the server was not tested";
+    case 143: return "interrupted by SIGTERM: the findings are true, the rest of the server was not tested";
   }
   return "unknown exit code";
 }
@@ -193,7 +196,7 @@ json to_sarif(const engine::RunReport& r, const std::string& version) {
         {{"level", "warning"},
          {"message", {{"text", sanitize_utf8("baseline entry " + b.invariant + (b.tool.empty() ? "" : " " + b.tool) +
                                     " no longer fails; remove it")}}}});
-  json invocation = {{"executionSuccessful", !r.error.has_value()},
+  json invocation = {{"executionSuccessful", !r.error.has_value() && r.interrupted == 0},
                      {"exitCode", r.exit_code},
                      {"exitCodeDescription", exit_meaning(r.exit_code)}};
   if (!r.started_at.empty()) invocation["startTimeUtc"] = sanitize_utf8(r.started_at);

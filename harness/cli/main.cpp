@@ -335,7 +335,8 @@ int main(int argc, char** argv) {
       "ctxo-conform replay CASE.json re-runs one finding's case file (ctxo-conform replay --help).\n"
       "Exit codes: 0 conformant, 1 violations found, 2 usage or configuration error,\n"
       "            3 the server could not be started or initialised, 4 untested (no tool was called,\n"
-      "            or every call was answered with an error: nothing was exercised, so nothing passed).\n"
+      "            or every call was answered with an error: nothing was exercised, so nothing passed),\n"
+      "            129/130/143 stopped by SIGHUP/SIGINT/SIGTERM (reports written, marked interrupted).\n"
       "Generated calls can write, move or delete when a tool does so: run servers in a throwaway\n"
       "directory (--cwd), or pass --read-only.");
   app.get_formatter()->column_width(34);
@@ -539,7 +540,7 @@ int main(int argc, char** argv) {
 
   if (report.error) {
     std::cerr << "error: "
-              << (report.error->code == "spawn" ? "" : "the server could not be initialised: ")
+              << (report.error->code == "spawn" || report.error->code == "io" ? "" : "the server could not be initialised: ")
               << ctxo::reports::display_text(report.error->message, false) << "\n";
     if (report.exit_code != kExitUsage) report.exit_code = kExitServer;
   }

@@ -105,4 +105,47 @@ std::uint64_t fnv1a(std::string_view s) {
   return h;
 }
 
+namespace {
+// The code unit of a `\uXXXX` escape starting at `at` (the backslash), or -1.
+long escape_unit(std::string_view s, std::size_t at) {
+  if (at + 6 > s.size() || s[at] != '\\' || s[at + 1] != 'u') return -1;
+  long v = 0;
+  for (std::size_t k = at + 2; k < at + 6; ++k) {
+    const char c = s[k];
+    const int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+    if (d < 0) return -1;
+    v = v * 16 + d;
+  }
+  return v;
+}
+}  // namespace
+
+std::string replace_lone_surrogate_escapes(std::string_view s, std::size_t* first) {
+  std::string out;
+  out.reserve(s.size());
+  if (first) *first = std::string_view::npos;
+  for (std::size_t i = 0; i < s.size();) {
+    if (s[i] != '\\' || i + 1 >= s.size()) {
+      out += s[i++];
+      continue;
+    }
+    const long unit = escape_unit(s, i);
+    if (unit < 0xD800 || unit > 0xDFFF) {  // not a surrogate (or another escape): copied as it is
+      out.append(s.substr(i, 2));
+      i += 2;
+      continue;
+    }
+    const long next = unit <= 0xDBFF ? escape_unit(s, i + 6) : -1;
+    if (next >= 0xDC00 && next <= 0xDFFF) {  // a pair
+      out.append(s.substr(i, 12));
+      i += 12;
+      continue;
+    }
+    if (first && *first == std::string_view::npos) *first = i;
+    out += "\\uFFFD";
+    i += 6;
+  }
+  return out;
+}
+
 }  // namespace ctxo

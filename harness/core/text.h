@@ -26,6 +26,11 @@ bool is_valid_utf8(std::string_view s);
 /// Buffer.toString('utf8') does for a lone bad byte); valid input comes back unchanged.
 std::string sanitize_utf8(std::string_view s);
 
+/// JSON text with every `\uXXXX` escape of a lone UTF-16 surrogate (a high one not followed by a
+/// low one, or a low one alone) replaced by `\uFFFD`, as JavaScript's TextEncoder would; pairs are
+/// kept. `first`, when given, is set to the byte offset of the first one replaced (npos: none).
+std::string replace_lone_surrogate_escapes(std::string_view json_text, std::size_t* first = nullptr);
+
 /// At most `max_bytes` of `s`, cut on a UTF-8 boundary, with "…(N more bytes)" appended when cut.
 /// Invalid bytes and control characters are shown as \xNN so the excerpt is printable.
 std::string excerpt(std::string_view s, std::size_t max_bytes = 400);

@@ -10,6 +10,7 @@
 #include "checks/envelope.h"
 #include "checks/judge.h"
 #include "checks/protocol.h"
+#include "core/interrupt.h"
 #include "core/text.h"
 #include "gen/plan.h"
 #include "gen/simple.h"
@@ -88,8 +89,23 @@ class Runner {
       rep_.verdict = "error";
       return std::move(rep_);
     }
-    body();
-    finish_session(true);
+    try {
+      body();
+    } catch (const core::Interrupted& stop) {
+      // Whatever was under way (an attempt, a shrink, a probe) is abandoned; what it found so far
+      // was reported (shrink() keeps its smallest reproduction).
+      capture_ = nullptr;
+      shrinking_ = probing_ = false;
+      rep_.interrupted = stop.signal;  // the reports say so (reports::interrupted_reason)
+    }
+    // An interrupted run stops its server at once; its shutdown is not judged.
+    finish_session(rep_.interrupted == 0);
+    // A transcript asked for and not written is a failed run (exit 2), whatever was found.
+    if (recorder_ && !recorder_->error().empty() && !rep_.error) {
+      rep_.error = Error{"io", recorder_->error()};
+      rep_.exit_code = 2;
+      rep_.verdict = "error";
+    }
     settle_judge();
     publish_outcomes(rep_, outcomes_, o_.selection);
     publish_reach();
@@ -627,6 +643,7 @@ class Runner {
   }
 
   bool over_budget(Clock::time_point t0) {
+    core::stop_if_interrupted();  // every loop of the run asks here: a signal ends it (see run())
     if (o_.time_budget_s && std::chrono::duration<double>(Clock::now() - t0).count() > *o_.time_budget_s) {
       budget_hit_ = true;
       return true;
@@ -777,6 +794,12 @@ class Runner {
     Attempt a;
     std::vector<Finding>* outer = capture_;
     capture_ = &a.findings;
+    // Put back however this ends: an interrupt unwinds through here (see run()).
+    struct PutBack {
+      std::vector<Finding>*& slot;
+      std::vector<Finding>* old;
+      ~PutBack() { slot = old; }
+    } put_back{capture_, outer};
     a.reply = do_call(ts, args, troubles, alive);
     if (a.reply.kind == Reply::Kind::kResult || a.reply.kind == Reply::Kind::kError) {
       if (main && o_.harvest && a.reply.kind == Reply::Kind::kResult && !a.reply.is_error_result())
@@ -789,7 +812,6 @@ class Runner {
       if (main && j.answer && sweep_calls_.size() < kMaxSweepCalls && sweep_per_tool_[ts.name]++ < kMaxSweepCallsPerTool)
         sweep_calls_.push_back(SweepCall{tc.tool, args, j.envelope.profile, j.envelope, *j.answer});
     }
-    capture_ = outer;
     return a;
   }
 
@@ -808,47 +830,56 @@ class Runner {
     std::size_t tries = 0, steps = 0, troubles = 0;
     shrinking_ = true;
     bool done = false;
-    while (!done && alive) {
-      done = true;
-      // The candidates: the generator's own shrinks, plus the structural ones of gen::shrink_json
-      // (a property dropped, a chunk of a string or array removed), which a fixed-length
-      // generated string has none of. Smallest first: a reproduction can cost a whole timeout (a
-      // hang), so big steps are tried before small ones (one character simplified).
-      std::vector<std::pair<std::size_t, rc::Shrinkable<json>>> candidates;
-      std::set<std::string> seen;
-      for (auto seq : {current.shrinks(), gen::shrinkable_json(current.value()).shrinks()}) {
-        for (std::size_t taken = 0; taken < kShrinkCandidates;) {
-          auto next = seq.next();
-          if (!next) break;
-          const json args = next->value();
-          if (!args.is_object()) continue;
-          std::string text = args.dump();
-          const std::size_t size = text.size();
-          if (!seen.insert(std::move(text)).second) continue;
-          if (keep_valid && !tc.validators->context(tc.tool, args, rep_.era).schema_valid) continue;
-          candidates.emplace_back(size, std::move(*next));
-          ++taken;
+    try {
+      while (!done && alive) {
+        done = true;
+        // The candidates: the generator's own shrinks, plus the structural ones of gen::shrink_json
+        // (a property dropped, a chunk of a string or array removed), which a fixed-length
+        // generated string has none of. Smallest first: a reproduction can cost a whole timeout (a
+        // hang), so big steps are tried before small ones (one character simplified).
+        std::vector<std::pair<std::size_t, rc::Shrinkable<json>>> candidates;
+        std::set<std::size_t> seen;  // hashes of the texts: memory stays small whatever the value's size
+        for (auto seq : {current.shrinks(), gen::shrinkable_json(current.value()).shrinks()}) {
+          // Bounded in what is looked at, not only in what is kept: a fixed-length string's shrinks
+          // are nearly all invalid (removeChunks of 5,000 characters offers millions).
+          std::size_t examined = 0;
+          for (std::size_t taken = 0; taken < kShrinkCandidates && examined < kShrinkExamined; ++examined) {
+            if (Clock::now() - started > kShrinkTime) break;
+            auto next = seq.next();
+            if (!next) break;
+            const json args = next->value();
+            if (!args.is_object()) continue;
+            const std::string text = args.dump();
+            const std::size_t size = text.size();
+            if (!seen.insert(std::hash<std::string>{}(text)).second) continue;
+            if (keep_valid && !tc.validators->context(tc.tool, args, rep_.era).schema_valid) continue;
+            candidates.emplace_back(size, std::move(*next));
+            ++taken;
+          }
+        }
+        std::stable_sort(candidates.begin(), candidates.end(),
+                         [](const auto& a, const auto& b) { return a.first < b.first; });
+        for (auto& [size, candidate] : candidates) {
+          if (tries >= o_.max_shrink_calls || Clock::now() - started > kShrinkTime || over_budget(t0)) break;
+          const json args = candidate.value();
+          ++tries;
+          rep_.shrink_calls++;
+          Attempt a = attempt(ts, tc, args, broken, false, troubles, alive);
+          auto hit = std::find_if(a.findings.begin(), a.findings.end(),
+                                  [&](const Finding& f) { return f.invariant == found.invariant; });
+          if (hit != a.findings.end()) {
+            found = std::move(*hit);
+            current = candidate;
+            ++steps;
+            done = false;
+            break;
+          }
+          if (!alive) break;
         }
       }
-      std::stable_sort(candidates.begin(), candidates.end(),
-                       [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (auto& [size, candidate] : candidates) {
-        if (tries >= o_.max_shrink_calls || Clock::now() - started > kShrinkTime || over_budget(t0)) break;
-        const json args = candidate.value();
-        ++tries;
-        rep_.shrink_calls++;
-        Attempt a = attempt(ts, tc, args, broken, false, troubles, alive);
-        auto hit = std::find_if(a.findings.begin(), a.findings.end(),
-                                [&](const Finding& f) { return f.invariant == found.invariant; });
-        if (hit != a.findings.end()) {
-          found = std::move(*hit);
-          current = candidate;
-          ++steps;
-          done = false;
-          break;
-        }
-        if (!alive) break;
-      }
+    } catch (const core::Interrupted&) {
+      // Stopped by a signal: the smallest reproduction so far is the finding. The run notices the
+      // signal again at its next wait (see run()).
     }
     shrinking_ = false;
     found.phase = phase;
@@ -1108,6 +1139,7 @@ class Runner {
   std::size_t main_restarts_ = 0;             ///< Restarts outside shrinking (--max-restarts).
   static constexpr std::chrono::seconds kShrinkTime{60};
   static constexpr std::size_t kShrinkCandidates = 1024;  ///< Shrinks of one value considered per step.
+  static constexpr std::size_t kShrinkExamined = 8192;    ///< Shrinks looked at per step, kept or skipped.
 };
 
 }  // namespace

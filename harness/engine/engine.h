@@ -104,9 +104,11 @@ struct BaselineEntry {
 };
 
 /// What a run found. verdict: "pass" | "fail" | "untested" (no call was made, or every call was
-/// answered with an error: nothing was exercised) | "error".
+/// answered with an error: nothing was exercised) | "error" | "interrupted" (stopped by a signal
+/// before any error was found; a run stopped after one is "fail").
 struct RunReport {
   std::string verdict = "pass";
+  int interrupted = 0;             ///< The signal that stopped the run (SIGINT, SIGTERM, SIGHUP); 0 = none.
   std::optional<Error> error;      ///< Set when the run could not be completed (exit 2/3).
   int exit_code = 0;
   std::uint64_t seed = 0;

@@ -64,6 +64,11 @@ void settle_verdict(RunReport& r) {
     r.verdict = "pass";
     r.exit_code = 0;
   }
+  // Stopped by a signal: the findings so far are true, a pass is not earned. The shell's code.
+  if (r.interrupted > 0) {
+    if (r.verdict != "fail") r.verdict = "interrupted";
+    r.exit_code = 128 + r.interrupted;
+  }
 }
 
 void apply_baseline(RunReport& r, const std::vector<BaselineEntry>& baseline) {

@@ -4,6 +4,8 @@
 #include "core/json_bounded.h"
 #include "engine/gate.h"
 
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -310,10 +312,14 @@ Result<Recorder> Recorder::open(const std::string& path) {
 }
 
 void Recorder::record(const json& request, const json& response, const std::map<std::string, std::string>& env) {
+  if (!error_.empty()) return;
   std::ofstream f(path_, std::ios::binary | std::ios::app);
   json line = {{"request", request}, {"response", response}};
   if (!env.empty()) line["env"] = env;
+  errno = 0;
   f << line.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+  f.flush();
+  if (!f) error_ = "cannot write --record file '" + path_ + "'" + (errno ? std::string(": ") + std::strerror(errno) : "");
 }
 
 }  // namespace ctxo::engine

@@ -35,11 +35,16 @@ class Recorder {
  public:
   /// Opens (truncates) `path`. Errors: "io".
   static Result<Recorder> open(const std::string& path);
+  /// Appends one exchange. A write that fails (a full disk) is kept in error(); later ones are
+  /// not tried.
   void record(const nlohmann::json& request, const nlohmann::json& response,
               const std::map<std::string, std::string>& env);
+  /// The first failed write ("cannot write --record file 'F': No space left on device"), or "".
+  const std::string& error() const { return error_; }
 
  private:
   std::string path_;
+  std::string error_;
 };
 
 }  // namespace ctxo::engine

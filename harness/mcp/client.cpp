@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <regex>
 
+#include "core/interrupt.h"
 #include "core/json_bounded.h"
 #include "core/text.h"
 
@@ -157,6 +158,25 @@ std::optional<json> Client::accept_frame(const transport::Frame& frame, std::str
             "a message nests JSON deeper than " + std::to_string(kMaxJsonNesting) +
                 " levels; the values below that depth were dropped (no client can walk such a message safely)",
             excerpt(body, 200));
+  if (msg.is_discarded() && body.find("\\u") != std::string::npos) {
+    // A lone surrogate escape ("\udc00") is JSON's grammar but no Unicode: strict decoders
+    // (serde_json, Go's encoding/json replaces it) reject or alter the message, JavaScript keeps it.
+    // Read it with U+FFFD in its place, as the answer it is, and say so once.
+    std::size_t at = std::string::npos;
+    std::string repaired = replace_lone_surrogate_escapes(body, &at);
+    if (at != std::string::npos) {
+      json again = parse_bounded(repaired);
+      if (!again.is_discarded()) {
+        observe("T-FRAMING",
+                "a message holds a lone UTF-16 surrogate escape (" + body.substr(at, 6) + " at byte " +
+                    std::to_string(at) +
+                    "): it encodes no Unicode character, so clients that decode strictly reject the whole message. "
+                    "Send a surrogate pair, or U+FFFD",
+                excerpt(body.substr(at > 60 ? at - 60 : 0, 160), 200));
+        msg = std::move(again);
+      }
+    }
+  }
   if (msg.is_discarded() || !(is_rpc_object(msg) || msg.is_array())) {
     if (garbage_.size() >= kMaxGarbageLines || garbage_bytes_ + body.size() > kMaxGarbageBytes)
       flush_garbage("were not JSON-RPC messages");
@@ -260,6 +280,7 @@ Reply Client::await(const json& id, json request, std::chrono::milliseconds conf
     return reply;
   };
   while (true) {
+    core::stop_if_interrupted();  // a signal stops the run here, mid-wait, not after the timeout
     if (closed_) return finish(Reply::Kind::kClosed);
     auto now = Clock::now();
     if (progress_seen_) {  // the spec lets a client restart its timeout on progress, up to a maximum

@@ -26,6 +26,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/interrupt.h"
 #include "core/text.h"
 #include "transport/transport.h"
 
@@ -64,19 +65,35 @@ void unregister_group(pid_t pgid) {
 
 constexpr std::array<int, 3> kCleanupSignals = {SIGINT, SIGTERM, SIGHUP};
 
-void cleanup_handler(int sig) {
-  const int saved = errno;
+void kill_groups() {
   for (auto& slot : g_groups) {
     const pid_t g = slot.load();
     if (g > 0) ::kill(-g, SIGKILL);
   }
+}
+
+// The first SIGINT/SIGTERM/SIGHUP is recorded and the run winds down by itself (reports written);
+// a second one, or the watchdog's SIGALRM, ends the process now, with the first signal.
+void cleanup_handler(int sig) {
+  const int saved = errno;
+  int none = 0;
+  if (sig != SIGALRM && core::g_interrupt.compare_exchange_strong(none, sig)) {
+    static constexpr char kSaid[] = "\nctxo-conform: stopping; writing the reports (signal again to stop at once)\n";
+    ssize_t ignored = ::write(STDERR_FILENO, kSaid, sizeof kSaid - 1);  // async-signal-safe
+    (void)ignored;
+    ::alarm(kInterruptGraceSeconds);
+    errno = saved;
+    return;
+  }
+  kill_groups();
+  const int first = core::g_interrupt.load() != 0 ? core::g_interrupt.load() : sig;
   struct sigaction sa {};
   sa.sa_handler = SIG_DFL;
   sigemptyset(&sa.sa_mask);
-  ::sigaction(sig, &sa, nullptr);
+  ::sigaction(first, &sa, nullptr);
   errno = saved;
   // Still blocked while this handler runs: delivered with the default action once it returns.
-  ::raise(sig);
+  ::raise(first);
 }
 
 // Blocks the cleanup signals for the lifetime of the object, so that a Ctrl-C between fork() and
@@ -280,6 +297,8 @@ std::chrono::milliseconds::rep ceil_ms(Clock::duration d) {
   return std::chrono::ceil<milliseconds>(d).count();
 }
 
+constexpr int kSliceMs = 200;  // longest poll() while waiting for a frame
+
 int poll_ms(Clock::duration d) {
   return static_cast<int>(std::min<std::chrono::milliseconds::rep>(ceil_ms(d), INT_MAX));
 }
@@ -347,8 +366,9 @@ class StdioProcess final : public Transport {
         drain_stderr();
         return {ReadStatus::kEof, {}};
       }
-      if (polled && Clock::now() >= deadline) return {ReadStatus::kTimeout, {}};
-      pump(poll_ms(deadline - Clock::now()), true);
+      if (polled && (Clock::now() >= deadline || core::interrupt_signal() != 0)) return {ReadStatus::kTimeout, {}};
+      // In slices: a signal that lands just before poll() is seen within kSliceMs all the same.
+      pump(std::min(poll_ms(deadline - Clock::now()), kSliceMs), true);
       polled = true;
     }
   }
@@ -648,9 +668,16 @@ void install_signal_cleanup() {
     sa.sa_handler = cleanup_handler;
     sigemptyset(&sa.sa_mask);
     for (int s : kCleanupSignals) sigaddset(&sa.sa_mask, s);
-    sa.sa_flags = SA_RESTART;
+    sa.sa_flags = SA_RESTART;  // poll() still returns EINTR; other calls need not see it
     ::sigaction(sig, &sa, nullptr);
   }
+  // The watchdog armed by the first signal (alarm()): nothing else here uses SIGALRM.
+  struct sigaction sa {};
+  sa.sa_handler = cleanup_handler;
+  sigemptyset(&sa.sa_mask);
+  for (int s : kCleanupSignals) sigaddset(&sa.sa_mask, s);
+  sa.sa_flags = SA_RESTART;
+  ::sigaction(SIGALRM, &sa, nullptr);
 }
 
 }  // namespace ctxo::transport

@@ -111,9 +111,13 @@ int child_pid(const Transport& t);
 /// Process-wide: call once at startup. Returns false where unsupported (non-Linux).
 bool adopt_orphans();
 
-/// Installs SIGINT/SIGTERM/SIGHUP handlers that kill the process group of every live child
-/// spawned by spawn_stdio (SIGKILL), restore the default action and re-raise the signal.
+/// Installs SIGINT/SIGTERM/SIGHUP handlers. The first such signal only records itself
+/// (core::g_interrupt): the run notices it within a fraction of a second (receive() returns at
+/// once), stops, and writes its reports. A second signal, or the run still going
+/// kInterruptGraceSeconds later, kills the process group of every live child spawned by
+/// spawn_stdio (SIGKILL), restores the default action and re-raises the first signal.
 /// A signal this process ignores (e.g. SIGHUP under nohup) stays ignored. Idempotent.
+inline constexpr unsigned kInterruptGraceSeconds = 10;
 void install_signal_cleanup();
 
 }  // namespace ctxo::transport

@@ -3,14 +3,22 @@
 // 2^64-1, enums of 100,000 values, patterns that make std::regex recurse or backtrack without end,
 // numbers past 2^53, multipleOf 0. Whatever the schema, the run ends with a documented exit code,
 // a schema-valid JSON report, within a bounded time and memory, and says what it could not honour.
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "../support/run_harness.h"
+
+extern char** environ;
 
 namespace ctxo::test {
 namespace {
@@ -103,6 +111,74 @@ TEST(Hostile, NoToolSchemaCrashesHangsOrExhaustsTheHarness) {
   rusage usage{};
   ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &usage), 0);
   EXPECT_LT(usage.ru_maxrss, 1024L * 1024L) << "peak resident set " << usage.ru_maxrss << " KiB";
+}
+
+// SIGINT, SIGTERM and SIGHUP (Ctrl-C, a cancelled CI job, a closed terminal) in the middle of a
+// call: the run stops at once, kills its server, writes every requested report marked
+// interrupted with what it found before (here a T-FRAMING finding), and exits 128 + the signal.
+TEST(Signals, AnInterruptedRunWritesItsReportsAndExitsWithTheShellsCode) {
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/signals";
+  std::filesystem::create_directories(dir);
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/slow_server.py";
+  for (const int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    SCOPED_TRACE(sig);
+    const std::string stem = dir + "/" + std::to_string(sig);
+    const std::string mark = stem + ".mark", json_path = stem + ".json", md_path = stem + ".md";
+    for (const auto& p : {mark, json_path, md_path}) std::filesystem::remove(p);
+    std::vector<std::string> args = {harness_binary(), "--json", json_path, "--markdown", md_path, "--timeout", "30000",
+                                     "--no-cases", "--env", "MARK=" + mark, "--", "python3", server};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    argv.push_back(nullptr);
+    posix_spawn_file_actions_t actions;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, (stem + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, (stem + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    pid_t pid = 0;
+    ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+    posix_spawn_file_actions_destroy(&actions);
+    // Wait for the server to be inside its slow call.
+    const auto start = std::chrono::steady_clock::now();
+    while (!std::filesystem::exists(mark) && std::chrono::steady_clock::now() - start < std::chrono::seconds(30))
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the pid is written
+    ASSERT_TRUE(std::filesystem::exists(mark)) << slurp(stem + ".err");
+    const pid_t server_pid = std::stoi(slurp(mark));
+    ASSERT_EQ(::kill(pid, sig), 0);
+    const auto signalled = std::chrono::steady_clock::now();
+    int status = 0;
+    pid_t done = 0;
+    while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 &&
+           std::chrono::steady_clock::now() - signalled < std::chrono::seconds(30))
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (done == 0) {
+      ::kill(pid, SIGKILL);
+      ::waitpid(pid, &status, 0);
+      FAIL() << "still running 30 s after the signal";
+    }
+    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+    // Not the watchdog (kInterruptGraceSeconds, which kills with the signal itself): the run's own exit.
+    ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status) << "\n" << slurp(stem + ".err");
+    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
+    EXPECT_LT(seconds, 5.0);
+    const auto report = nlohmann::json::parse(slurp(json_path), nullptr, false);
+    ASSERT_TRUE(report.is_object()) << slurp(stem + ".err");
+    EXPECT_TRUE(report_schema_violations(report).empty()) << report_schema_violations(report).front();
+    EXPECT_EQ(report.value("interrupted", false), true);
+    EXPECT_EQ(report["exit_code"], 128 + sig);
+    EXPECT_EQ(report["verdict"], "fail");  // the T-FRAMING finding made before the signal is true
+    ASSERT_EQ(report["findings"].size(), 1u) << report["findings"].dump(2);
+    EXPECT_EQ(report["findings"][0]["invariant"], "T-FRAMING");
+    EXPECT_NE(slurp(md_path).find("**Interrupted**"), std::string::npos);
+    // The server was stopped with the run (it would sleep for another minute).
+    bool gone = false;
+    for (int i = 0; i < 100 && !gone; ++i) {
+      gone = ::kill(server_pid, 0) != 0;
+      if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(gone) << "server " << server_pid << " outlived the run";
+    if (!gone) ::kill(server_pid, SIGKILL);
+  }
 }
 
 }  // namespace

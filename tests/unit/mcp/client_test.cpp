@@ -247,6 +247,30 @@ TEST(Client, InvalidUtf8IsReportedAndTheReplyStillMatches) {
   EXPECT_NE(obs[0].diagnosis.find("0xFF"), std::string::npos);
 }
 
+// A lone surrogate escape is JSON's grammar but no Unicode (nlohmann, like serde_json, refuses
+// it): the answer is still read, with U+FFFD in its place, and said once. A pair is no finding,
+// and an escaped backslash before "udc00" is no escape at all.
+TEST(Client, LoneSurrogateEscapeIsReportedAndTheReplyStillMatches) {
+  EXPECT_EQ(replace_lone_surrogate_escapes(R"("a\udc00b\ud83d\ude00\\udc00\ud800")"),
+            R"("a\uFFFDb\ud83d\ude00\\udc00\uFFFD")");
+  std::size_t at = 0;
+  EXPECT_EQ(replace_lone_surrogate_escapes(R"("\ud83d\ude00")", &at), R"("\ud83d\ude00")");
+  EXPECT_EQ(at, std::string::npos);
+  ScriptedTransport t(legacy("2025-11-25", [](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    return {R"({"jsonrpc":"2.0","id":)" + m["id"].dump() + R"(,"result":{"content":[{"type":"text","text":"x\udc00"}]}})"};
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  Reply r = c.call_tool("x", json::object());
+  ASSERT_EQ(r.kind, Reply::Kind::kResult);
+  EXPECT_EQ(r.result["content"][0]["text"], "x\xEF\xBF\xBD");
+  auto obs = c.take_observations();
+  ASSERT_EQ(obs.size(), 1u);
+  EXPECT_EQ(obs[0].invariant, "T-FRAMING");
+  EXPECT_NE(obs[0].diagnosis.find("lone UTF-16 surrogate"), std::string::npos) << obs[0].diagnosis;
+}
+
 // An answer longer than the maximum message size is skipped (T-FRAMING). When its id can be
 // read from the kept head or tail, the call ends at once with `oversize`; otherwise it waits out
 // the timeout like any unanswered call.

@@ -16,6 +16,7 @@
 #include <string>
 #include <thread>
 
+#include "core/interrupt.h"
 #include "transport/transport.h"
 
 namespace ctxo::transport {
@@ -393,7 +394,9 @@ TEST(StdioProcess, ChildIsGroupLeader) {
 }
 
 // Runs in the death-test child: starts a server, records its pid, then gets SIGTERM like a
-// harness whose user pressed Ctrl-C or whose CI job was cancelled.
+// harness whose CI job was cancelled. The first signal only asks the run to stop (it winds down
+// and writes its reports: tests/cli/hostile_test.cpp); a second one, like a second Ctrl-C, kills
+// the servers and ends the process with the signal at once.
 [[noreturn]] void harness_dies_with_a_live_server(const std::string& pid_file) {
   install_signal_cleanup();
   install_signal_cleanup();  // idempotent
@@ -407,6 +410,12 @@ TEST(StdioProcess, ChildIsGroupLeader) {
     ::_exit(4);
   }
   std::ofstream(pid_file) << line.frame.body;
+  ::raise(SIGTERM);
+  if (core::interrupt_signal() != SIGTERM) ::_exit(6);  // the first signal is recorded, not fatal
+  // receive() notices it at once instead of waiting out its timeout.
+  const auto before = std::chrono::steady_clock::now();
+  (void)(*r)->receive(std::chrono::seconds(30));
+  if (std::chrono::steady_clock::now() - before > std::chrono::seconds(5)) ::_exit(7);
   ::raise(SIGTERM);
   ::_exit(5);
 }
