@@ -50,7 +50,8 @@ for t in "${targets[@]}"; do
   rm -rf "$work"
   mkdir -p "$work"
   if [[ -d "$root/corpus/$t" ]]; then cp -R "$root/corpus/$t/." "$work/"; fi
-  args=(-max_total_time="$seconds" -print_final_stats=1 -artifact_prefix="$artifacts/$t-")
+  # -timeout: one input that takes a minute is a hang (a schema or answer the harness cannot bound).
+  args=(-max_total_time="$seconds" -timeout=60 -print_final_stats=1 -artifact_prefix="$artifacts/$t-")
   if [[ -f "$root/fuzz/$t.dict" ]]; then
     args+=(-dict="$root/fuzz/$t.dict")
   elif [[ -f "$root/fuzz/json.dict" ]]; then

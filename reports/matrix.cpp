@@ -191,7 +191,7 @@ std::string untested_reason(const engine::RunReport& r) {
     // reason, not a hint at the selection flags.
     std::string why;
     for (const auto* t : tools_by_name(r))
-      if (t->calls == 0 && !t->skipped.empty()) why += (why.empty() ? "" : "; ") + t->name + ": " + t->skipped;
+      if (t->selected && t->calls == 0 && !t->skipped.empty()) why += (why.empty() ? "" : "; ") + t->name + ": " + t->skipped;
     if (!why.empty()) return "no tool was called (" + why + ")";
     return "no tool was called (check --tools, --exclude-tools, --read-only and the server's tools/list)";
   }

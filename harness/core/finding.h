@@ -35,6 +35,9 @@ struct Finding {
   /// The request as first generated, when shrinking found a smaller one (`request`); null otherwise.
   nlohmann::json original_request;
   std::size_t shrink_steps = 0;  ///< Smaller calls that still failed on the way to `request`.
+  /// For a finding that depends on the server's state (T-SHUTDOWN): the tools/call requests made
+  /// on that server instance before it, in order, which `replay` makes again first. Null = none.
+  nlohmann::json sequence;
 };
 
 }  // namespace ctxo

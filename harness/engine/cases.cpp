@@ -66,6 +66,7 @@ json case_json(const ReportedFinding& rf, const RunReport& report, const RunOpti
               {"seed", report.seed},
               {"limits", options.limits}};
   if (options.root) doc["root"] = *options.root;
+  if (f.sequence.is_array() && !f.sequence.empty()) doc["sequence"] = f.sequence;
   return doc;
 }
 
@@ -120,6 +121,9 @@ Result<Case> load_case(const std::string& path) {
   if (d.contains("root") && d["root"].is_string()) o.root = d["root"].get<std::string>();
   o.selection = checks::Selection({c.invariant}, {});
   o.replay = call_of(d["request"], d.value("phase", "") == "miss").value_or(ReplayCall{});
+  if (d.contains("sequence"))
+    for (const auto& r : d["sequence"])
+      if (auto call = call_of(r, false)) o.replay->sequence.emplace_back(call->tool, call->arguments);
   return c;
 }
 

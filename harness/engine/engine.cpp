@@ -195,6 +195,11 @@ class Runner {
   std::string replay_command(const json& request, const std::map<std::string, std::string>& env) const {
     std::vector<std::string> lines = prelude_;
     if (!request.is_null()) lines.push_back(request.dump());
+    return pipe_command(lines, env);
+  }
+
+  // `lines` sent one per line, then two seconds of waiting, to the server command.
+  std::string pipe_command(const std::vector<std::string>& lines, const std::map<std::string, std::string>& env) const {
     std::string cmd = "{ printf '%s\\n'";
     for (const auto& l : lines) cmd += " " + shell_quote(l);
     cmd += "; sleep 2; } | ";
@@ -298,11 +303,20 @@ class Runner {
       Finding f;
       f.invariant = "T-SHUTDOWN";
       f.diagnosis = "the server did not exit within " + std::to_string(o_.grace.count()) +
-                    " ms after its stdin was closed; it had to be stopped with a signal (" + status.describe() +
+                    " ms after its stdin was closed" +
+                    (session_calls_.empty() ? std::string()
+                                            : " (after the " + std::to_string(session_calls_.size()) +
+                                                  " tool calls made on it, which its case replays first)") +
+                    "; it had to be stopped with a signal (" + status.describe() +
                     "). A stdio server must exit when stdin reaches end-of-file";
-      f.replay = replay_command(json(), env_);
+      // Its state may be why: the calls made on this instance are part of the case.
+      std::vector<std::string> lines = prelude_;
+      for (const auto& r : session_calls_) lines.push_back(r.dump());
+      f.replay = pipe_command(lines, env_);
+      if (!session_calls_.empty()) f.sequence = json(session_calls_);
       add(std::move(f));
     }
+    session_calls_.clear();
     rep_.stderr_tail = transport_->stderr_tail();
     client_.reset();
     transport_.reset();
@@ -424,6 +438,16 @@ class Runner {
     std::size_t index = 0;
     bool alive = true;
     std::vector<std::unique_ptr<ToolRun>> runs;
+    // A state-carrying case (T-SHUTDOWN): the calls that were made on the failing instance, first,
+    // in order, on this one. Their own answers are not the case.
+    if (o_.replay && !o_.replay->sequence.empty()) {
+      std::size_t troubles = 0;
+      for (const auto& [tool, args] : o_.replay->sequence) {
+        if (!alive || troubles > 0) break;
+        (void)over_budget(t0);  // a signal stops the sequence too
+        (void)do_call(*summary_of(tool), args, troubles, alive);
+      }
+    }
     for (const json* tool : selected) {
       const std::string name = (*tool)["name"].get<std::string>();
       ToolSummary* ts = summary_of(name);
@@ -704,6 +728,7 @@ class Runner {
     // while shrinking a confirmed hang (each reproduction would cost the whole bound).
     Reply reply = client_->call_tool(ts.name, args, !shrinking_);
     record(reply);
+    if (session_calls_.size() < kMaxSessionCalls) session_calls_.push_back(reply.request);
     ts.elapsed += reply.elapsed;
     rep_.calls++;
     ts.calls++;
@@ -1140,6 +1165,9 @@ class Runner {
   static constexpr std::chrono::seconds kShrinkTime{60};
   static constexpr std::size_t kShrinkCandidates = 1024;  ///< Shrinks of one value considered per step.
   static constexpr std::size_t kShrinkExamined = 8192;    ///< Shrinks looked at per step, kept or skipped.
+  /// tools/call requests made on the running server instance (a T-SHUTDOWN case replays them).
+  std::vector<json> session_calls_;
+  static constexpr std::size_t kMaxSessionCalls = 1000;
 };
 
 }  // namespace

@@ -29,6 +29,8 @@ struct ReplayCall {
   std::string tool;
   json arguments = json::object();
   bool as_miss = false;  ///< The call is an E-MISS lookup (judged as a graceful miss).
+  /// Calls made first, in order, on the same server instance (a state-carrying case: T-SHUTDOWN).
+  std::vector<std::pair<std::string, json>> sequence;  ///< (tool, arguments)
 };
 
 /// Everything a run needs; filled from the command line.

@@ -181,5 +181,30 @@ TEST(Signals, AnInterruptedRunWritesItsReportsAndExitsWithTheShellsCode) {
   }
 }
 
+// A server that stops exiting on end-of-file only after a certain call: its T-SHUTDOWN case
+// carries the calls made on that server instance, and `replay` makes them again first, so it
+// still fails (without them the replay would say "no longer fails"), and the case's shell replay
+// sends them too.
+TEST(StateCarryingCases, AShutdownCaseReplaysTheCallsThatMadeTheState) {
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/sticky_server.py";
+  const std::string cases = std::string(CTXO_BINARY_DIR) + "/test-tmp/sticky-cases";
+  std::filesystem::remove_all(cases);
+  auto r = run_harness({"--calls", "6", "--tools", "arm", "--grace", "300", "--cases", cases, "--", "python3", server});
+  ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
+  ASSERT_EQ(r.error_ids(), std::set<std::string>{"T-SHUTDOWN"}) << r.report["findings"].dump(2);
+  const auto& f = r.report["findings"][0];
+  EXPECT_NE(f["diagnosis"].get<std::string>().find("tool calls made on it"), std::string::npos) << f.dump(2);
+  EXPECT_NE(f["replay"].get<std::string>().find("\"on\":true"), std::string::npos) << f["replay"];
+  const std::string path = f["case_file"].get<std::string>();
+  const auto doc = nlohmann::json::parse(slurp(path), nullptr, false);
+  ASSERT_TRUE(doc.contains("sequence")) << doc.dump(2);
+  bool armed = false;
+  for (const auto& call : doc["sequence"]) armed = armed || call["params"]["arguments"].value("on", false);
+  EXPECT_TRUE(armed) << doc["sequence"].dump();
+  auto again = run_harness({"replay", path}, false);
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+  EXPECT_NE(again.out.find("still fails: T-SHUTDOWN"), std::string::npos) << again.out;
+}
+
 }  // namespace
 }  // namespace ctxo::test
