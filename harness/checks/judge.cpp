@@ -132,6 +132,10 @@ struct Judge::State {
   };
   std::vector<Released> released;  ///< Held TR-CAP the sweep let stand, settled at finish().
   static constexpr std::size_t kMaxPending = 64;
+  /// Bytes of the answers kept until finish(), all tools together: what a run holds stays a few
+  /// times --max-message-bytes whatever the server sends.
+  std::size_t pending_bytes = 0;
+  static constexpr std::size_t kMaxPendingBytes = 64u << 20;
 
   const json* tool_json(const std::string& name) const {
     for (const auto& t : setup.tools)
@@ -376,7 +380,10 @@ Judged Judge::call(const Exchange& x) {
       const json unlisted = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
       j.reach = guess ? reach_of(r, extract_envelope(s_->input(x, r, guess, tool ? tool : &unlisted)), intended.valid)
                       : s_->unprofiled_reach(x, r, intended.valid);
-      if (st.pending.size() < State::kMaxPending) {
+      const std::size_t bytes = r.raw.size() + 256;
+      if (st.pending.size() < State::kMaxPending &&
+          (s_->pending_bytes + bytes <= State::kMaxPendingBytes || st.pending.empty())) {
+        s_->pending_bytes += bytes;
         Pending pd{x, r, j.reach};
         st.pending.push_back(std::move(pd));
       } else {

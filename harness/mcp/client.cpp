@@ -131,7 +131,7 @@ void Client::flush_garbage(const char* why) {
   garbage_bytes_ = 0;
 }
 
-std::optional<json> Client::accept_frame(const transport::Frame& frame, std::string& raw_out) {
+std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& raw_out) {
   if (frame.oversize) {
     flush_garbage("were not JSON-RPC messages");
     observe("T-FRAMING",
@@ -140,7 +140,8 @@ std::optional<json> Client::accept_frame(const transport::Frame& frame, std::str
             excerpt(frame.body, 200));
     return std::nullopt;
   }
-  std::string body = frame.body;
+  // Moved, not copied, here and on: an answer may be tens of megabytes (--max-message-bytes).
+  std::string body = std::move(frame.body);
   if (!frame.valid_utf8) {
     std::size_t at = first_invalid_utf8(body);
     char buf[64];
@@ -150,38 +151,39 @@ std::optional<json> Client::accept_frame(const transport::Frame& frame, std::str
             excerpt(body.substr(at > 60 ? at - 60 : 0, 160), 200));
     body = sanitize_utf8(body);
   }
-  raw_out = body;
+  raw_out = std::move(body);
+  const std::string& text = raw_out;
   bool too_deep = false;
-  json msg = parse_bounded(body, &too_deep);
+  json msg = parse_bounded(text, &too_deep);
   if (too_deep)
     observe("T-FRAMING",
             "a message nests JSON deeper than " + std::to_string(kMaxJsonNesting) +
                 " levels; the values below that depth were dropped (no client can walk such a message safely)",
-            excerpt(body, 200));
-  if (msg.is_discarded() && body.find("\\u") != std::string::npos) {
+            excerpt(text, 200));
+  if (msg.is_discarded() && text.find("\\u") != std::string::npos) {
     // A lone surrogate escape ("\udc00") is JSON's grammar but no Unicode: strict decoders
     // (serde_json, Go's encoding/json replaces it) reject or alter the message, JavaScript keeps it.
     // Read it with U+FFFD in its place, as the answer it is, and say so once.
     std::size_t at = std::string::npos;
-    std::string repaired = replace_lone_surrogate_escapes(body, &at);
+    std::string repaired = replace_lone_surrogate_escapes(text, &at);
     if (at != std::string::npos) {
       json again = parse_bounded(repaired);
       if (!again.is_discarded()) {
         observe("T-FRAMING",
-                "a message holds a lone UTF-16 surrogate escape (" + body.substr(at, 6) + " at byte " +
+                "a message holds a lone UTF-16 surrogate escape (" + text.substr(at, 6) + " at byte " +
                     std::to_string(at) +
                     "): it encodes no Unicode character, so clients that decode strictly reject the whole message. "
                     "Send a surrogate pair, or U+FFFD",
-                excerpt(body.substr(at > 60 ? at - 60 : 0, 160), 200));
+                excerpt(text.substr(at > 60 ? at - 60 : 0, 160), 200));
         msg = std::move(again);
       }
     }
   }
   if (msg.is_discarded() || !(is_rpc_object(msg) || msg.is_array())) {
-    if (garbage_.size() >= kMaxGarbageLines || garbage_bytes_ + body.size() > kMaxGarbageBytes)
+    if (garbage_.size() >= kMaxGarbageLines || garbage_bytes_ + text.size() > kMaxGarbageBytes)
       flush_garbage("were not JSON-RPC messages");
-    garbage_.push_back(body);
-    garbage_bytes_ += body.size();
+    garbage_.push_back(text);
+    garbage_bytes_ += text.size();
     if (garbage_.size() > 1) {
       // A message pretty-printed over several lines: recover it, but report the split.
       std::string joined;
@@ -204,11 +206,11 @@ std::optional<json> Client::accept_frame(const transport::Frame& frame, std::str
   if (msg.is_array()) {
     if (protocol_version_ != "2025-03-26")
       observe("T-FRAMING", "the server sent a JSON-RPC batch (array); batches exist only in protocol 2025-03-26",
-              excerpt(body, 300));
+              excerpt(text, 300));
     return msg;
   }
   if (!msg.contains("jsonrpc") || msg["jsonrpc"] != "2.0")
-    observe("T-FRAMING", "message lacks \"jsonrpc\":\"2.0\"", excerpt(body, 300));
+    observe("T-FRAMING", "message lacks \"jsonrpc\":\"2.0\"", excerpt(text, 300));
   return msg;
 }
 
@@ -321,12 +323,13 @@ Reply Client::await(const json& id, json request, std::chrono::milliseconds conf
     for (auto& m : items) {
       if (!done && m.is_object() && !m.contains("method") && m.contains("id") && m["id"].dump() == key &&
           (m.contains("result") || m.contains("error"))) {
-        reply.raw = raw;
+        if (items.size() == 1) reply.raw = std::move(raw);  // else the other items' findings quote it
+        else reply.raw = raw;
         if (m.contains("error")) {
-          reply.error = m["error"];
+          reply.error = std::move(m["error"]);
           reply.kind = Reply::Kind::kError;
         } else {
-          reply.result = m["result"];
+          reply.result = std::move(m["result"]);
           reply.kind = Reply::Kind::kResult;
         }
         done = true;

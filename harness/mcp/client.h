@@ -156,7 +156,7 @@ class Client {
   /// Handles one parsed message that is not the awaited response.
   void handle_other(const json& msg, const std::string& raw);
   /// Parses a frame; collects framing problems; returns a message when one is complete.
-  std::optional<json> accept_frame(const transport::Frame& frame, std::string& raw_out);
+  std::optional<json> accept_frame(transport::Frame& frame, std::string& raw_out);  ///< Takes frame.body.
   void flush_garbage(const char* why);
   void observe(const std::string& inv, std::string diagnosis, std::string excerpt_text);
 

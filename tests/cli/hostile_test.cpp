@@ -113,6 +113,27 @@ TEST(Hostile, NoToolSchemaCrashesHangsOrExhaustsTheHarness) {
   EXPECT_LT(usage.ru_maxrss, 1024L * 1024L) << "peak resident set " << usage.ru_maxrss << " KiB";
 }
 
+// Memory is bounded by --max-message-bytes: a run reading 32 MB answers holds a few copies of
+// one (the line, the parsed value, the answer kept for the judge), not one per call or per check.
+// README states the bound (about 6 times the largest answer read, plus ~20 MB).
+TEST(Hostile, HugeAnswersCostAFewTimesTheirSizeNotMore) {
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/hostile-schemas";
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/plain.json";
+  std::ofstream(file) << R"({"type":"object","properties":{"q":{"type":"string"}}})";
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/schema_server.py";
+  constexpr long kAnswer = 32L << 20;
+  auto r = run_harness({"--calls", "6", "--no-cases", "--max-message-bytes", std::to_string(kAnswer + 4096), "--env",
+                        "SCHEMA_FILE=" + file, "--env", "ANSWER_BYTES=" + std::to_string(kAnswer), "--", "python3", server});
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  ASSERT_TRUE(r.report.is_object());
+  EXPECT_GE(r.report["stats"]["calls"].get<int>(), 3);
+  rusage usage{};
+  ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &usage), 0);
+  // Generous (8 copies): six calls kept whole would be over 12.
+  EXPECT_LT(usage.ru_maxrss, 8 * kAnswer / 1024 + 64 * 1024) << "peak resident set " << usage.ru_maxrss << " KiB";
+}
+
 // SIGINT, SIGTERM and SIGHUP (Ctrl-C, a cancelled CI job, a closed terminal) in the middle of a
 // call: the run stops at once, kills its server, writes every requested report marked
 // interrupted with what it found before (here a T-FRAMING finding), and exits 128 + the signal.
