@@ -60,6 +60,7 @@ struct Cli {
   std::optional<double> time_budget;
   bool no_shrink = false;
   bool no_harvest = false;
+  bool allow_remote_urls = false;
   std::string cases = ".ctxo-conform/cases";
   bool no_cases = false;
   long timeout_ms = 10000;
@@ -378,6 +379,8 @@ int main(int argc, char** argv) {
   app.add_flag("--no-shrink", cli.no_shrink, "Report failing calls as generated, without shrinking them");
   app.add_flag("--no-harvest", cli.no_harvest,
                "Do not feed values seen in answers (names, paths, ids) to later calls, and make no second pass");
+  app.add_flag("--allow-remote-urls", cli.allow_remote_urls,
+               "Send URLs the tool schemas give (default, examples) even when they name a host other than loopback");
   app.add_option("--cases", cli.cases, "Write each finding as a case file for 'ctxo-conform replay' into DIR")
       ->type_name("DIR")
       ->capture_default_str();
@@ -478,6 +481,7 @@ int main(int argc, char** argv) {
   o.calls_per_tool = static_cast<std::size_t>(cli.calls.value_or(0));
   o.shrink = !cli.no_shrink;
   o.harvest = !cli.no_harvest;
+  o.allow_remote_urls = cli.allow_remote_urls;
   if (!cli.no_cases && cli.cases.empty()) return fail_config("--cases needs a directory (or pass --no-cases)");
   if (cli.time_budget && !(*cli.time_budget > 0 && *cli.time_budget <= 365.0 * 24 * 3600))
     return fail_config("--time-budget must be a number of seconds above 0, at most a year");

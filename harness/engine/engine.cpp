@@ -99,7 +99,7 @@ class Runner {
       rep_.interrupted = stop.signal;  // the reports say so (reports::interrupted_reason)
     }
     // An interrupted run stops its server at once; its shutdown is not judged.
-    finish_session(rep_.interrupted == 0);
+    finish_session(rep_.interrupted == 0 ? End::kFinal : End::kAbandoned);
     // A transcript asked for and not written is a failed run (exit 2), whatever was found.
     if (recorder_ && !recorder_->error().empty() && !rep_.error) {
       rep_.error = Error{"io", recorder_->error()};
@@ -233,7 +233,7 @@ class Runner {
     if (!info.ok() && info.error().code == "init-probe") {
       // The server died on the server/discover probe: a legacy server that cannot take an
       // unknown method. Start it again and speak the legacy era from the first line.
-      finish_session(false);
+      finish_session(End::kAbandoned);
       auto again = start("legacy", first);
       if (!again.ok()) return again;
       return {};
@@ -287,9 +287,15 @@ class Runner {
     return {};
   }
 
-  // Ends the current server. `final`: the normal end of the run, where T-SHUTDOWN applies.
-  void finish_session(bool final) {
+  // How a server instance ends. T-SHUTDOWN applies to an idle server: at the normal end of the run
+  // and when it is replaced (the limit sweep's restarts with another environment), not to one
+  // that crashed, hung in a call, or is stopped by a signal.
+  enum class End { kFinal, kReplaced, kAbandoned };
+
+  // Ends the current server.
+  void finish_session(End end) {
     if (!transport_) return;
+    const bool final = end != End::kAbandoned;
     if (client_) {
       client_->drain(std::chrono::milliseconds(final ? 100 : 0));
       take_observations();
@@ -299,11 +305,12 @@ class Runner {
     auto before = transport_->exit_status();
     auto status = transport_->close(final ? o_.grace : std::chrono::milliseconds(300));
     if (final) outcomes_[""].pass("T-SHUTDOWN");
+    const char* which = end == End::kReplaced ? " (an instance the run replaced to restart it with another environment)" : "";
     if (final && !before && !status.after_eof) {
       Finding f;
       f.invariant = "T-SHUTDOWN";
       f.diagnosis = "the server did not exit within " + std::to_string(o_.grace.count()) +
-                    " ms after its stdin was closed" +
+                    " ms after its stdin was closed" + which +
                     (session_calls_.empty() ? std::string()
                                             : " (after the " + std::to_string(session_calls_.size()) +
                                                   " tool calls made on it, which its case replays first)") +
@@ -312,7 +319,7 @@ class Runner {
       // Its state may be why: the calls made on this instance are part of the case.
       std::vector<std::string> lines = prelude_;
       for (const auto& r : session_calls_) lines.push_back(r.dump());
-      f.replay = pipe_command(lines, env_);
+      f.replay = pipe_command(lines, session_env_);
       if (!session_calls_.empty()) f.sequence = json(session_calls_);
       add(std::move(f));
     }
@@ -331,7 +338,7 @@ class Runner {
     }
     if (!shrinking_) main_restarts_++;
     rep_.restarts++;
-    finish_session(false);
+    finish_session(End::kAbandoned);
     auto r = start(negotiated_, false);
     if (!r.ok()) {
       note("the server could not be restarted: " + r.error().message);
@@ -465,12 +472,17 @@ class Runner {
              "); its calls are not held to P-NO-THROW");
       if (!validators.output_problem().empty())
         note("cannot compile the outputSchema of tool " + name + ": " + validators.output_problem());
+      if (!o_.allow_remote_urls) input_schemas_[name] = input_schema;
       auto run = std::make_unique<ToolRun>();
       run->name = name;
       run->tc = ToolCtx{tool, &validators};
       ToolRun& tr = *run;
       runs.push_back(std::move(run));
-      if (!o_.replay) tr.plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name));
+      if (!o_.replay) {
+        gen::GenOptions go;
+        go.allow_remote_urls = o_.allow_remote_urls;
+        tr.plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name), std::move(go));
+      }
       for (std::size_t i = 0; alive && tr.troubles < 2; ++i) {
         if (over_budget(t0)) {
           ts->skipped = "time budget reached";
@@ -493,7 +505,8 @@ class Runner {
         repeat(*ts, tr.stable_fallback->first, "", tr.stable_fallback->second, tr.troubles, alive);
       if (tr.plan)
         for (const auto& p : tr.plan->problems())
-          if (ts->calls > 0 || p != tr.plan->cannot_generate())  // else said once, as the reason it was not called
+          if ((ts->calls > 0 || p != tr.plan->cannot_generate()) &&  // else said once, as the reason it was not called
+              !(pinned_noted_.count(name) && p.rfind(gen::kRemoteUrlProblem, 0) == 0))  // said with the pin
             note("generating calls for tool " + name + ": " + p);
       if (tr.troubles >= 2) ts->skipped = "stopped after 2 crashes or hangs";
       // E-MISS: a lookup of an identifier that cannot exist, answered by a tool whose envelope
@@ -502,7 +515,7 @@ class Runner {
       if (miss_profile && !miss_profile->has_graceful_miss()) miss_profile = nullptr;
       std::optional<json> absent;
       if (o_.replay && o_.replay->as_miss) absent = o_.replay->arguments;
-      else if (!o_.replay && ts->calls > 0) absent = gen::absent_lookup(input_schema, o_.seed ^ fnv1a(name));
+      else if (!o_.replay && ts->calls > 0) absent = gen::absent_lookup(input_schema, o_.seed ^ fnv1a(name), o_.allow_remote_urls);
       // A replayed lookup has no earlier answers: its own answer tells the profile.
       const bool replay_miss = o_.replay && o_.replay->as_miss;
       if (absent && alive && tr.troubles < 2 && (miss_profile || replay_miss) && !over_budget(t0) &&
@@ -726,7 +739,22 @@ class Runner {
   Reply do_call(ToolSummary& ts, const json& args, std::size_t& troubles, bool& alive) {
     // A silent call is confirmed as a hang under a longer bound before it is called one, except
     // while shrinking a confirmed hang (each reproduction would cost the whole bound).
-    Reply reply = client_->call_tool(ts.name, args, !shrinking_);
+    json pinned_args;
+    const json* sent = &args;
+    if (auto schema = input_schemas_.find(ts.name); schema != input_schemas_.end()) {
+      pinned_args = args;
+      std::vector<std::string> pinned;
+      if (gen::pin_local_defaults(schema->second, pinned_args, &pinned)) {
+        sent = &pinned_args;
+        std::string names;
+        for (const auto& p : pinned) names += (names.empty() ? "" : ", ") + p;
+        if (pinned_noted_.insert(ts.name).second)
+          note("tool " + ts.name + ": optional " + names +
+               " names a host other than loopback: never sent as it is nor left to the server, every call "
+               "sends it pointed at 127.0.0.1:9 (--allow-remote-urls sends the schema's URLs)");
+      }
+    }
+    Reply reply = client_->call_tool(ts.name, *sent, !shrinking_);
     record(reply);
     if (session_calls_.size() < kMaxSessionCalls) session_calls_.push_back(reply.request);
     ts.elapsed += reply.elapsed;
@@ -972,7 +1000,7 @@ class Runner {
         if (limit == main_limit || limit <= 0) continue;
         env_ = o_.env;
         env_[*lim.env] = std::to_string(limit);
-        finish_session(false);
+        finish_session(End::kReplaced);
         rep_.sweep_runs++;
         auto started = start(negotiated_, false);
         if (!started.ok()) {
@@ -1051,7 +1079,7 @@ class Runner {
       if (!next) continue;
       if (session_env_ != rs.env || !client_) {
         env_ = rs.env;
-        finish_session(false);
+        finish_session(End::kReplaced);
         rep_.sweep_runs++;
         if (auto st = start(negotiated_, false); !st.ok()) {
           note("could not restart the server to follow truncation hints: " + st.error().message);
@@ -1129,6 +1157,9 @@ class Runner {
   std::vector<profile::Profile> profiles_;   ///< Candidates for --profile auto.
   std::optional<profile::Profile> forced_;   ///< --profile NAME|FILE.
   std::vector<json> all_tools_;              ///< tools/list, as listed (E-HINT-REF).
+  /// Input schemas of the tools called, for pinning remote URL defaults (empty with --allow-remote-urls).
+  std::map<std::string, json> input_schemas_;
+  std::set<std::string> pinned_noted_;       ///< Tools whose pinned defaults were noted.
   std::map<std::string, checks::Outcomes> outcomes_;  ///< Tool -> what its checks said ("" = server).
   std::unique_ptr<checks::Judge> judge_;     ///< Made once tools/list is known.
   struct SweepCall {

@@ -61,6 +61,8 @@ struct RunOptions {
   /// false; schema hints and budget parameters driven small stay).
   bool harvest = true;
   std::string record_path;                    ///< --record: write every exchange as a transcript.
+  /// --allow-remote-urls: send a schema's default/example URLs to hosts other than loopback.
+  bool allow_remote_urls = false;
 };
 
 /// Per-tool outcome.

@@ -415,7 +415,7 @@ ToolPlan::ToolPlan(const json& input_schema, std::size_t calls, std::uint64_t se
     : schema_(input_schema.is_object() ? input_schema : json{{"type", "object"}}),
       seed_(seed),
       options_(std::move(options)) {
-  boundary_ = boundary_cases(schema_);
+  boundary_ = boundary_cases(schema_, options_);
   bool invalid_possible = admits_invalid(schema_, schema_);
   sizes_ = phase_sizes(calls, boundary_.size(), invalid_possible);
   valid_ = valid_value(schema_, schema_, options_);

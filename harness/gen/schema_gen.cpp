@@ -17,6 +17,7 @@
 #include "core/text.h"
 #include "gen/pattern_gen.h"
 #include "gen/rc_util.h"
+#include "gen/simple.h"
 #include "profile/schema_validator.h"
 
 namespace ctxo::gen {
@@ -51,22 +52,16 @@ std::size_t code_points(const std::string& utf8) {
 
 namespace {
 
-// A value a generated call may send as it is: not a URL to another machine (a schema's example or
-// default URL would make the server reach out; generated URLs stay on 127.0.0.1).
-bool local_value(const json& v) {
-  if (!v.is_string()) return true;
-  const std::string& s = v.get_ref<const std::string&>();
-  const std::size_t scheme = s.find("://");
-  if (scheme == std::string::npos || s.rfind("file://", 0) == 0) return true;
-  std::string host = s.substr(scheme + 3);
-  host = host.substr(0, host.find_first_of("/?#"));
-  if (auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
-  if (!host.empty() && host[0] == '[') host = host.substr(0, host.find(']') + 1);
-  else host = host.substr(0, host.find(':'));
-  return host == "localhost" || host == "127.0.0.1" || host == "[::1]";
-}
-
 std::string excerpt_of(const json& v) { return excerpt(v.dump(), 40); }
+
+// A schema's `default` or example value may be sent as it is: it names no host but loopback, or
+// the user allowed it (--allow-remote-urls). Else the tool's plan says so, once.
+bool sendable(const json& v, const GenOptions& o) {
+  if (o.allow_remote_urls || stays_local(v)) return true;
+  Problems sink = o.problems;  // shares the list
+  sink.add(std::string(kRemoteUrlProblem) + " (" + excerpt_of(v) + "); --allow-remote-urls sends it");
+  return false;
+}
 
 
 using Gen = rc::Gen<json>;
@@ -283,7 +278,7 @@ class Builder {
 
     Built b = body(s, ptr, depth);
     if (needs_filter(s)) b.exact = false;
-    if (opt_.edge_bias && s.contains("default") && ptr && local_value(s["default"])) {
+    if (opt_.edge_bias && s.contains("default") && ptr && sendable(s["default"], opt_)) {
       const auto* v = ctx_->validator(*ptr);
       if (v != nullptr && v->is_valid(s["default"])) b.gen = weighted({{8, b.gen}, {1, rc::gen::just(s["default"])}});
     }
@@ -734,14 +729,16 @@ class Builder {
     }
     if (f == "date") return one_of({date, lit("2024-02-29")});
     if (f == "time") return time;
-    if (f == "email" || f == "idn-email") return cat({word(1, 12), lit("@"), rc::gen::element(json("example.com"), json("mail.example.org"))});
+    if (f == "email" || f == "idn-email") return cat({word(1, 12), lit("@"), rc::gen::element(json("example.invalid"), json("mail.example.invalid"))});
     if (f == "uuid") return cat({hex(8), lit("-"), hex(4), lit("-4"), hex(3), lit("-a"), hex(3), lit("-"), hex(12)});
-    if (f == "ipv4") return cat({digits(0, 255, 1), lit("."), digits(0, 255, 1), lit("."), digits(0, 255, 1), lit("."), digits(0, 255, 1)});
+    // Never a real host (a tool may connect to, fetch from or mail what it is given): loopback
+    // addresses, the closed port 9 on 127.0.0.1, the reserved .invalid domain, IPv6's documentation prefix.
+    if (f == "ipv4") return cat({lit("127."), digits(0, 255, 1), lit("."), digits(0, 255, 1), lit("."), digits(1, 254, 1)});
     if (f == "ipv6") return one_of({lit("::1"), cat({lit("2001:db8::"), hex(4)})});
-    if (f == "hostname" || f == "idn-hostname") return cat({word(1, 12), lit(".example.com")});
+    if (f == "hostname" || f == "idn-hostname") return cat({word(1, 12), lit(".invalid")});
     if (f == "uri" || f == "iri" || f == "uri-reference" || f == "iri-reference" || f == "url") {
-      return one_of({cat({lit("https://example.com/"), word(0, 12)}), cat({lit("file:///tmp/"), word(1, 12)}),
-                     lit("urn:ctxo:example"), cat({lit("http://localhost:8080/"), word(0, 8), lit("?q="), word(0, 6)})});
+      return one_of({cat({lit("https://127.0.0.1:9/"), word(0, 12)}), cat({lit("file:///tmp/"), word(1, 12)}),
+                     lit("urn:ctxo:example"), cat({lit("http://127.0.0.1:9/"), word(0, 8), lit("?q="), word(0, 6)})});
     }
     return std::nullopt;
   }
@@ -1140,7 +1137,7 @@ bool admits_invalid(const json& schema, const json& root) {
 
 namespace {
 
-std::vector<std::pair<json, std::string>> boundary_values(const json& s, const json& root) {
+std::vector<std::pair<json, std::string>> boundary_values(const json& s, const json& root, const GenOptions& o) {
   std::vector<std::pair<json, std::string>> out;
   const json* p = deref(s, root);
   if (p == nullptr || !p->is_object()) return out;
@@ -1149,11 +1146,11 @@ std::vector<std::pair<json, std::string>> boundary_values(const json& s, const j
   if (auto it = x.find("enum"); it != x.end() && it->is_array()) {
     for (const auto& v : enum_sample(*it)) out.emplace_back(v, "enum value " + excerpt_of(v));
   }
-  if (x.contains("default") && local_value(x["default"])) out.emplace_back(x["default"], "default");
+  if (x.contains("default") && sendable(x["default"], o)) out.emplace_back(x["default"], "default");
   for (const char* key : {"anyOf", "oneOf"}) {
     if (auto it = x.find(key); it != x.end() && it->is_array()) {
       for (const auto& b : *it) {
-        for (auto& v : boundary_values(b, root)) out.push_back(std::move(v));
+        for (auto& v : boundary_values(b, root, o)) out.push_back(std::move(v));
       }
     }
   }
@@ -1231,13 +1228,13 @@ std::vector<std::string> quoted_values(const std::string& text) {
 
 // What a property's schema suggests sending (examples, example, default, const, enum, values
 // quoted in its description), in that order, local values only, at most 8.
-std::vector<std::pair<json, std::string>> hint_values(const json& s, const json& root) {
+std::vector<std::pair<json, std::string>> hint_values(const json& s, const json& root, const GenOptions& o) {
   std::vector<std::pair<json, std::string>> out;
   const json* p = deref(s, root);
   if (p == nullptr || !p->is_object()) return out;
   const json& x = *p;
   auto add = [&](const json& v, std::string what) {
-    if (out.size() < 8 && local_value(v)) out.emplace_back(v, std::move(what));
+    if (out.size() < 8 && sendable(v, o)) out.emplace_back(v, std::move(what));
   };
   if (auto it = x.find("examples"); it != x.end() && it->is_array())
     for (const auto& v : *it) add(v, "example " + excerpt_of(v));
@@ -1256,25 +1253,25 @@ std::vector<std::pair<json, std::string>> hint_values(const json& s, const json&
 // property's boundary values in turn, the others as they are, two levels down at most. Labels
 // name the property's path from `path` ("'options.limit' maximum").
 void nested_boundaries(const json& s, const json& root, const json& value, const std::string& path, int depth,
-                       std::vector<std::pair<json, std::string>>* out) {
+                       const GenOptions& o, std::vector<std::pair<json, std::string>>* out) {
   const json* p = deref(s, root);
   if (p == nullptr || !p->is_object() || !value.is_object()) return;
   auto props = p->find("properties");
   if (props == p->end() || !props->is_object()) return;
   for (const auto& [k, sub] : props->items()) {
     const std::string at = path + "." + k;
-    for (auto& [v, what] : boundary_values(sub, root)) {
-      json o = value;
-      o[k] = std::move(v);
-      out->emplace_back(std::move(o), "'" + at + "' " + what);
+    for (auto& [v, what] : boundary_values(sub, root, o)) {
+      json w = value;
+      w[k] = std::move(v);
+      out->emplace_back(std::move(w), "'" + at + "' " + what);
     }
     if (depth < 2 && value.contains(k)) {
       std::vector<std::pair<json, std::string>> inner;
-      nested_boundaries(sub, root, value[k], at, depth + 1, &inner);
+      nested_boundaries(sub, root, value[k], at, depth + 1, o, &inner);
       for (auto& [v, what] : inner) {
-        json o = value;
-        o[k] = std::move(v);
-        out->emplace_back(std::move(o), std::move(what));
+        json w = value;
+        w[k] = std::move(v);
+        out->emplace_back(std::move(w), std::move(what));
       }
     }
   }
@@ -1300,7 +1297,7 @@ json typical(const json& schema, const json& root, std::uint64_t seed) {
 
 }  // namespace
 
-std::vector<CallCase> boundary_cases(const json& schema) {
+std::vector<CallCase> boundary_cases(const json& schema, const GenOptions& options) {
   std::vector<CallCase> out;
   if (!schema.is_object()) return out;
   std::optional<profile::SchemaValidator> validator;
@@ -1338,7 +1335,7 @@ std::vector<CallCase> boundary_cases(const json& schema) {
   // Schema hints first: every hinted property at its first hint, then each hint on its own.
   std::map<std::string, std::vector<std::pair<json, std::string>>> hints;
   for (const auto& [k, sub] : props.items())
-    if (auto h = hint_values(sub, schema); !h.empty()) hints.emplace(k, std::move(h));
+    if (auto h = hint_values(sub, schema, options); !h.empty()) hints.emplace(k, std::move(h));
   if (!hints.empty()) {
     json hinted = base;
     for (const auto& [k, h] : hints) {
@@ -1364,7 +1361,7 @@ std::vector<CallCase> boundary_cases(const json& schema) {
     }
   }
   for (const auto& [k, sub] : props.items()) {
-    for (const auto& [v, what] : boundary_values(sub, schema)) {
+    for (const auto& [v, what] : boundary_values(sub, schema, options)) {
       json a = base;
       a[k] = v;
       push(a, "'" + k + "' " + what);
@@ -1373,7 +1370,7 @@ std::vector<CallCase> boundary_cases(const json& schema) {
   // Then inside object properties (at their typical value), after every top-level case.
   for (const auto& [k, v] : typical_of) {
     std::vector<std::pair<json, std::string>> inner;
-    nested_boundaries(props[k], schema, v, k, 1, &inner);
+    nested_boundaries(props[k], schema, v, k, 1, options, &inner);
     for (const auto& [o, what] : inner) {
       json a = base;
       a[k] = o;

@@ -34,6 +34,10 @@ class Problems {
   std::shared_ptr<Impl> impl_;
 };
 
+/// How a Problems entry about a schema URL that is not sent begins.
+inline constexpr const char* kRemoteUrlProblem =
+    "a URL from the schema (default, example or description) to a host other than loopback is not sent";
+
 /// Knobs of the generators. The defaults keep one value well under 64 KiB.
 struct GenOptions {
   int max_depth = 6;                     ///< Below this nesting, arrays take minItems and objects their required keys only.
@@ -43,6 +47,9 @@ struct GenOptions {
   std::size_t max_value_bytes = 64 * 1024;  ///< Values whose JSON text is longer are discarded.
   bool edge_bias = true;                 ///< Favour empty/long/unicode strings, bounds, 0, -1, +-2^53, empty/full arrays.
   bool nullable_allows_null = false;     ///< Honour OpenAPI `nullable: true` (JSON Schema and valijson ignore it).
+  /// Send a schema's `default`, `examples` or quoted values even when they are URLs to a host other
+  /// than loopback (--allow-remote-urls). Off: such values are left out and the plan notes it.
+  bool allow_remote_urls = false;
   Problems problems;                     ///< Shared sink: copies of the options report to the same list.
 };
 
@@ -81,7 +88,9 @@ bool admits_invalid(const json& schema, const json& root);
 /// format the generator writes); then the same inside object properties, two levels down, at
 /// their typical values. Only cases the validator accepts are kept (all of them when the schema
 /// does not compile); duplicates are dropped.
-std::vector<CallCase> boundary_cases(const json& schema);
+/// A schema URL to a host other than loopback is left out unless options.allow_remote_urls (noted
+/// in options.problems).
+std::vector<CallCase> boundary_cases(const json& schema, const GenOptions& options = {});
 
 /// Counts code points in UTF-8 text (what minLength/maxLength measure).
 std::size_t code_points(const std::string& utf8);

@@ -7,7 +7,9 @@
 #include <limits>
 #include <optional>
 #include <regex>
+#include <set>
 
+#include "core/text.h"
 #include "profile/schema_validator.h"
 
 namespace ctxo::gen {
@@ -96,7 +98,7 @@ std::size_t utf8_chars(const std::string& s) {
   return n;
 }
 
-json string_value(const json& s, std::size_t variant, std::uint64_t seed) {
+json string_value(const json& s, std::size_t variant, std::uint64_t seed, bool remote) {
   const std::size_t min_len = size_of(s, "minLength", 0);
   const std::size_t max_len = size_of(s, "maxLength", std::numeric_limits<std::size_t>::max(),
                                       std::numeric_limits<std::size_t>::max());
@@ -107,8 +109,9 @@ json string_value(const json& s, std::size_t variant, std::uint64_t seed) {
   std::vector<std::string> candidates;
   if (s.contains("examples") && s["examples"].is_array())
     for (const auto& e : s["examples"])
-      if (e.is_string()) candidates.push_back(e.get<std::string>());
-  if (s.contains("default") && s["default"].is_string()) candidates.push_back(s["default"].get<std::string>());
+      if (e.is_string() && (remote || stays_local(e))) candidates.push_back(e.get<std::string>());
+  if (s.contains("default") && s["default"].is_string() && (remote || stays_local(s["default"])))
+    candidates.push_back(s["default"].get<std::string>());
   Bound b = bound_of(variant);
   const auto& samples = sample_strings();
   if (b == Bound::kLow) candidates.push_back(std::string(std::max<std::size_t>(min_len, 1), 'a'));
@@ -193,7 +196,8 @@ json number_value(const json& s, bool integer, std::size_t variant) {
   return v;
 }
 
-json value_for(const json& schema_in, const json& root, std::size_t variant, std::uint64_t seed, int depth) {
+json value_for(const json& schema_in, const json& root, std::size_t variant, std::uint64_t seed, int depth,
+               bool remote) {
   if (depth > kMaxDepth) return nullptr;
   const json* sp = resolve_ref(schema_in, root);
   if (!sp || !sp->is_object()) return sp && *sp == false ? json(nullptr) : json("value");
@@ -214,7 +218,7 @@ json value_for(const json& schema_in, const json& root, std::size_t variant, std
       if (merged.is_object())
         for (auto it = s.begin(); it != s.end(); ++it)
           if (it.key() != key && !merged.contains(it.key())) merged[it.key()] = it.value();
-      return value_for(merged, root, variant, seed, depth + 1);
+      return value_for(merged, root, variant, seed, depth + 1, remote);
     }
   }
   if (s.contains("allOf") && s["allOf"].is_array()) {
@@ -231,11 +235,11 @@ json value_for(const json& schema_in, const json& root, std::size_t variant, std
         else merged[it.key()] = it.value();
       }
     }
-    return value_for(merged, root, variant, seed, depth + 1);
+    return value_for(merged, root, variant, seed, depth + 1, remote);
   }
-  if (variant == 0 && s.contains("default")) return s["default"];
+  if (variant == 0 && s.contains("default") && (remote || stays_local(s["default"]))) return s["default"];
   const std::string type = pick_type(s);
-  if (type == "string") return string_value(s, variant, seed);
+  if (type == "string") return string_value(s, variant, seed, remote);
   if (type == "integer") return number_value(s, true, variant);
   if (type == "number") return number_value(s, false, variant);
   if (type == "boolean") return variant % 2 == 1;
@@ -255,7 +259,7 @@ json value_for(const json& schema_in, const json& root, std::size_t variant, std
       if (prefix && i < prefix->size()) item_schema = (*prefix)[i];
       else if (s.contains("items") && s["items"].is_object()) item_schema = s["items"];
       else if (s.contains("additionalItems") && s["additionalItems"].is_object()) item_schema = s["additionalItems"];
-      out.push_back(value_for(item_schema, root, variant + i, seed, depth + 1));
+      out.push_back(value_for(item_schema, root, variant + i, seed, depth + 1, remote));
     }
     return out;
   }
@@ -269,14 +273,14 @@ json value_for(const json& schema_in, const json& root, std::size_t variant, std
     if (s.contains("properties") && s["properties"].is_object()) {
       for (auto it = s["properties"].begin(); it != s["properties"].end(); ++it) {
         bool req = std::find(required.begin(), required.end(), it.key()) != required.end();
-        if (req || all) out[it.key()] = value_for(it.value(), root, variant, seed, depth + 1);
+        if (req || all) out[it.key()] = value_for(it.value(), root, variant, seed, depth + 1, remote);
       }
     }
     for (const auto& r : required) {
       if (out.contains(r)) continue;
       json sub = json::object();
       if (s.contains("additionalProperties") && s["additionalProperties"].is_object()) sub = s["additionalProperties"];
-      out[r] = value_for(sub, root, variant, seed, depth + 1);
+      out[r] = value_for(sub, root, variant, seed, depth + 1, remote);
     }
     return out;
   }
@@ -285,8 +289,8 @@ json value_for(const json& schema_in, const json& root, std::size_t variant, std
 
 }  // namespace
 
-json simple_value(const json& schema, const json& root, std::size_t variant, std::uint64_t seed) {
-  return value_for(schema, root, variant, seed, 0);
+json simple_value(const json& schema, const json& root, std::size_t variant, std::uint64_t seed, bool remote_urls) {
+  return value_for(schema, root, variant, seed, 0, remote_urls);
 }
 
 bool identifier_like(const std::string& p) {
@@ -301,10 +305,83 @@ bool identifier_like(const std::string& p) {
          starts("symbol") || starts("node") || ends("file") || ends("path") || ends("filepath") || l == "filename";
 }
 
-std::optional<json> absent_lookup(const json& input_schema, std::uint64_t seed) {
+namespace {
+bool local_url(const std::string& s) {
+  const std::size_t scheme = s.find("://");
+  if (scheme == std::string::npos || s.rfind("file://", 0) == 0) return true;
+  std::string host = s.substr(scheme + 3);
+  host = host.substr(0, host.find_first_of("/?#"));
+  if (auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+  if (!host.empty() && host[0] == '[') host = host.substr(0, host.find(']') + 1);
+  else host = host.substr(0, host.find(':'));
+  for (auto& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return host == "localhost" || host == "127.0.0.1" || host == "[::1]";
+}
+}  // namespace
+
+bool stays_local(const json& v) {
+  std::vector<const json*> todo{&v};  // iterative: a default can be nested as deep as the schema
+  while (!todo.empty()) {
+    const json* x = todo.back();
+    todo.pop_back();
+    if (x->is_string() && !local_url(x->get_ref<const std::string&>())) return false;
+    if (x->is_structured())
+      for (const auto& e : *x) todo.push_back(&e);
+  }
+  return true;
+}
+
+namespace {
+// `v` with every URL to a host other than loopback pointed at the closed port instead (its scheme
+// kept).
+json localised(const json& v) {
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (local_url(s)) return v;
+    return s.substr(0, s.find("://")) + "://127.0.0.1:9/ctxo-conform";
+  }
+  if (!v.is_structured()) return v;
+  json out = v;
+  for (auto& e : out) e = localised(e);
+  return out;
+}
+
+void pin_local(const json& schema, const json& root, json& args, const std::string& path, int depth,
+               std::vector<std::string>* pinned) {
+  const json* sp = resolve_ref(schema, root);
+  if (sp == nullptr || !sp->is_object() || !args.is_object() || depth > kMaxDepth) return;
+  auto props = sp->find("properties");
+  if (props == sp->end() || !props->is_object()) return;
+  std::set<std::string> required;
+  if (auto r = sp->find("required"); r != sp->end() && r->is_array())
+    for (const auto& k : *r)
+      if (k.is_string()) required.insert(k.get<std::string>());
+  for (auto it = props->begin(); it != props->end(); ++it) {
+    const json* ps = resolve_ref(it.value(), root);
+    if (ps == nullptr || !ps->is_object()) continue;
+    if (auto a = args.find(it.key()); a != args.end()) {
+      if (a->is_object()) pin_local(*ps, root, *a, path + it.key() + ".", depth + 1, pinned);
+      continue;
+    }
+    auto d = ps->find("default");
+    if (d == ps->end() || required.count(it.key()) || stays_local(*d)) continue;
+    args[it.key()] = localised(*d);
+    if (pinned) pinned->push_back("'" + path + it.key() + "' (default " + excerpt(d->dump(), 60) + ")");
+  }
+}
+}  // namespace
+
+bool pin_local_defaults(const json& input_schema, json& args, std::vector<std::string>* pinned) {
+  std::vector<std::string> found;
+  pin_local(input_schema, input_schema, args, "", 0, &found);
+  if (pinned) *pinned = found;
+  return !found.empty();
+}
+
+std::optional<json> absent_lookup(const json& input_schema, std::uint64_t seed, bool remote_urls) {
   if (!input_schema.is_object() || !input_schema.contains("properties") || !input_schema["properties"].is_object())
     return std::nullopt;
-  json args = simple_value(input_schema, input_schema, 0, seed);
+  json args = simple_value(input_schema, input_schema, 0, seed, remote_urls);
   if (!args.is_object()) return std::nullopt;
   bool any = false;
   for (auto it = input_schema["properties"].begin(); it != input_schema["properties"].end(); ++it) {

@@ -13,6 +13,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -132,6 +133,80 @@ TEST(Hostile, HugeAnswersCostAFewTimesTheirSizeNotMore) {
   ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &usage), 0);
   // Generous (8 copies): six calls kept whole would be over 12.
   EXPECT_LT(usage.ru_maxrss, 8 * kAnswer / 1024 + 64 * 1024) << "peak resident set " << usage.ru_maxrss << " KiB";
+}
+
+// Every string of `v` that is a URL, with its host (lower case, port and user dropped).
+void url_hosts(const nlohmann::json& v, std::vector<std::string>* hosts) {
+  if (v.is_structured()) {
+    for (const auto& e : v) url_hosts(e, hosts);
+    return;
+  }
+  if (!v.is_string()) return;
+  const std::string s = v.get<std::string>();
+  const auto scheme = s.find("://");
+  if (scheme == std::string::npos || s.rfind("file://", 0) == 0) return;
+  std::string host = s.substr(scheme + 3);
+  host = host.substr(0, host.find_first_of("/?#"));
+  if (auto at = host.rfind('@'); at != std::string::npos) host = host.substr(at + 1);
+  host = host.substr(0, host.rfind(':') == std::string::npos || host[0] == '[' ? host.size() : host.rfind(':'));
+  for (auto& c : host) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  hosts->push_back(host);
+}
+
+// A schema's default, examples and description name public hosts. Sent as they are (or, for an
+// optional argument with a URL default, left out so the server fills it in), they would make a
+// server that fetches what it is given reach the network: no call carries one, the defaulted
+// arguments are sent pointed at 127.0.0.1:9, and the run says so once. --allow-remote-urls sends
+// the schema's URLs.
+TEST(NetworkSafety, NoCallSendsASchemaURLToAnotherHost) {
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/hostile-schemas";
+  std::filesystem::create_directories(dir);
+  const std::string file = dir + "/remote-defaults.json";
+  std::ofstream(file) << nlohmann::json::parse(R"({"type":"object","properties":{
+    "data":{"type":"string","format":"uri","default":"https://raw.githubusercontent.com/x/README.md"},
+    "mirror":{"type":"string","examples":["https://api.github.com/repos"],"description":"e.g. 'https://example.org/a'"},
+    "opts":{"type":"object","properties":{"endpoint":{"type":"string","default":"http://Example.COM:8080/v1"}},
+            "default":{"endpoint":"https://example.net/"}}}})").dump();
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/schema_server.py";
+  for (bool allow : {false, true}) {
+    SCOPED_TRACE(allow ? "--allow-remote-urls" : "default");
+    const std::string record = dir + "/remote-defaults-" + std::to_string(allow) + ".jsonl";
+    std::vector<std::string> args{"--calls", "30", "--no-cases", "--record", record};
+    if (allow) args.push_back("--allow-remote-urls");
+    for (const char* a : {"--env", "", "--", "python3", ""}) args.emplace_back(a);
+    args[args.size() - 4] = "SCHEMA_FILE=" + file;
+    args.back() = server;
+    auto r = run_harness(args);
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::ifstream in(record);
+    std::string line;
+    std::size_t calls = 0, with_data = 0;
+    std::set<std::string> hosts;
+    while (std::getline(in, line)) {
+      auto x = nlohmann::json::parse(line);
+      if (x["request"].value("method", "") != "tools/call") continue;
+      ++calls;
+      const auto& a = x["request"]["params"]["arguments"];
+      if (a.is_object() && a.contains("data")) ++with_data;
+      std::vector<std::string> found;
+      url_hosts(a, &found);
+      hosts.insert(found.begin(), found.end());
+    }
+    EXPECT_GE(calls, 20u);
+    const std::string pinned = "optional 'data' (default \"https://raw.githubusercontent.com/x/README.md\")";
+    if (!allow) {
+      EXPECT_EQ(hosts, (std::set<std::string>{"127.0.0.1"}));
+      EXPECT_EQ(with_data, calls) << "a call left 'data' to the server's default";
+      const auto at = r.out.find(pinned);
+      ASSERT_NE(at, std::string::npos) << r.out;
+      EXPECT_EQ(r.out.find(pinned, at + 1), std::string::npos) << "said twice: " << r.out;
+      EXPECT_NE(r.out.find("'opts'"), std::string::npos) << r.out;
+    } else {
+      EXPECT_TRUE(hosts.count("raw.githubusercontent.com")) << r.out;
+      EXPECT_TRUE(hosts.count("api.github.com")) << r.out;
+      EXPECT_EQ(r.out.find(pinned), std::string::npos) << r.out;
+    }
+  }
 }
 
 // SIGINT, SIGTERM and SIGHUP (Ctrl-C, a cancelled CI job, a closed terminal) in the middle of a
