@@ -472,7 +472,9 @@ class Runner {
              "); its calls are not held to P-NO-THROW");
       if (!validators.output_problem().empty())
         note("cannot compile the outputSchema of tool " + name + ": " + validators.output_problem());
-      if (!o_.allow_remote_urls) input_schemas_[name] = input_schema;
+      // Only a schema naming another host somewhere can have a default to pin: the others' calls
+      // are sent without a copy (do_call).
+      if (!o_.allow_remote_urls && !gen::stays_local(input_schema)) input_schemas_[name] = input_schema;
       auto run = std::make_unique<ToolRun>();
       run->name = name;
       run->tc = ToolCtx{tool, &validators};
@@ -737,8 +739,7 @@ class Runner {
   }
 
   Reply do_call(ToolSummary& ts, const json& args, std::size_t& troubles, bool& alive) {
-    // A silent call is confirmed as a hang under a longer bound before it is called one, except
-    // while shrinking a confirmed hang (each reproduction would cost the whole bound).
+    // An optional argument the server would fill with a remote URL default is sent pointed at loopback.
     json pinned_args;
     const json* sent = &args;
     if (auto schema = input_schemas_.find(ts.name); schema != input_schemas_.end()) {
@@ -746,14 +747,17 @@ class Runner {
       std::vector<std::string> pinned;
       if (gen::pin_local_defaults(schema->second, pinned_args, &pinned)) {
         sent = &pinned_args;
-        std::string names;
-        for (const auto& p : pinned) names += (names.empty() ? "" : ", ") + p;
-        if (pinned_noted_.insert(ts.name).second)
+        if (pinned_noted_.insert(ts.name).second) {
+          std::string names;
+          for (const auto& p : pinned) names += (names.empty() ? "" : ", ") + p;
           note("tool " + ts.name + ": optional " + names +
                " names a host other than loopback: never sent as it is nor left to the server, every call "
                "sends it pointed at 127.0.0.1:9 (--allow-remote-urls sends the schema's URLs)");
+        }
       }
     }
+    // A silent call is confirmed as a hang under a longer bound before it is called one, except
+    // while shrinking a confirmed hang (each reproduction would cost the whole bound).
     Reply reply = client_->call_tool(ts.name, *sent, !shrinking_);
     record(reply);
     if (session_calls_.size() < kMaxSessionCalls) session_calls_.push_back(reply.request);
@@ -1157,7 +1161,8 @@ class Runner {
   std::vector<profile::Profile> profiles_;   ///< Candidates for --profile auto.
   std::optional<profile::Profile> forced_;   ///< --profile NAME|FILE.
   std::vector<json> all_tools_;              ///< tools/list, as listed (E-HINT-REF).
-  /// Input schemas of the tools called, for pinning remote URL defaults (empty with --allow-remote-urls).
+  /// Input schemas naming a host other than loopback, for pinning remote URL defaults (none with
+  /// --allow-remote-urls).
   std::map<std::string, json> input_schemas_;
   std::set<std::string> pinned_noted_;       ///< Tools whose pinned defaults were noted.
   std::map<std::string, checks::Outcomes> outcomes_;  ///< Tool -> what its checks said ("" = server).

@@ -374,8 +374,9 @@ void pin_local(const json& schema, const json& root, json& args, const std::stri
 bool pin_local_defaults(const json& input_schema, json& args, std::vector<std::string>* pinned) {
   std::vector<std::string> found;
   pin_local(input_schema, input_schema, args, "", 0, &found);
-  if (pinned) *pinned = found;
-  return !found.empty();
+  const bool any = !found.empty();
+  if (pinned) *pinned = std::move(found);
+  return any;
 }
 
 std::optional<json> absent_lookup(const json& input_schema, std::uint64_t seed, bool remote_urls) {
