@@ -4,7 +4,9 @@
 // P-NO-THROW, every per-answer envelope check, E-STABLE on the answer against itself, E-MISS, and
 // finish(). The bytes are read the way the client reads a server's line (nesting bounded); a JSON
 // object is the result, anything else is wrapped as the text of one text part, so both the
-// envelope-as-result and the envelope-in-a-text-part paths are reached. Nothing may crash, throw
+// envelope-as-result and the envelope-in-a-text-part paths are reached. Every built-in host
+// sizes the answer (H-SIZE, H-DECLARED), and the answer is also read as a tools/list entry
+// (H-NAME, H-SCHEMA, the declared ceiling's value). Nothing may crash, throw
 // or hang, an answer compared with itself is stable, and judging is deterministic.
 #include <cstdint>
 #include <cstdio>
@@ -17,6 +19,7 @@
 #include "core/json_bounded.h"
 #include "core/text.h"
 #include "mcp/client.h"
+#include "profile/host.h"
 #include "profile/profile.h"
 
 namespace {
@@ -39,6 +42,18 @@ const std::vector<ctxo::profile::Profile>& builtins() {
   return all;
 }
 
+// Every built-in host, so H-SIZE and H-DECLARED judge each answer too.
+const std::vector<ctxo::profile::Host>& hosts() {
+  static const std::vector<ctxo::profile::Host> all = [] {
+    std::string names;
+    for (const auto& n : ctxo::profile::builtin_host_names()) names += (names.empty() ? "" : ",") + n;
+    auto r = ctxo::profile::load_hosts(names);
+    require(r.ok(), "built-in hosts load");
+    return std::move(*r);
+  }();
+  return all;
+}
+
 const std::vector<json>& tools() {
   static const std::vector<json> list = {json::parse(R"({"name": "t", "inputSchema": {"type": "object",
       "properties": {"query": {"type": "string"}, "limit": {"type": "integer", "minimum": 1}}}})")};
@@ -51,6 +66,7 @@ std::string judge_once(const ctxo::profile::Profile* forced, const ctxo::mcp::Re
   setup.forced = forced;
   setup.candidates = &builtins();
   setup.tools = tools();
+  setup.hosts = hosts();
   ctxo::checks::Judge judge(std::move(setup));
   ctxo::checks::Exchange x;
   x.tool = "t";
@@ -71,7 +87,10 @@ std::string judge_once(const ctxo::profile::Profile* forced, const ctxo::mcp::Re
     keep(std::move(same));
     keep(judge.miss("t", env, reply));
   }
+  keep(judge.listing("t"));
   for (auto& [tool, o] : judge.finish()) keep(std::move(o));
+  // The answer read as a tools/list entry: H-NAME on any name, H-SCHEMA on any schema.
+  if (reply.result.is_object()) keep(ctxo::checks::check_listing(hosts(), reply.result));
   return said;
 }
 

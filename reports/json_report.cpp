@@ -57,6 +57,14 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                       {"no_answer", c.no_answer}, {"largest_bytes", c.largest_bytes}, {"truncated", c.truncated}};
     jt["second_pass_calls"] = t.second_pass_calls;
     jt["driven_calls"] = t.driven_calls;
+    if (t.largest) {
+      const checks::LargestAnswer& b = *t.largest;
+      json hosts = json::array();
+      for (const auto& h : b.headroom)
+        hosts.push_back({{"host", h.host}, {"limit", h.limit}, {"unit", h.unit}, {"size", h.size}, {"max", h.max}});
+      jt["largest_answer"] = {{"bytes", b.bytes},       {"chars", b.chars},     {"tokens", b.tokens},
+                              {"is_error", b.is_error}, {"request", b.request}, {"hosts", hosts}};
+    }
     tools.push_back(jt);
   }
   json findings = json::array();
@@ -222,6 +230,26 @@ Result<engine::RunReport> from_json(const json& doc) {
         }
         read(jt, "second_pass_calls", t.second_pass_calls);
         read(jt, "driven_calls", t.driven_calls);
+        if (jt.contains("largest_answer") && jt["largest_answer"].is_object()) {
+          const json& jl = jt["largest_answer"];
+          checks::LargestAnswer b;
+          read(jl, "bytes", b.bytes);
+          read(jl, "chars", b.chars);
+          read(jl, "tokens", b.tokens);
+          read(jl, "is_error", b.is_error);
+          if (jl.contains("request")) b.request = jl["request"];
+          if (jl.contains("hosts") && jl["hosts"].is_array())
+            for (const auto& jh : jl["hosts"]) {
+              checks::Headroom h;
+              read(jh, "host", h.host);
+              read(jh, "limit", h.limit);
+              read(jh, "unit", h.unit);
+              read(jh, "size", h.size);
+              read(jh, "max", h.max);
+              b.headroom.push_back(std::move(h));
+            }
+          t.largest = std::move(b);
+        }
         r.tools.push_back(std::move(t));
       }
     }
@@ -354,6 +382,16 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
       if (!none.empty()) out << "; none by " << c.yellow << none << c.reset << " (their success answers were never checked)";
       out << "\n";
     }
+    // The tool closest to a host's limit (-v: every tool's largest answer).
+    const engine::ToolSummary* tightest = nullptr;
+    for (const auto* t : called.tools)
+      if (headroom_percent(*t) >= 0 && (!tightest || headroom_percent(*t) > headroom_percent(*tightest))) tightest = t;
+    if (tightest && style.verbosity == 1)
+      out << c.dim << "host headroom:" << c.reset << " largest answer " << safe(tightest->name) << ": "
+          << safe(headroom_text(*tightest)) << "\n";
+    if (style.verbosity >= 2)
+      for (const auto* t : called.tools)
+        if (t->largest) out << c.dim << "host headroom:" << c.reset << " " << safe(t->name) << ": " << safe(headroom_text(*t)) << "\n";
     if (style.verbosity >= 2)
       for (const auto* t : called.tools) {
         const checks::Coverage& cv = t->coverage;

@@ -260,6 +260,16 @@ void write_coverage(std::string& o, const engine::RunReport& r) {
        rows + "\n";
 }
 
+/// Each called tool's largest answer and the host limit it came closest to (--host).
+void write_headroom(std::string& o, const engine::RunReport& r) {
+  std::string rows;
+  for (const auto* t : tools_by_name(r))
+    if (t->largest) rows += "| " + md_code(t->name, true) + " | " + md_text(headroom_text(*t)) + " |\n";
+  if (rows.empty()) return;
+  o += "## Host headroom\n\nEach tool's largest answer, and the host limit it came closest to (`--host`; "
+       "H-SIZE reports the answers past one).\n\n| tool | largest answer |\n|:---|:---|\n" + rows + "\n";
+}
+
 void write_finding(std::string& o, const engine::ReportedFinding& rf, std::size_t number, bool evidence) {
   const Finding& f = rf.finding;
   o += "### " + std::to_string(number) + ". " + md_code(f.invariant) + " " + to_string(f.severity) + " — " +
@@ -326,6 +336,7 @@ std::string to_markdown(const engine::RunReport& r, const std::string& version) 
   write_matrix(o, r);
   write_not_observed(o, r);
   write_coverage(o, r);
+  write_headroom(o, r);
 
   auto active = ordered(r, false), accepted = ordered(r, true);
   std::size_t number = 0, left_out = 0;

@@ -178,6 +178,45 @@ CoverageRows coverage_rows(const engine::RunReport& r) {
   return rows;
 }
 
+namespace {
+
+std::string grouped(long long n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (n < 0 ? "-" : "") + out;
+}
+
+const checks::Headroom* closest(const checks::LargestAnswer& b) {
+  const checks::Headroom* best = nullptr;
+  for (const auto& h : b.headroom)
+    if (h.max > 0 && (!best || static_cast<double>(h.size) / static_cast<double>(h.max) >
+                                   static_cast<double>(best->size) / static_cast<double>(best->max)))
+      best = &h;
+  return best;
+}
+
+}  // namespace
+
+long long headroom_percent(const engine::ToolSummary& t) {
+  if (!t.largest) return -1;
+  const checks::Headroom* h = closest(*t.largest);
+  return h ? static_cast<long long>(h->size * 100 / h->max) : -1;
+}
+
+std::string headroom_text(const engine::ToolSummary& t) {
+  if (!t.largest) return "";
+  const checks::LargestAnswer& b = *t.largest;
+  std::string s = grouped(b.bytes) + " B, " + grouped(b.chars) + " chars, " + grouped(b.tokens) + " tokens by chars/4" +
+                  (b.is_error ? " (an error)" : "");
+  if (const checks::Headroom* h = closest(b))
+    s += ": " + std::to_string(h->size * 100 / h->max) + "% of " + h->host + "'s " + h->limit + " (" + grouped(h->max) +
+         " " + h->unit + ")";
+  return s;
+}
+
 std::vector<const engine::ToolSummary*> tools_by_name(const engine::RunReport& r) {
   std::vector<const engine::ToolSummary*> tools;
   for (const auto& t : r.tools) tools.push_back(&t);

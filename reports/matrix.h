@@ -67,6 +67,13 @@ struct CoverageRows {
 };
 CoverageRows coverage_rows(const engine::RunReport& report);
 
+/// A tool's largest answer in words, with the host limit it came closest to: "22,115 B, 5,529
+/// tokens by chars/4: 22% of Claude Code's max-tokens (25,000 tokens)". "" when it has none.
+std::string headroom_text(const engine::ToolSummary& tool);
+/// The share (percent, rounded down) of the host limit the tool's largest answer came closest to
+/// (-1: no host limit applies, or no answer).
+long long headroom_percent(const engine::ToolSummary& tool);
+
 /// The report's tools sorted by name (the order the per-tool sections list them in).
 std::vector<const engine::ToolSummary*> tools_by_name(const engine::RunReport& report);
 

@@ -131,6 +131,9 @@ struct Judge::State {
     Finding finding;
   };
   std::vector<Released> released;  ///< Held TR-CAP the sweep let stand, settled at finish().
+  std::unique_ptr<HostMeter> meter;  ///< Null when no host is selected.
+  std::optional<std::map<std::string, std::string>> sized_env;  ///< The environment answers are sized under.
+  std::set<std::string> listed;  ///< Tools whose listing was checked.
   static constexpr std::size_t kMaxPending = 64;
   /// Bytes of the answers kept until finish(), all tools together: what a run holds stays a few
   /// times --max-message-bytes whatever the server sends.
@@ -307,7 +310,21 @@ struct Judge::State {
   }
 };
 
-Judge::Judge(JudgeSetup setup) : s_(std::make_unique<State>()) { s_->setup = std::move(setup); }
+Judge::Judge(JudgeSetup setup) : s_(std::make_unique<State>()) {
+  s_->setup = std::move(setup);
+  if (!s_->setup.hosts.empty()) s_->meter = std::make_unique<HostMeter>(std::move(s_->setup.hosts));
+}
+
+Outcomes Judge::listing(const std::string& name) {
+  if (!s_->meter || !s_->listed.insert(name).second) return {};
+  const json* t = s_->tool_json(name);
+  return t ? check_listing(s_->meter->hosts(), *t) : Outcomes{};
+}
+
+const std::map<std::string, LargestAnswer>& Judge::largest() const {
+  static const std::map<std::string, LargestAnswer> kNone;
+  return s_->meter ? s_->meter->largest() : kNone;
+}
 Judge::~Judge() = default;
 
 Outcomes Judge::transport(const Reply& reply) {
@@ -345,6 +362,12 @@ Judged Judge::call(const Exchange& x) {
     if (r.kind != Reply::Kind::kResult && r.kind != Reply::Kind::kError) {
       s_->count(x.tool, r, j.envelope, Reach::kNoAnswer);
       return j;
+    }
+    if (s_->meter && r.kind == Reply::Kind::kResult) {
+      // Sized as the server answers when configured as the user runs it: the limit sweep's
+      // answers under other limits say nothing about what a host will be sent.
+      if (!s_->sized_env) s_->sized_env = x.env;
+      if (x.env == *s_->sized_env) s_->meter->observe(x.tool, tool, r);
     }
     const State::Intent intended = s_->intent(x, ctx, v);
     // A call to a tool the server does not list has no envelope contract.
@@ -463,6 +486,8 @@ Outcomes Judge::resume(const std::vector<ParsedEnvelope>& pages, const json* ful
 
 std::map<std::string, Outcomes> Judge::finish() {
   std::map<std::string, Outcomes> out;
+  if (s_->meter)
+    for (auto& [tool, o] : s_->meter->finish()) out[tool].merge(std::move(o));
   for (auto& r : s_->released) {
     Finding& f = r.finding;
     const std::string tool = f.request.is_object() && f.request.contains("params") && f.request["params"].is_object()

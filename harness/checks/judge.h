@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/envelope.h"
+#include "checks/hosts.h"
 #include "checks/outcome.h"
 #include "checks/protocol.h"
 #include "mcp/client.h"
@@ -43,6 +44,10 @@ struct JudgeSetup {
   bool tools_known = true;
   std::optional<std::string> root;  ///< --root DIR (POS-UTF16).
   std::string era = "legacy";
+  /// --host: the host profiles H-* checks judge by (empty: none). Answers count for H-SIZE and
+  /// H-DECLARED only under the environment of the first call judged (the server as configured),
+  /// not under the limit sweep's.
+  std::vector<profile::Host> hosts;
 };
 
 /// One answered (or not) tools/call.
@@ -126,6 +131,12 @@ class Judge {
   /// judged now by the tool's profile, or by the profile most of the server's tools speak; held
   /// findings that no sweep settled are released. Per tool name.
   std::map<std::string, Outcomes> finish();
+
+  /// H-NAME, H-SCHEMA and H-DECLARED on tool `name`'s tools/list entry, once per tool (later calls
+  /// return nothing); nothing for a tool not listed or when no host is selected.
+  Outcomes listing(const std::string& name);
+  /// Per tool: its largest answer and the hosts' headroom on it (complete after finish()).
+  const std::map<std::string, LargestAnswer>& largest() const;
 
   /// A tools/call to `tool` that got no answer (timeout, closed pipe): coverage only.
   void unanswered(const std::string& tool);

@@ -105,6 +105,20 @@ const std::vector<InvariantInfo>& registry() {
       {"POS-UTF16", "positions", Severity::kError,
        "with --root: positions exist and columns count UTF-16 code units", "seed 001 §Positions", true,
        "Count columns from 1 in UTF-16 code units (as LSP and JavaScript do), not in UTF-8 bytes or code points, and make file and line point at the text the snippet shows. The diagnosis says how your server counted."},
+      {"H-SIZE", "host", Severity::kWarning,
+       "every answer, error text included, fits the selected hosts' size limits (severity from what the host does past them)",
+       "SPEC §3 Host limits; schemas/hosts/*.json", true,
+       "Keep a tool's default answer under the hosts' limits (Claude Code: 10,000 tokens by chars/4 before it warns, 25,000 tokens or 50,000 characters before it writes the answer to a file; Claude Desktop: 1 MB): return a page with a cursor or a truncated answer with a hint. A tool that must answer big can declare _meta[\"anthropic/maxResultSizeChars\"] for Claude Code."},
+      {"H-NAME", "host", Severity::kError, "tool names meet the selected hosts' and model providers' rules",
+       "SPEC §3 Host limits; schemas/hosts/*.json", true,
+       "Name tools with 1 to 64 characters from A-Z, a-z, 0-9, underscore and hyphen: providers refuse dots, slashes and spaces, and a refused name fails every request that lists the server's tools."},
+      {"H-SCHEMA", "host", Severity::kError, "input schemas use nothing a selected host refuses",
+       "SPEC §3 Host limits; schemas/hosts/*.json", true,
+       "Keep anyOf, oneOf and allOf out of the top level of an inputSchema (the Anthropic API refuses the whole request): make the alternatives optional properties and check the combination in the handler."},
+      {"H-DECLARED", "host", Severity::kWarning,
+       "a ceiling the tool declares (_meta[\"anthropic/maxResultSizeChars\"]) is valid and its own answers stay under it",
+       "SPEC §3 Host limits; schemas/hosts/*.json", true,
+       "Declare an integer between 1 and the host's ceiling (500,000 for anthropic/maxResultSizeChars) and cut answers to it; a tool that answers past its own ceiling is diverted to a file anyway."},
   };
   return kAll;
 }

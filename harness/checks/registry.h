@@ -15,7 +15,7 @@ namespace ctxo::checks {
 
 struct InvariantInfo {
   std::string id;        ///< "T-FRAMING"; never reused.
-  std::string family;    ///< "transport", "protocol", "envelope", "truncation", "budget", "positions".
+  std::string family;    ///< "transport", "protocol", "envelope", "truncation", "budget", "positions", "host".
   Severity severity;     ///< Default severity of its findings.
   std::string summary;   ///< One line: what a conformant server does.
   std::string spec_ref;  ///< Where the rule comes from.

@@ -25,6 +25,7 @@
 #include "engine/gate.h"
 #include "engine/transcript.h"
 #include "mcp/client.h"
+#include "profile/host.h"
 #include "profile/profile.h"
 #include "reports/html.h"
 #include "reports/json_report.h"
@@ -53,6 +54,7 @@ std::vector<std::string> split_csv(const std::vector<std::string>& items) {
 struct Cli {
   std::vector<std::string> command;
   std::string profile = "auto";
+  std::string host;
   std::vector<std::string> env;
   std::string cwd, protocol, root;
   std::optional<std::uint64_t> seed;
@@ -155,7 +157,7 @@ int run_check(int argc, char** argv) {
                "\"env\": {K: V} (optional: the server's environment overrides in effect)}. Identical calls\n"
                "are compared (E-STABLE); identical calls under different limit variables form a limit sweep.",
                "ctxo-conform check"};
-  std::string transcript, tools_list, profile = "auto", root, color = "auto", baseline;
+  std::string transcript, tools_list, profile = "auto", root, color = "auto", baseline, host;
   ctxo::cli::Outputs outputs;
   std::vector<std::string> only, skip;
   int verbosity = 1;
@@ -166,6 +168,9 @@ int run_check(int argc, char** argv) {
       ->type_name("NAME|FILE")
       ->capture_default_str();
   app.add_option("--root", root, "Workspace the positions refer to (enables POS-UTF16)")->type_name("DIR");
+  app.add_option("--host", host,
+                 "Hosts whose limits H-* checks apply: default (claude-code, claude-desktop), none, or NAME|FILE.json,...")
+      ->type_name("NAME,...|none");
   outputs.add_options(app);
   app.add_option("--baseline", baseline, "Accepted findings (a baseline file or an earlier JSON report)")
       ->type_name("F");
@@ -179,6 +184,7 @@ int run_check(int argc, char** argv) {
   o.transcript = transcript;
   if (!tools_list.empty()) o.tools_list = tools_list;
   o.profile = profile;
+  o.host = host;
   if (!root.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_directory(root, ec)) return usage_error("--root '" + root + "' is not a directory");
@@ -349,6 +355,9 @@ int main(int argc, char** argv) {
   app.add_option("--profile", cli.profile, "Envelope profile: auto|ctxo|budget|meta|truncation-info|none|FILE.json")
       ->type_name("NAME|FILE")
       ->capture_default_str();
+  app.add_option("--host", cli.host,
+                 "Hosts whose limits H-* checks apply: default (claude-code, claude-desktop), none, or NAME|FILE.json,...")
+      ->type_name("NAME,...|none");
   app.add_option("--env", cli.env, "Extra environment for the server (repeatable)")->type_name("K=V")->allow_extra_args(false);
   app.add_option("--cwd", cli.cwd, "The server's working directory")->type_name("DIR");
   app.add_option("--protocol", cli.protocol,
@@ -467,6 +476,9 @@ int main(int argc, char** argv) {
     }
   }
   o.profile = cli.profile;
+  if (auto hosts = ctxo::profile::load_hosts(cli.host); !hosts.ok())
+    return fail_config("--host: " + hosts.error().message);
+  o.host = cli.host;
   // Bounds that keep every later computation (timeout x 5, deadlines) far from overflow.
   constexpr long kDay = 24L * 60 * 60 * 1000;
   if (cli.timeout_ms <= 0 || cli.timeout_ms > kDay)

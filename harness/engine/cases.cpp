@@ -62,6 +62,7 @@ json case_json(const ReportedFinding& rf, const RunReport& report, const RunOpti
               {"replay", f.replay},
               {"server", server},
               {"profile", options.profile},
+              {"host", options.host},
               {"timeout_ms", options.timeout.count()},
               {"seed", report.seed},
               {"limits", options.limits}};
@@ -115,12 +116,15 @@ Result<Case> load_case(const std::string& path) {
   o.cwd = server.value("cwd", "");
   o.protocol = server.value("protocol", "");
   o.profile = d.value("profile", "auto");
+  o.host = d.value("host", "");
   o.timeout = std::chrono::milliseconds(d.value("timeout_ms", 10000));
   o.seed = d.value("seed", std::uint64_t{0});
   if (d.contains("limits")) o.limits = d["limits"].get<std::vector<std::int64_t>>();
   if (d.contains("root") && d["root"].is_string()) o.root = d["root"].get<std::string>();
   o.selection = checks::Selection({c.invariant}, {});
   o.replay = call_of(d["request"], d.value("phase", "") == "miss").value_or(ReplayCall{});
+  // A finding with no call (H-NAME, H-SCHEMA: the tool's listing) replays on its tool.
+  if (o.replay->tool.empty()) o.replay->tool = c.tool;
   if (d.contains("sequence"))
     for (const auto& r : d["sequence"])
       if (auto call = call_of(r, false)) o.replay->sequence.emplace_back(call->tool, call->arguments);

@@ -157,6 +157,7 @@ class Runner {
       ts->profile = tp.profile ? tp.profile->name : "";
       ts->profile_reason = tp.reason;
     }
+    for (const auto& [name, big] : judge_->largest()) summary_of(name)->largest = big;
     for (const auto& [name, n] : judge_->profiles_detected()) rep_.profiles_detected[name] = n;
     rep_.unprofiled_results = judge_->unprofiled();
     if (!forced_ && !profiles_.empty() && rep_.unprofiled_results > 0)
@@ -384,6 +385,7 @@ class Runner {
       js.tools = all_tools_;
       js.root = o_.root;
       js.era = rep_.era;
+      js.hosts = hosts_;
       judge_ = std::make_unique<checks::Judge>(std::move(js));
     }
     std::vector<const json*> tools;
@@ -422,7 +424,10 @@ class Runner {
       }
       ts.selected = in;
       rep_.tools.push_back(ts);
-      if (in) selected.push_back(t);
+      if (in) {
+        selected.push_back(t);
+        take(ts.name, judge_->listing(ts.name));
+      }
     }
     if (o_.replay && !o_.replay->tool.empty() && selected.empty())
       note("the case's tool '" + o_.replay->tool + "' is not in the server's tools/list any more");
@@ -696,7 +701,8 @@ class Runner {
   // protocol invariants are selected (e.g. a replayed T-CRASH case).
   bool envelope_wanted() const {
     for (const auto& inv : checks::registry())
-      if (inv.family != "transport" && inv.family != "protocol" && invariant_wanted(inv.id)) return true;
+      if (inv.family != "transport" && inv.family != "protocol" && inv.family != "host" && invariant_wanted(inv.id))
+        return true;
     return false;
   }
 
@@ -956,6 +962,12 @@ class Runner {
     if (!set->problem.empty()) note("envelope checks are off: " + set->problem);
     profiles_ = std::move(set->candidates);
     forced_ = std::move(set->forced);
+    auto hosts = profile::load_hosts(o_.host);
+    if (!hosts.ok()) {
+      rep_.error = hosts.error();
+      return false;
+    }
+    hosts_ = std::move(*hosts);
     return true;
   }
 
@@ -1160,6 +1172,7 @@ class Runner {
   std::map<std::string, std::string> env_;  ///< Environment of the current server process.
   std::vector<profile::Profile> profiles_;   ///< Candidates for --profile auto.
   std::optional<profile::Profile> forced_;   ///< --profile NAME|FILE.
+  std::vector<profile::Host> hosts_;         ///< --host.
   std::vector<json> all_tools_;              ///< tools/list, as listed (E-HINT-REF).
   /// Input schemas naming a host other than loopback, for pinning remote URL defaults (none with
   /// --allow-remote-urls).

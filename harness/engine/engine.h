@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "checks/hosts.h"
 #include "checks/outcome.h"
 #include "checks/registry.h"
 #include "core/finding.h"
@@ -63,6 +64,8 @@ struct RunOptions {
   std::string record_path;                    ///< --record: write every exchange as a transcript.
   /// --allow-remote-urls: send a schema's default/example URLs to hosts other than loopback.
   bool allow_remote_urls = false;
+  /// --host: the host profiles for H-* checks ("" = the defaults, "none" = none; see profile::load_hosts).
+  std::string host;
 };
 
 /// Per-tool outcome.
@@ -89,6 +92,9 @@ struct ToolSummary {
   /// Calls made by the second pass (tools that reached no data on the first, called again with
   /// the values harvested since) and by driving a budget/limit parameter small.
   std::size_t second_pass_calls = 0, driven_calls = 0;
+  /// Its largest answer and how close it came to each selected host's limits (none when no host
+  /// is selected or no call was answered).
+  std::optional<checks::LargestAnswer> largest;
 };
 
 /// A finding plus how often it recurred: one root cause (same invariant, tool and diagnosis

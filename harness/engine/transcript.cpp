@@ -98,6 +98,8 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   if (!lines.ok()) return lines.error();
   auto profiles = load_profile_set(o.profile);
   if (!profiles.ok()) return profiles.error();
+  auto hosts = profile::load_hosts(o.host);
+  if (!hosts.ok()) return make_error(hosts.error().code, "--host: " + hosts.error().message);
   const profile::Profile* forced = profiles->forced ? &*profiles->forced : nullptr;
 
   RunReport rep;
@@ -164,6 +166,17 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   std::map<std::string, std::vector<Answer>> same_args;   // tool+args -> answers (sweep)
   std::string era = "legacy";
   std::unique_ptr<checks::Judge> judge;  // made at the first tools/call, once the era is known
+  auto make_judge = [&] {
+    checks::JudgeSetup js;
+    js.forced = forced;
+    js.candidates = &profiles->candidates;
+    js.tools = tools;
+    js.tools_known = !tools.empty();
+    js.root = o.root;
+    js.era = era;
+    js.hosts = *hosts;
+    return std::make_unique<checks::Judge>(std::move(js));
+  };
   std::map<std::string, checks::Coverage> coverage;  // the judge's, once it has judged everything
 
   std::size_t unanswered = 0;
@@ -231,16 +244,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
       ts.successes = success ? 1 : 0;
       rep.tools.push_back(ts);
     }
-    if (!judge) {
-      checks::JudgeSetup js;
-      js.forced = forced;
-      js.candidates = &profiles->candidates;
-      js.tools = tools;
-      js.tools_known = !tools.empty();
-      js.root = o.root;
-      js.era = era;
-      judge = std::make_unique<checks::Judge>(std::move(js));
-    }
+    if (!judge) judge = make_judge();
     checks::Exchange x;
     x.tool = tool;
     x.arguments = args;
@@ -256,6 +260,10 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     same_args[tool + "\x1f" + args.dump()].push_back(Answer{&line, j.envelope, j.answer});
   }
 
+  // Host rules on every listed tool (H-NAME, H-SCHEMA, H-DECLARED), called or not.
+  if (!judge && !tools.empty() && !hosts->empty()) judge = make_judge();
+  if (judge)
+    for (const auto& ts : rep.tools) take(ts.name, judge->listing(ts.name));
   if (judge) {
     for (const auto& [key, answers] : same_call) {
       if (answers.size() < 2) continue;
@@ -285,6 +293,9 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
           ts.profile = tp.profile ? tp.profile->name : "";
           ts.profile_reason = tp.reason;
         }
+    for (const auto& [name, big] : judge->largest())
+      for (auto& ts : rep.tools)
+        if (ts.name == name) ts.largest = big;
     for (const auto& [name, n] : judge->profiles_detected()) rep.profiles_detected[name] = n;
     rep.unprofiled_results = judge->unprofiled();
     coverage = judge->coverage();

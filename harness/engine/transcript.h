@@ -22,6 +22,7 @@ struct CheckOptions {
   std::string profile = "auto";
   std::optional<std::string> root;
   checks::Selection selection;
+  std::string host;  ///< --host (see RunOptions::host).
 };
 
 /// Runs every check that needs no live server over the transcript: T-ID, P-INIT, P-LIST,

@@ -555,7 +555,15 @@ std::vector<PlannedCall> ToolPlan::driven(const json& args, const std::string& a
     if (ps.contains("exclusiveMinimum") && ps["exclusiveMinimum"].is_number())
       lo = std::max(lo, std::floor(ps["exclusiveMinimum"].get<double>()) + 1);
     if (!std::isfinite(lo) || lo > 1e12) continue;
-    for (double v : {lo, lo * 4}) {
+    // And at its maximum, when the schema has one: the largest answer the tool lets an agent
+    // ask for must still fit the hosts that read it (H-SIZE).
+    std::optional<double> hi;
+    if (ps.contains("maximum") && ps["maximum"].is_number()) hi = std::floor(ps["maximum"].get<double>());
+    if (ps.contains("exclusiveMaximum") && ps["exclusiveMaximum"].is_number())
+      hi = std::min(hi.value_or(HUGE_VAL), std::ceil(ps["exclusiveMaximum"].get<double>()) - 1);
+    std::vector<double> values = {lo, lo * 4};
+    if (hi && std::isfinite(*hi) && *hi > lo * 4 && *hi <= 1e9) values.push_back(*hi);
+    for (double v : values) {
       json a = args;
       a[it.key()] = static_cast<std::int64_t>(std::ceil(v));
       if (a == args) continue;

@@ -133,8 +133,9 @@ class ToolPlan {
 
   /// Budget and limit parameters driven small: `args` (a call that reached data) again with each
   /// such parameter (limit, maxResults, tokenBudget, ...: see budget_parameter) at its smallest
-  /// valid value and four times that, so an answer that can be cut is. Only schema-valid calls
-  /// not made before.
+  /// valid value and four times that, so an answer that can be cut is, and at its schema maximum
+  /// (when it has one), so the largest answer an agent can ask for is measured against the hosts'
+  /// limits. Only schema-valid calls not made before.
   std::vector<PlannedCall> driven(const json& args, const std::string& after);
 
   const PhaseSizes& sizes() const { return sizes_; }

@@ -124,7 +124,8 @@ TEST(Hostile, HugeAnswersCostAFewTimesTheirSizeNotMore) {
   std::ofstream(file) << R"({"type":"object","properties":{"q":{"type":"string"}}})";
   const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/schema_server.py";
   constexpr long kAnswer = 32L << 20;
-  auto r = run_harness({"--calls", "6", "--no-cases", "--max-message-bytes", std::to_string(kAnswer + 4096), "--env",
+  // --host none: a 32 MB answer is an H-SIZE error (past Claude Desktop's 1 MB), not this test's subject.
+  auto r = run_harness({"--calls", "6", "--no-cases", "--host", "none", "--max-message-bytes", std::to_string(kAnswer + 4096), "--env",
                         "SCHEMA_FILE=" + file, "--env", "ANSWER_BYTES=" + std::to_string(kAnswer), "--", "python3", server});
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
   ASSERT_TRUE(r.report.is_object());

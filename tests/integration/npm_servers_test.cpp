@@ -73,6 +73,38 @@ TEST(NpmFilesystem, ReadOnlyRunCompletesWithAReport) {
               << f["diagnosis"].get<std::string>() << "\n";
 }
 
+// Host limits on a real server (pinned from the default run, seed 1): server-memory's read_graph
+// returns the whole knowledge graph, with no pagination and no limit. After the run's own
+// create_entities / add_observations calls the graph is about 72,000 characters (18,000 tokens
+// by chars/4): Claude Code warns past 10,000 tokens and writes an answer past 50,000 characters
+// to a file, so an agent would see a 2 kB preview of the graph. True, and a warning (the answer
+// still reaches the model as a file), never an error: no host refuses it (under 1 MB).
+TEST(NpmMemory, ReadGraphOutgrowsClaudeCodesLimits) {
+  const std::string bin = npm_bin("mcp-server-memory");
+  REQUIRE_NPM(bin);
+  const auto dir = std::filesystem::path(CTXO_BINARY_DIR) / "test-tmp" / "memory-server";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  HarnessRun r = run_harness({"--seed", "1", "--no-cases", "--cwd", dir.string(), "--env",
+                              "MEMORY_FILE_PATH=" + (dir / "memory.jsonl").string(), "--", "node", bin});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_TRUE(r.error_ids().empty()) << r.report["findings"].dump(2);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  bool read_graph = false;
+  for (const auto& f : r.report["findings"]) {
+    EXPECT_EQ(f["invariant"], "H-SIZE") << f.dump(2);
+    EXPECT_EQ(f["severity"], "warning");
+    read_graph = read_graph || f["tool"] == "read_graph";
+  }
+  EXPECT_TRUE(read_graph) << r.report["findings"].dump(2);
+  // Every tool's largest answer is reported, found or not.
+  for (const auto& t : r.report["tools"]) {
+    if (t["calls"].get<int>() > 0) {
+      EXPECT_TRUE(t.contains("largest_answer")) << t["name"];
+    }
+  }
+}
+
 // A ctxo-envelope server written against the official TypeScript SDK (tests/npm/fixtures): the
 // size oracle must agree with JSON.stringify and Buffer.byteLength, and detection with the SDK's
 // framing. Conformant: nothing; each defect (set through the environment): exactly its id.

@@ -41,7 +41,11 @@ const std::vector<Case>& cases() {
       {"ctxo.mjs", "envelope-reject", {}, {}, {"P-ACCEPT"}, 0},
       {"budget.mjs", "", {}, {}, {}, 0},
       {"meta.mjs", "", {}, {}, {}, 0},
-      {"tinfo.mjs", "", {}, {}, {}, 0},
+      // A true finding, pinned: the truncation-info design cuts at 80,000 characters (80% of its
+      // 100,000), so its full-size answers (96,439 and 80,668 characters here) pass Claude Code's
+      // 50,000-character and 10,000-token thresholds: diverted to a file and warned about. A
+      // warning (the answer still reaches the model, as a preview), so the run passes.
+      {"tinfo.mjs", "", {}, {}, {"H-SIZE"}, 0},
       {"markdown.mjs", "", {}, {}, {}, 0},
   };
   return c;

@@ -189,13 +189,18 @@ TEST(ToolPlan, AnArrayParameterTakesOneHarvestedValue) {
 TEST(ToolPlan, DrivesBudgetParametersSmall) {
   ToolPlan plan(kLookup, 0, 5);
   auto calls = plan.driven(json{{"symbol", "alpha"}, {"limit", 50}}, "after random #1");
-  ASSERT_EQ(calls.size(), 2u);
+  ASSERT_EQ(calls.size(), 3u);
   EXPECT_EQ(calls[0].arguments.value(), (json{{"symbol", "alpha"}, {"limit", 1}}));
   EXPECT_EQ(calls[1].arguments.value(), (json{{"symbol", "alpha"}, {"limit", 4}}));
   EXPECT_NE(calls[0].label.find("'limit' driven to 1"), std::string::npos) << calls[0].label;
+  // And to its schema maximum: the largest answer an agent can ask for (H-SIZE).
+  EXPECT_EQ(calls[2].arguments.value(), (json{{"symbol", "alpha"}, {"limit", 100}}));
   // A call that already had the smallest limit is not made again.
   ToolPlan again(kLookup, 0, 5);
-  EXPECT_EQ(again.driven(json{{"symbol", "alpha"}, {"limit", 1}}, "x").size(), 1u);
+  EXPECT_EQ(again.driven(json{{"symbol", "alpha"}, {"limit", 1}}, "x").size(), 2u);
+  // No maximum in the schema: no call at it.
+  ToolPlan open(json::parse(R"({"type":"object","properties":{"limit":{"type":"integer","minimum":1}}})"), 0, 5);
+  EXPECT_EQ(open.driven(json{{"limit", 10}}, "x").size(), 2u);
   // No budget parameter: nothing to drive.
   ToolPlan none(json::parse(R"({"type":"object","properties":{"path":{"type":"string"}}})"), 0, 5);
   EXPECT_TRUE(none.driven(json{{"path", "a"}}, "x").empty());

@@ -1,0 +1,412 @@
+// SPDX-License-Identifier: MIT
+#include "checks/hosts.h"
+
+#include <algorithm>
+#include <optional>
+
+#include "core/text.h"
+#include "truncation/js_json.h"
+#include "truncation/unicode.h"
+
+namespace ctxo::checks {
+
+namespace {
+
+using nlohmann::json;
+using profile::Host;
+using profile::HostLimit;
+using profile::Unit;
+
+/// Names longer than this are never given to std::regex (its recursion is bounded by the
+/// subject); no host takes one anyway, so it breaks every name rule.
+constexpr std::size_t kMaxMatchedName = 1024;
+/// How deep and how wide the walk for refused schema features goes.
+constexpr int kMaxSchemaDepth = 64;
+constexpr std::size_t kMaxSchemaNodes = 20000;
+
+/// 12345678 -> "12,345,678".
+std::string grouped(std::int64_t n) {
+  std::string digits = std::to_string(n < 0 ? -n : n), out;
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return (n < 0 ? "-" : "") + out;
+}
+
+std::string unit_words(Unit u, bool of_result) {
+  const char* w = u == Unit::kTokens ? "tokens" : u == Unit::kBytes ? "bytes" : "characters";
+  return of_result ? std::string(w) + " of the serialised result" : std::string(w);
+}
+
+/// "A", "A and B", "A, B and C".
+std::string and_list(const std::vector<std::string>& items) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i)
+    out += (i == 0 ? "" : i + 1 == items.size() ? " and " : ", ") + items[i];
+  return out;
+}
+
+std::string join(const std::vector<std::string>& items, const char* sep) {
+  std::string out;
+  for (std::size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
+  return out;
+}
+
+Severity worse(Severity a, Severity b) { return a == Severity::kError || b == Severity::kError ? Severity::kError : Severity::kWarning; }
+
+/// The text content blocks of an answer, in order (not copied: answers can be megabytes).
+std::vector<const std::string*> text_parts(const mcp::Reply& r) {
+  std::vector<const std::string*> parts;
+  if (r.result.is_object() && r.result.contains("content") && r.result["content"].is_array())
+    for (const auto& part : r.result["content"])
+      if (part.is_object() && part.contains("text") && part["text"].is_string())
+        parts.push_back(&part["text"].get_ref<const std::string&>());
+  return parts;
+}
+
+/// The start of an answer's text, for a finding's excerpt.
+std::string text_excerpt(const mcp::Reply& r) {
+  auto parts = text_parts(r);
+  return parts.empty() ? std::string() : excerpt(*parts.front(), 300);
+}
+
+/// The ceiling `tool` declares for `host` (capped at the host's maximum), or nullopt when it
+/// declares none the host would honour.
+std::optional<std::int64_t> declared_ceiling(const Host& host, const json* tool) {
+  if (!host.declared || !tool || !tool->is_object()) return std::nullopt;
+  auto meta = tool->find("_meta");
+  if (meta == tool->end() || !meta->is_object()) return std::nullopt;
+  auto v = meta->find(host.declared->meta_key);
+  if (v == meta->end() || !v->is_number()) return std::nullopt;
+  const double d = v->get<double>();
+  if (!(d >= static_cast<double>(host.declared->min)) || d != static_cast<double>(static_cast<std::int64_t>(d)))
+    return std::nullopt;
+  return std::min(static_cast<std::int64_t>(d), host.declared->max);
+}
+
+std::int64_t size_in(const Host& host, Unit unit, bool of_result, const AnswerSize& s) {
+  const std::int64_t chars = of_result ? s.result_chars : s.chars;
+  const std::int64_t bytes = of_result ? s.result_bytes : s.bytes;
+  switch (unit) {
+    case Unit::kTokens: return host.tokens(chars);
+    case Unit::kBytes: return bytes;
+    case Unit::kChars: return chars;
+  }
+  return chars;
+}
+
+bool applies(const HostLimit& l, bool is_error) {
+  return l.applies == HostLimit::Applies::kAny || (l.applies == HostLimit::Applies::kError) == is_error;
+}
+
+Finding listing_finding(const char* id, const json& tool, Severity severity, std::string diagnosis) {
+  Finding f;
+  f.invariant = id;
+  if (auto n = tool.find("name"); n != tool.end() && n->is_string()) f.tool = n->get<std::string>();
+  f.severity = severity;
+  f.response_excerpt = excerpt(tool.dump(-1, ' ', false, json::error_handler_t::replace), 400);
+  f.diagnosis = std::move(diagnosis);
+  return f;
+}
+
+/// Refused keywords and formats found in `schema` under `rule`, each named once ("anyOf", "format: uri").
+void refused(const json& schema, const profile::SchemaRule& rule, int depth, std::size_t& nodes,
+             std::vector<std::string>& found) {
+  if (!schema.is_object() || depth > kMaxSchemaDepth || ++nodes > kMaxSchemaNodes) return;
+  auto add = [&](std::string what) {
+    if (std::find(found.begin(), found.end(), what) == found.end()) found.push_back(std::move(what));
+  };
+  for (const auto& kw : rule.keywords)
+    if (schema.contains(kw)) add(kw);
+  if (auto fmt = schema.find("format"); fmt != schema.end() && fmt->is_string())
+    for (const auto& f : rule.formats)
+      if (*fmt == f) add("format: " + f);
+  if (!rule.anywhere) return;
+  for (const char* k : {"properties", "patternProperties", "definitions", "$defs", "dependencies"})
+    if (auto it = schema.find(k); it != schema.end() && it->is_object())
+      for (const auto& sub : *it) refused(sub, rule, depth + 1, nodes, found);
+  for (const char* k : {"items", "additionalItems", "additionalProperties", "not", "if", "then", "else", "contains",
+                        "propertyNames", "anyOf", "oneOf", "allOf", "prefixItems"})
+    if (auto it = schema.find(k); it != schema.end()) {
+      if (it->is_array())
+        for (const auto& sub : *it) refused(sub, rule, depth + 1, nodes, found);
+      else
+        refused(*it, rule, depth + 1, nodes, found);
+    }
+}
+
+}  // namespace
+
+AnswerSize measure_answer(const mcp::Reply& reply, bool of_result) {
+  AnswerSize s;
+  // The text blocks joined by "\n", measured block by block.
+  const auto parts = text_parts(reply);
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    s.chars += static_cast<std::int64_t>(truncation::utf16_length(*parts[i])) + (i ? 1 : 0);
+    s.bytes += static_cast<std::int64_t>(truncation::utf8_length(*parts[i])) + (i ? 1 : 0);
+  }
+  s.is_error = reply.is_error_result();
+  if (of_result) {
+    // As JSON.stringify would write it, measured without writing it.
+    s.result_chars = static_cast<std::int64_t>(truncation::js_json_utf16_size(reply.result));
+    s.result_bytes = static_cast<std::int64_t>(truncation::js_json_size(reply.result));
+  }
+  return s;
+}
+
+Outcomes check_listing(const std::vector<Host>& hosts, const json& tool) {
+  Outcomes o;
+  if (hosts.empty() || !tool.is_object()) return o;
+  // H-NAME: one finding naming every host that refuses the name, by rule.
+  if (auto n = tool.find("name"); n != tool.end() && n->is_string()) {
+    const std::string& name = n->get_ref<const std::string&>();
+    std::vector<std::pair<std::string, std::vector<std::string>>> broken;  // rule words -> host titles
+    Severity sev = Severity::kWarning;
+    bool any_rule = false;
+    for (const auto& h : hosts)
+      for (const auto& rule : h.names) {
+        any_rule = true;
+        bool ok = false;
+        try {
+          ok = name.size() <= kMaxMatchedName && std::regex_match(name, *rule.re);
+        } catch (const std::regex_error&) {
+          ok = false;
+        }
+        if (ok) continue;
+        sev = worse(sev, profile::severity_of(rule.past));
+        auto it = std::find_if(broken.begin(), broken.end(), [&](const auto& b) { return b.first == rule.says; });
+        if (it == broken.end()) broken.push_back({rule.says, {h.title}});
+        else it->second.push_back(h.title);
+      }
+    if (any_rule) {
+      o.pass("H-NAME");
+      if (!broken.empty()) {
+        std::string d = "tool name `" + excerpt(name, 80) + "` (" + grouped(static_cast<std::int64_t>(truncation::utf16_length(name))) +
+                        " characters) breaks ";
+        for (std::size_t i = 0; i < broken.size(); ++i)
+          d += (i ? "; and " : "") + and_list(broken[i].second) + "'s rule: " + broken[i].first;
+        d += ". A host that refuses a tool name refuses the request that lists it, so none of the server's tools can be "
+             "used there. Rename the tool";
+        o.fail(listing_finding("H-NAME", tool, sev, std::move(d)));
+      }
+    }
+  }
+  // H-SCHEMA: refused features of the input schema, by host.
+  if (auto schema = tool.find("inputSchema"); schema != tool.end() && schema->is_object()) {
+    std::vector<std::string> said;
+    Severity sev = Severity::kWarning;
+    bool any_rule = false;
+    for (const auto& h : hosts)
+      for (const auto& rule : h.schemas) {
+        any_rule = true;
+        std::vector<std::string> found;
+        std::size_t nodes = 0;
+        refused(*schema, rule, 0, nodes, found);
+        if (found.empty()) continue;
+        sev = worse(sev, profile::severity_of(rule.past));
+        said.push_back(h.title + " " + profile::describe(rule.past) + " (" + (rule.says.empty() ? "refused" : rule.says) +
+                       "; this schema has " + and_list(found) + (rule.anywhere ? "" : " at its top level") + ")");
+      }
+    if (any_rule) {
+      o.pass("H-SCHEMA");
+      if (!said.empty())
+        o.fail(listing_finding("H-SCHEMA", tool, sev,
+                               "the input schema uses what a host refuses: " + and_list(said) +
+                                   ". A refused schema fails every request that lists the tool. Express the alternatives "
+                                   "as optional properties and check the combination in the handler"));
+    }
+  }
+  // H-DECLARED: the declared value itself.
+  for (const auto& h : hosts) {
+    if (!h.declared) continue;
+    auto meta = tool.find("_meta");
+    if (meta == tool.end() || !meta->is_object()) continue;
+    auto v = meta->find(h.declared->meta_key);
+    if (v == meta->end()) continue;
+    o.pass("H-DECLARED");
+    const std::string key = "_meta[\"" + h.declared->meta_key + "\"]";
+    const std::string shown = excerpt(v->dump(-1, ' ', false, json::error_handler_t::replace), 40);
+    if (!declared_ceiling(h, &tool)) {
+      o.fail(listing_finding("H-DECLARED", tool, Severity::kWarning,
+                             "the tool declares " + key + " = " + shown + ", which is not an integer of at least " +
+                                 grouped(h.declared->min) + ": " + h.title +
+                                 " ignores it and holds the tool to its usual limits"));
+    } else if (v->get<double>() > static_cast<double>(h.declared->max)) {
+      o.fail(listing_finding("H-DECLARED", tool, Severity::kWarning,
+                             "the tool declares " + key + " = " + shown + ", above " + h.title + "'s ceiling of " +
+                                 grouped(h.declared->max) + ": answers past " + grouped(h.declared->max) + " " +
+                                 unit_words(h.declared->unit, false) + " are still " + profile::to_string(h.declared->past) +
+                                 ". Declare at most " + grouped(h.declared->max)));
+    }
+  }
+  return o;
+}
+
+struct HostMeter::State {
+  std::vector<Host> hosts;
+  bool of_result = false;
+  /// The answer that went furthest past one limit (or declared ceiling), and how many did.
+  struct Over {
+    const Host* host = nullptr;
+    const HostLimit* limit = nullptr;  ///< nullptr: the declared ceiling.
+    std::int64_t ceiling = 0;          ///< The declared ceiling in effect.
+    std::int64_t size = 0;
+    json request;
+    std::string excerpt;
+  };
+  struct Tool {
+    std::size_t answers = 0, over = 0, over_declared = 0;
+    std::vector<Over> crossed;  ///< H-SIZE, by (host, limit).
+    std::vector<Over> declared;  ///< H-DECLARED, by host.
+    AnswerSize largest_size;
+    const json* listing = nullptr;
+  };
+  std::map<std::string, Tool> tools;
+  std::map<std::string, LargestAnswer> largest;
+
+  static void keep(std::vector<Over>& list, Over o) {
+    auto it = std::find_if(list.begin(), list.end(), [&](const Over& x) { return x.host == o.host && x.limit == o.limit; });
+    if (it == list.end()) list.push_back(std::move(o));
+    else if (o.size > it->size) *it = std::move(o);
+  }
+};
+
+HostMeter::HostMeter(std::vector<Host> hosts) : s_(std::make_unique<State>()) {
+  s_->hosts = std::move(hosts);
+  for (const auto& h : s_->hosts)
+    for (const auto& l : h.limits) s_->of_result = s_->of_result || l.of_result;
+}
+HostMeter::~HostMeter() = default;
+
+const std::vector<Host>& HostMeter::hosts() const { return s_->hosts; }
+const std::map<std::string, LargestAnswer>& HostMeter::largest() const { return s_->largest; }
+
+void HostMeter::observe(const std::string& tool, const json* listing, const mcp::Reply& reply) {
+  if (reply.kind != mcp::Reply::Kind::kResult) return;
+  const AnswerSize size = measure_answer(reply, s_->of_result);
+  State::Tool& t = s_->tools[tool];
+  t.listing = listing;
+  ++t.answers;
+  LargestAnswer& big = s_->largest[tool];
+  if (t.answers == 1 || size.chars > big.chars) {
+    big.chars = size.chars;
+    big.bytes = size.bytes;
+    big.tokens = (size.chars + 3) / 4;
+    big.is_error = size.is_error;
+    big.request = reply.request;
+    t.largest_size = size;
+  }
+  bool over = false, over_declared = false;
+  for (const auto& h : s_->hosts) {
+    const auto ceiling = declared_ceiling(h, listing);
+    for (const auto& l : h.limits) {
+      if (!applies(l, size.is_error) || (ceiling && (l.exempt_when_declared || l.replaced_by_declared))) continue;
+      const std::int64_t n = size_in(h, l.unit, l.of_result, size);
+      if (n <= l.max) continue;
+      over = true;
+      State::keep(t.crossed, State::Over{&h, &l, 0, n, reply.request, text_excerpt(reply)});
+    }
+    if (ceiling) {
+      const std::int64_t n = size_in(h, h.declared->unit, false, size);
+      if (n > *ceiling) {
+        over_declared = true;
+        State::keep(t.declared, State::Over{&h, nullptr, *ceiling, n, reply.request, text_excerpt(reply)});
+      }
+    }
+  }
+  t.over += over;
+  t.over_declared += over_declared;
+}
+
+std::map<std::string, Outcomes> HostMeter::finish() {
+  std::map<std::string, Outcomes> out;
+  if (s_->hosts.empty()) return out;
+  for (auto& [name, t] : s_->tools) {
+    Outcomes& o = out[name];
+    // The headroom of the largest answer under every limit that applies to it.
+    LargestAnswer& big = s_->largest[name];
+    big.headroom.clear();
+    for (const auto& h : s_->hosts) {
+      const auto ceiling = declared_ceiling(h, t.listing);
+      for (const auto& l : h.limits) {
+        if (!applies(l, big.is_error) || (ceiling && (l.exempt_when_declared || l.replaced_by_declared))) continue;
+        big.headroom.push_back(Headroom{h.title, l.id, profile::to_string(l.unit),
+                                        size_in(h, l.unit, l.of_result, t.largest_size), l.max});
+      }
+      if (ceiling)
+        big.headroom.push_back(Headroom{h.title, h.declared->meta_key, profile::to_string(h.declared->unit),
+                                        size_in(h, h.declared->unit, false, t.largest_size), *ceiling});
+    }
+    o.pass("H-SIZE");
+    if (!t.crossed.empty()) {
+      Finding f;
+      f.invariant = "H-SIZE";
+      f.tool = name;
+      f.severity = Severity::kWarning;
+      for (const auto& c : t.crossed) f.severity = worse(f.severity, c.limit->severity());
+      // The evidence: the answer furthest past a limit of the worst severity.
+      const State::Over* worst = nullptr;
+      for (const auto& c : t.crossed)
+        if (c.limit->severity() == f.severity &&
+            (!worst || static_cast<double>(c.size) / static_cast<double>(c.limit->max) >
+                           static_cast<double>(worst->size) / static_cast<double>(worst->limit->max)))
+          worst = &c;
+      // Per host, what it does to the largest of them: the strongest consequence crossed (an
+      // answer written to a file was also warned about; saying so adds nothing), each limit
+      // behind it once: "Claude Code writes it to a file ... past 25,000 tokens (...) and past
+      // 50,000 characters (...)".
+      std::vector<std::string> said;
+      for (const auto& h : s_->hosts) {
+        int strongest = -1;
+        for (const auto& c : t.crossed)
+          if (c.host == &h) strongest = std::max(strongest, static_cast<int>(c.limit->past));
+        if (strongest < 0) continue;
+        std::vector<std::string> limits;
+        for (const auto& hl : h.limits) {  // in the host file's order
+          auto ci = std::find_if(t.crossed.begin(), t.crossed.end(), [&](const State::Over& x) { return x.limit == &hl; });
+          if (ci == t.crossed.end() || static_cast<int>(hl.past) != strongest) continue;
+          const State::Over& c = *ci;
+          std::string l = "past " + grouped(c.limit->max) + " " + unit_words(c.limit->unit, c.limit->of_result) +
+                          (c.limit->applies == HostLimit::Applies::kError ? " of error text" : "") + " (largest answer " +
+                          grouped(c.size) + ", " + grouped(c.size - c.limit->max) + " over";
+          if (!c.limit->raised_by.empty()) l += "; a user can raise it with " + c.limit->raised_by;
+          if (!c.limit->verified) l += "; a reported limit, not a documented one";
+          limits.push_back(l + ")");
+        }
+        said.push_back(h.title + " " + profile::describe(static_cast<profile::Past>(strongest)) + " " + and_list(limits));
+      }
+      f.request = worst->request;
+      f.response_excerpt = worst->excerpt;
+      f.diagnosis = grouped(static_cast<std::int64_t>(t.over)) + " of " + grouped(static_cast<std::int64_t>(t.answers)) +
+                    " answers are larger than a host takes as it is: " + join(said, "; ") +
+                    ". Keep a default answer small (a page with a cursor, or a truncated answer with a hint)";
+      bool declarable = false;
+      for (const auto& c : t.crossed) declarable = declarable || (c.host->declared && c.limit->replaced_by_declared);
+      if (declarable) f.diagnosis += ", or declare the larger ceiling a tool needs in its tools/list _meta";
+      o.fail(std::move(f));
+    }
+    bool declares = false;
+    for (const auto& h : s_->hosts) declares = declares || declared_ceiling(h, t.listing).has_value();
+    if (declares) o.pass("H-DECLARED");
+    for (const auto& c : t.declared) {
+      Finding f;
+      f.invariant = "H-DECLARED";
+      f.tool = name;
+      f.severity = profile::severity_of(c.host->declared->past);
+      f.request = c.request;
+      f.response_excerpt = c.excerpt;
+      f.diagnosis = "the tool declares _meta[\"" + c.host->declared->meta_key + "\"] = " + grouped(c.ceiling) + " but " +
+                    grouped(static_cast<std::int64_t>(t.over_declared)) + " of " +
+                    grouped(static_cast<std::int64_t>(t.answers)) + " answers are larger (largest " + grouped(c.size) +
+                    " " + unit_words(c.host->declared->unit, false) + ", " + grouped(c.size - c.ceiling) + " over): " +
+                    c.host->title + " " + profile::describe(c.host->declared->past) + " past the declared ceiling";
+      if (!c.host->declared->note.empty()) f.diagnosis += " (" + c.host->declared->note + ")";
+      f.diagnosis += ". Cut answers to the ceiling the tool declares, or declare the size it really needs";
+      o.fail(std::move(f));
+    }
+  }
+  return out;
+}
+
+}  // namespace ctxo::checks

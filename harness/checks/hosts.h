@@ -1,0 +1,75 @@
+// SPDX-License-Identifier: MIT
+// Host limits (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED): will the hosts that read this server's
+// tools and answers take them as they are? Thresholds, what happens past them and the severity
+// come from host profiles (profile/host.h); nothing about a particular host is written here.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checks/outcome.h"
+#include "mcp/client.h"
+#include "profile/host.h"
+
+namespace ctxo::checks {
+
+/// One answer's size as hosts measure it.
+struct AnswerSize {
+  std::int64_t chars = 0;         ///< UTF-16 code units of its text (text content blocks joined by "\n").
+  std::int64_t bytes = 0;         ///< UTF-8 bytes of that text.
+  std::int64_t result_chars = 0;  ///< UTF-16 code units of the whole CallToolResult serialised.
+  std::int64_t result_bytes = 0;  ///< UTF-8 bytes of it.
+  bool is_error = false;          ///< An isError result.
+};
+
+/// Measures a tools/call result (`of_result`: also serialise the whole result).
+AnswerSize measure_answer(const mcp::Reply& reply, bool of_result);
+
+/// How close one host limit came on a tool's largest answer.
+struct Headroom {
+  std::string host;   ///< Host title.
+  std::string limit;  ///< Limit id.
+  std::string unit;   ///< "tokens", "chars", "bytes".
+  std::int64_t size = 0, max = 0;
+};
+
+/// The largest answer of one tool (by characters of text), whatever the verdict.
+struct LargestAnswer {
+  std::int64_t bytes = 0, chars = 0, tokens = 0;  ///< tokens: ceil(chars / 4).
+  bool is_error = false;
+  nlohmann::json request;  ///< The tools/call that produced it.
+  std::vector<Headroom> headroom;  ///< Every selected host limit that applies to it.
+};
+
+/// H-NAME, H-SCHEMA and the declared ceiling's own value (H-DECLARED) of one tools/list entry.
+Outcomes check_listing(const std::vector<profile::Host>& hosts, const nlohmann::json& tool);
+
+/// Follows one server's answers: the largest per tool, and every host limit crossed (H-SIZE) or
+/// declared ceiling not honoured (H-DECLARED), reported once per tool at finish().
+class HostMeter {
+ public:
+  explicit HostMeter(std::vector<profile::Host> hosts);
+  ~HostMeter();
+  HostMeter(const HostMeter&) = delete;
+  HostMeter& operator=(const HostMeter&) = delete;
+
+  /// One answered tools/call of `tool` (`listing`: its tools/list entry, nullptr when unlisted).
+  void observe(const std::string& tool, const nlohmann::json* listing, const mcp::Reply& reply);
+  /// Per tool: H-SIZE and H-DECLARED statuses and findings (one finding per tool and invariant,
+  /// at the answer that went furthest over).
+  std::map<std::string, Outcomes> finish();
+  /// Per tool: its largest answer.
+  const std::map<std::string, LargestAnswer>& largest() const;
+  const std::vector<profile::Host>& hosts() const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> s_;
+};
+
+}  // namespace ctxo::checks

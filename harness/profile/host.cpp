@@ -1,0 +1,229 @@
+// SPDX-License-Identifier: MIT
+#include "profile/host.h"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+
+#include "profile/profile.h"
+
+namespace ctxo::profile {
+
+namespace {
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+Past past_of(const json& v, Past fallback) {
+  if (!v.is_string()) return fallback;
+  const std::string s = v.get<std::string>();
+  if (s == "warned") return Past::kWarned;
+  if (s == "diverted") return Past::kDiverted;
+  if (s == "truncated") return Past::kTruncated;
+  if (s == "rejected") return Past::kRejected;
+  return fallback;
+}
+
+Unit unit_of(const json& v, Unit fallback) {
+  if (!v.is_string()) return fallback;
+  const std::string s = v.get<std::string>();
+  return s == "tokens" ? Unit::kTokens : s == "bytes" ? Unit::kBytes : s == "chars" ? Unit::kChars : fallback;
+}
+
+std::vector<std::string> strings(const json& obj, const char* key) {
+  std::vector<std::string> out;
+  if (obj.contains(key) && obj[key].is_array())
+    for (const auto& s : obj[key])
+      if (s.is_string()) out.push_back(s.get<std::string>());
+  return out;
+}
+
+const Result<SchemaValidator>& host_meta_schema() {
+  static const Result<SchemaValidator> compiled = compile_bundled_schema("host.schema.json");
+  return compiled;
+}
+
+Result<Host> from_json(const json& doc, const std::string& origin) {
+  const auto& meta = host_meta_schema();
+  if (!meta) return meta.error();
+  if (auto violations = meta->validate(doc); !violations.empty()) {
+    std::string said;
+    for (std::size_t i = 0; i < violations.size() && i < 3; ++i) said += (i ? "; " : "") + violations[i];
+    return make_error("host", origin + " is not a valid host profile: " + said);
+  }
+  Host h;
+  h.origin = origin;
+  h.name = doc["name"].get<std::string>();
+  h.title = doc["title"].get<std::string>();
+  h.kind = doc.value("kind", "client");
+  h.is_default = doc.value("default", false);
+  h.chars_per_token = doc.value("charsPerToken", 4.0);
+  for (const auto& l : doc["limits"]) {
+    HostLimit limit;
+    limit.id = l["id"].get<std::string>();
+    limit.unit = unit_of(l["unit"], Unit::kChars);
+    limit.of_result = l.value("of", "text") == "result";
+    const std::string applies = l.value("applies", "any");
+    limit.applies = applies == "success"  ? HostLimit::Applies::kSuccess
+                    : applies == "error" ? HostLimit::Applies::kError
+                                         : HostLimit::Applies::kAny;
+    limit.max = l["max"].get<std::int64_t>();
+    limit.past = past_of(l["past"], Past::kWarned);
+    limit.raised_by = l.value("raisedBy", "");
+    limit.replaced_by_declared = l.value("replacedByDeclared", false);
+    limit.exempt_when_declared = l.value("exemptWhenDeclared", false);
+    limit.verified = l.value("verified", true);
+    limit.sources = strings(l, "sources");
+    h.limits.push_back(std::move(limit));
+  }
+  if (doc.contains("declared")) {
+    const json& d = doc["declared"];
+    DeclaredCeiling c;
+    c.meta_key = d["metaKey"].get<std::string>();
+    c.unit = unit_of(d.value("unit", json("chars")), Unit::kChars);
+    c.min = d.value("min", std::int64_t{1});
+    c.max = d["max"].get<std::int64_t>();
+    c.past = past_of(d.value("past", json("diverted")), Past::kDiverted);
+    c.note = d.value("note", "");
+    c.sources = strings(d, "sources");
+    h.declared = std::move(c);
+  }
+  for (const auto& r : doc.value("toolNames", json::array())) {
+    NameRule rule;
+    rule.pattern = r["pattern"].get<std::string>();
+    if (auto problem = pattern_problem(rule.pattern))
+      return make_error("host", origin + ": toolNames pattern '" + rule.pattern + "' cannot be used: " + *problem);
+    try {
+      rule.re = std::make_shared<const std::regex>(rule.pattern, std::regex::ECMAScript);
+    } catch (const std::regex_error& e) {
+      return make_error("host", origin + ": toolNames pattern '" + rule.pattern + "' is not a regular expression: " + e.what());
+    }
+    rule.says = r.value("says", "matches " + rule.pattern);
+    rule.past = past_of(r["past"], Past::kRejected);
+    rule.sources = strings(r, "sources");
+    h.names.push_back(std::move(rule));
+  }
+  for (const auto& r : doc.value("inputSchemas", json::array())) {
+    SchemaRule rule;
+    rule.anywhere = r["at"] == "anywhere";
+    rule.keywords = strings(r, "keywords");
+    rule.formats = strings(r, "formats");
+    rule.says = r.value("says", "");
+    rule.past = past_of(r["past"], Past::kRejected);
+    rule.sources = strings(r, "sources");
+    h.schemas.push_back(std::move(rule));
+  }
+  return h;
+}
+
+bool well_formed_name(const std::string& name) {
+  return !name.empty() && name.size() <= 64 && name.find("..") == std::string::npos &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+         });
+}
+
+}  // namespace
+
+const char* to_string(Past p) {
+  switch (p) {
+    case Past::kWarned: return "warned";
+    case Past::kDiverted: return "diverted";
+    case Past::kTruncated: return "truncated";
+    case Past::kRejected: return "rejected";
+  }
+  return "warned";
+}
+
+const char* describe(Past p) {
+  switch (p) {
+    case Past::kWarned: return "shows it with a warning";
+    case Past::kDiverted: return "writes it to a file and shows the model only a preview";
+    case Past::kTruncated: return "cuts it without saying so";
+    case Past::kRejected: return "refuses it";
+  }
+  return "";
+}
+
+Severity severity_of(Past p) {
+  return p == Past::kTruncated || p == Past::kRejected ? Severity::kError : Severity::kWarning;
+}
+
+const char* to_string(Unit u) {
+  switch (u) {
+    case Unit::kTokens: return "tokens";
+    case Unit::kChars: return "chars";
+    case Unit::kBytes: return "bytes";
+  }
+  return "chars";
+}
+
+std::int64_t Host::tokens(std::int64_t utf16_chars) const {
+  return static_cast<std::int64_t>(std::ceil(static_cast<double>(utf16_chars) / chars_per_token));
+}
+
+std::vector<std::string> builtin_host_names() {
+  std::vector<std::string> names;
+  auto dir = schemas_dir();
+  if (!dir) return names;
+  std::error_code ec;
+  for (fs::directory_iterator it(fs::path(*dir) / "hosts", ec), end; !ec && it != end; it.increment(ec)) {
+    const fs::path& p = it->path();
+    if (p.extension() == ".json" && it->is_regular_file(ec)) names.push_back(p.stem().string());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Result<Host> load_host_file(const std::string& path) {
+  auto doc = read_json_file(path);
+  if (!doc) return doc.error();
+  return from_json(*doc, path);
+}
+
+Result<std::vector<Host>> load_hosts(const std::string& value) {
+  std::vector<Host> out;
+  if (value == "none") return out;
+  auto dir = schemas_dir();
+  auto builtin = [&](const std::string& name) -> Result<Host> {
+    if (!dir) return dir.error();
+    const fs::path path = fs::path(*dir) / "hosts" / (name + ".json");
+    std::error_code ec;
+    if (!well_formed_name(name) || !fs::is_regular_file(path, ec)) {
+      std::string known;
+      for (const auto& n : builtin_host_names()) known += (known.empty() ? "" : ", ") + n;
+      return make_error("usage", "unknown host '" + name + "' (built-in: " + known + "; or a FILE.json; or none)");
+    }
+    auto h = load_host_file(path.string());
+    if (h && h->name != name)
+      return make_error("host", path.string() + " names itself '" + h->name + "', expected '" + name + "'");
+    return h;
+  };
+  if (value.empty() || value == "default") {
+    if (!dir) return dir.error();
+    for (const auto& name : builtin_host_names()) {
+      auto h = builtin(name);
+      if (!h) return h.error();
+      if (h->is_default) out.push_back(std::move(*h));
+    }
+    return out;
+  }
+  std::size_t start = 0;
+  while (start <= value.size()) {
+    const std::size_t comma = value.find(',', start);
+    std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    start = comma == std::string::npos ? value.size() + 1 : comma + 1;
+    if (item.empty()) return make_error("usage", "--host: empty name in '" + value + "'");
+    if (item == "none" || item == "default")
+      return make_error("usage", "--host: '" + item + "' cannot be combined with other hosts");
+    const bool file = item.find('/') != std::string::npos ||
+                      (item.size() > 5 && item.compare(item.size() - 5, 5, ".json") == 0);
+    auto h = file ? load_host_file(item) : builtin(item);
+    if (!h) return h.error();
+    if (std::any_of(out.begin(), out.end(), [&](const Host& o) { return o.name == h->name; })) continue;
+    out.push_back(std::move(*h));
+  }
+  return out;
+}
+
+}  // namespace ctxo::profile

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: MIT
+// Host profiles as data: what one MCP host (Claude Code, Claude Desktop, a model provider) does
+// with a server's tools and answers. Loaded from schemas/hosts/*.json (or the user's own file,
+// validated against schemas/host.schema.json); the H-* checks (checks/hosts.*) read nothing else.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include "core/finding.h"
+#include "core/result.h"
+
+namespace ctxo::profile {
+
+/// What a host does with what is past one of its limits or rules.
+enum class Past {
+  kWarned,     ///< Shown whole, with a warning.
+  kDiverted,   ///< Written to a file; the model sees a preview.
+  kTruncated,  ///< Silently cut.
+  kRejected,   ///< Refused: the model (or the whole request) gets an error.
+};
+
+/// "warned", "diverted", "truncated", "rejected".
+const char* to_string(Past p);
+/// What the host does, in words for a diagnosis ("writes it to a file and shows the model a preview").
+const char* describe(Past p);
+/// The finding severity of crossing it: error when the answer is cut or refused, warning when it
+/// is diverted or only warned about.
+Severity severity_of(Past p);
+
+enum class Unit { kTokens, kChars, kBytes };
+/// "tokens", "chars", "bytes".
+const char* to_string(Unit u);
+
+/// One size limit on a tool answer.
+struct HostLimit {
+  std::string id;
+  Unit unit = Unit::kChars;
+  bool of_result = false;  ///< Measured on the serialised CallToolResult, not on its text.
+  enum class Applies { kAny, kSuccess, kError } applies = Applies::kAny;
+  std::int64_t max = 0;
+  Past past = Past::kWarned;
+  std::string raised_by;             ///< e.g. MAX_MCP_OUTPUT_TOKENS ("" = fixed).
+  bool replaced_by_declared = false;  ///< A declared ceiling takes its place.
+  bool exempt_when_declared = false;  ///< A tool with a declared ceiling is not held to it.
+  bool verified = true;               ///< False: findings are warnings whatever `past` says.
+  std::vector<std::string> sources;
+  Severity severity() const { return verified ? severity_of(past) : Severity::kWarning; }
+};
+
+/// A ceiling a tool may declare in its tools/list entry's `_meta`.
+struct DeclaredCeiling {
+  std::string meta_key;
+  Unit unit = Unit::kChars;
+  std::int64_t min = 1, max = 0;
+  Past past = Past::kDiverted;
+  std::string note;
+  std::vector<std::string> sources;
+};
+
+struct NameRule {
+  std::string pattern;
+  std::shared_ptr<const std::regex> re;  ///< Compiled ECMAScript.
+  std::string says;
+  Past past = Past::kRejected;
+  std::vector<std::string> sources;
+};
+
+struct SchemaRule {
+  bool anywhere = false;  ///< false: the inputSchema root only.
+  std::vector<std::string> keywords, formats;
+  std::string says;
+  Past past = Past::kRejected;
+  std::vector<std::string> sources;
+};
+
+struct Host {
+  std::string name, title, kind;
+  bool is_default = false;
+  double chars_per_token = 4;
+  std::vector<HostLimit> limits;
+  std::optional<DeclaredCeiling> declared;
+  std::vector<NameRule> names;
+  std::vector<SchemaRule> schemas;
+  std::string origin;  ///< The file it came from.
+
+  /// ceil(chars / chars_per_token).
+  std::int64_t tokens(std::int64_t utf16_chars) const;
+};
+
+/// Names of the built-in hosts (`<schemas_dir>/hosts/*.json`), sorted.
+std::vector<std::string> builtin_host_names();
+
+/// Loads a host file. Errors: "io", "parse", "host" (breaks schemas/host.schema.json, or a name
+/// pattern is not a regular expression), "config" (no schemas directory to validate against).
+[[nodiscard]] Result<Host> load_host_file(const std::string& path);
+
+/// The hosts `--host VALUE` names: "" or "default" = the built-ins marked default, "none" = none,
+/// else a comma-separated list of built-in names and FILE.json paths (a value with '/' or ending
+/// in .json is a file). Errors: "usage" for an unknown name (the message lists the built-ins),
+/// else load_host_file's.
+[[nodiscard]] Result<std::vector<Host>> load_hosts(const std::string& value);
+
+}  // namespace ctxo::profile

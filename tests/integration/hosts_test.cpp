@@ -1,0 +1,212 @@
+// SPDX-License-Identifier: MIT
+// The host-limit checks (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED) against a real TypeScript-SDK
+// server, tests/npm/fixtures/hosts/hosts.mjs: one tool whose listing and exactly sized answer are
+// chosen by HOSTS_CASE (see the fixture's README.md). Each run must report exactly the expected
+// H-* ids, each with its expected severity; other ids are not looked at here (the error-* cases
+// fail every call on purpose, which other checks may report).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include <cctype>
+#include <map>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "../support/npm.h"
+#include "../support/run_harness.h"
+
+namespace ctxo::test {
+namespace {
+
+std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
+std::string hosts_fixture() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/hosts/hosts.mjs"; }
+
+/// invariant id -> the severities its findings have.
+using Expected = std::map<std::string, std::set<std::string>>;
+
+struct HostsCase {
+  std::string name;   ///< HOSTS_CASE.
+  Expected expected;  ///< The H-* findings the default hosts give.
+};
+void PrintTo(const HostsCase& c, std::ostream* os) { *os << c.name; }
+
+const std::vector<HostsCase>& hosts_cases() {
+  static const std::vector<HostsCase> c = {
+      {"within", {}},
+      {"cjk-under", {}},                                       // 9,999 tokens, ~100 KB of UTF-8
+      {"cjk-over", {{"H-SIZE", {"warning"}}}},                 // 10,001 tokens
+      {"chars-over", {{"H-SIZE", {"warning"}}}},               // 50,001 chars
+      {"desktop-under", {{"H-SIZE", {"warning"}}}},            // result of exactly 1,048,576 chars
+      {"desktop-over", {{"H-SIZE", {"error"}}}},               // 1,048,577: Claude Desktop rejects it
+      {"error-over", {{"H-SIZE", {"warning"}}}},               // isError text of 11,001 chars
+      {"error-under", {}},                                     // isError text of 10,999 chars
+      {"bad-name", {{"H-NAME", {"error"}}}},                   // search.files
+      {"long-name", {{"H-NAME", {"error"}}}},                  // 65 characters
+      {"top-anyof", {{"H-SCHEMA", {"error"}}}},                // anyOf at the root of inputSchema
+      {"declared-exceeded", {{"H-DECLARED", {"warning"}}}},    // declares 60,000, answers 70,000
+      {"declared-honoured", {}},                               // declares 100,000, answers 70,000
+      {"declared-out-of-range", {{"H-DECLARED", {"warning"}}}},  // declares 600,000 (> 500,000)
+  };
+  return c;
+}
+
+HarnessRun run_hosts(const std::string& hosts_case, const std::vector<std::string>& flags = {}) {
+  std::vector<std::string> args = {"--seed", "1", "--calls", "6", "--no-cases", "--env", "HOSTS_CASE=" + hosts_case};
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.insert(args.end(), {"--", "node", hosts_fixture()});
+  return run_harness(args);
+}
+
+/// The report's H-* findings: id -> severities.
+Expected host_findings(const HarnessRun& r) {
+  Expected out;
+  if (!r.report.is_object()) return out;
+  for (const auto& f : r.report["findings"]) {
+    const std::string id = f.value("invariant", std::string());
+    if (id.rfind("H-", 0) == 0) out[id].insert(f.value("severity", std::string()));
+  }
+  return out;
+}
+
+std::string show(const Expected& e) {
+  std::string out;
+  for (const auto& [id, sev] : e) {
+    out += (out.empty() ? "" : ", ") + id + " (";
+    std::string s;
+    for (const auto& x : sev) s += (s.empty() ? "" : "/") + x;
+    out += s + ")";
+  }
+  return out.empty() ? "-" : out;
+}
+
+class Hosts : public ::testing::TestWithParam<HostsCase> {};
+
+TEST_P(Hosts, ReportsExactlyTheExpectedHostFindings) {
+  REQUIRE_NPM(sdk_dir());
+  const HostsCase& c = GetParam();
+  HarnessRun r = run_hosts(c.name);
+  ASSERT_TRUE(r.report.is_object()) << c.name << ": " << r.err;
+  const Expected got = host_findings(r);
+  EXPECT_EQ(show(got), show(c.expected)) << c.name << ": " << r.report["findings"].dump(2);
+  bool any_error = false;
+  for (const auto& [id, sev] : c.expected) any_error = any_error || sev.count("error") > 0;
+  if (any_error) {
+    EXPECT_EQ(r.exit_code, 1) << c.name << ": " << r.out << r.err;
+  }
+  // The one tool was listed and reported.
+  ASSERT_TRUE(r.report.contains("tools") && r.report["tools"].is_array()) << r.report.dump(2).substr(0, 2000);
+  EXPECT_EQ(r.report["tools"].size(), 1u) << r.report["tools"].dump(2);
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixture, Hosts, ::testing::ValuesIn(hosts_cases()), [](const auto& param_info) {
+  std::string out;
+  for (char ch : param_info.param.name) out += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return out;
+});
+
+// The per-tool report names the tool's largest answer, measured as the host limits are:
+// chars = UTF-16 units of the text, tokens = ceil(chars / 4).
+TEST(HostsReport, LargestAnswerIsMeasured) {
+  REQUIRE_NPM(sdk_dir());
+  HarnessRun r = run_hosts("chars-over");
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  ASSERT_TRUE(r.report.contains("tools") && r.report["tools"].is_array() && !r.report["tools"].empty())
+      << r.report.dump(2).substr(0, 2000);
+  const auto& tool = r.report["tools"][0];
+  ASSERT_TRUE(tool.contains("largest_answer")) << tool.dump(2);
+  const auto& largest = tool["largest_answer"];
+  ASSERT_TRUE(largest.is_object()) << largest.dump(2);
+  for (const char* member : {"bytes", "chars", "tokens"}) {
+    EXPECT_TRUE(largest.contains(member) && largest[member].is_number_integer()) << member << ": " << largest.dump(2);
+  }
+  // The call that gave it, as sent.
+  ASSERT_TRUE(largest["request"].is_object()) << largest.dump(2);
+  EXPECT_EQ(largest["request"].value("method", std::string()), "tools/call");
+  // Its headroom on every limit that applies: Claude Code's tokens and characters, Desktop's result.
+  std::set<std::string> limits;
+  for (const auto& h : largest["hosts"]) limits.insert(h["limit"].get<std::string>());
+  EXPECT_EQ(limits, (std::set<std::string>{"warning-tokens", "max-tokens", "max-chars", "max-result"})) << largest.dump(2);
+  EXPECT_EQ(largest.value("chars", -1), 50001) << largest.dump(2);
+  EXPECT_EQ(largest.value("tokens", -1), 12501) << largest.dump(2);
+}
+
+// --host picks the hosts judged: none gives no H-* finding at all; Claude Desktop alone gives only
+// its 1 MB rejection (Claude Code's warnings are not its limits).
+TEST(HostsReport, HostFlagSelectsTheLimits) {
+  REQUIRE_NPM(sdk_dir());
+  {
+    HarnessRun r = run_hosts("desktop-over", {"--host", "none"});
+    ASSERT_TRUE(r.report.is_object()) << r.err;
+    EXPECT_EQ(show(host_findings(r)), "-") << r.report["findings"].dump(2);
+  }
+  {
+    HarnessRun r = run_hosts("desktop-over", {"--host", "claude-desktop"});
+    ASSERT_TRUE(r.report.is_object()) << r.err;
+    const Expected want = {{"H-SIZE", {"error"}}};
+    EXPECT_EQ(show(host_findings(r)), show(want)) << r.report["findings"].dump(2);
+    std::size_t n = 0;
+    for (const auto& f : r.report["findings"])
+      if (f.value("invariant", std::string()).rfind("H-", 0) == 0) ++n;
+    EXPECT_EQ(n, 1u) << r.report["findings"].dump(2);
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  }
+}
+
+// Host limits on a budget parameter: the default answer (limit 20) fits, the one at the schema's
+// maximum (1,000 items, 100,000 characters) is diverted by Claude Code; the finding's evidence is
+// that call.
+TEST(HostsReport, TheAnswerAtABudgetParametersMaximumMustFitToo) {
+  REQUIRE_NPM(sdk_dir());
+  HarnessRun r = run_hosts("limit-max");
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  const Expected want = {{"H-SIZE", {"warning"}}};
+  EXPECT_EQ(show(host_findings(r)), show(want)) << r.report["findings"].dump(2);
+  for (const auto& f : r.report["findings"]) {
+    if (f["invariant"] == "H-SIZE") {
+      EXPECT_EQ(f["request"]["params"]["arguments"]["limit"], 1000) << f.dump(2);
+    }
+  }
+  EXPECT_EQ(r.report["tools"][0]["largest_answer"]["chars"], 100000);
+  EXPECT_EQ(r.exit_code, 0);
+}
+
+// A finding about a tool's listing has no call; its case replays on its tool and still fails (a
+// case once replayed no tool at all and said "no longer fails").
+TEST(HostsReport, AListingCaseReplays) {
+  REQUIRE_NPM(sdk_dir());
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/hosts-cases";
+  std::filesystem::remove_all(dir);
+  HarnessRun r = run_harness({"--seed", "1", "--calls", "3", "--cases", dir, "--env", "HOSTS_CASE=bad-name", "--", "node",
+                              hosts_fixture()});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  std::string file;
+  for (const auto& f : r.report["findings"])
+    if (f["invariant"] == "H-NAME") file = f.value("case_file", std::string());
+  ASSERT_FALSE(file.empty()) << r.report["findings"].dump(2);
+  HarnessRun again = run_harness({"replay", file}, false);
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+  EXPECT_NE((again.out + again.err).find("still fails: H-NAME on search.files"), std::string::npos) << again.out << again.err;
+}
+
+// One judge: the same exchanges recorded live (--record) and checked offline give the same H-*
+// findings, severities included, and the same largest answer.
+TEST(HostsReport, LiveAndOfflineAgree) {
+  REQUIRE_NPM(sdk_dir());
+  for (const std::string hosts_case : {"desktop-over", "bad-name", "top-anyof", "declared-exceeded", "error-over"}) {
+    SCOPED_TRACE(hosts_case);
+    const std::string rec = std::string(CTXO_BINARY_DIR) + "/test-tmp/hosts-" + hosts_case + ".jsonl";
+    HarnessRun live = run_hosts(hosts_case, {"--record", rec});
+    ASSERT_TRUE(live.report.is_object()) << live.err;
+    HarnessRun offline = run_harness({"check", rec});
+    ASSERT_TRUE(offline.report.is_object()) << offline.err;
+    EXPECT_EQ(show(host_findings(offline)), show(host_findings(live))) << offline.report["findings"].dump(2);
+    EXPECT_FALSE(host_findings(live).empty());
+    EXPECT_EQ(offline.report["tools"][0]["largest_answer"]["chars"], live.report["tools"][0]["largest_answer"]["chars"]);
+  }
+}
+
+}  // namespace
+}  // namespace ctxo::test

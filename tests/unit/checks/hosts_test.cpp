@@ -1,0 +1,274 @@
+// SPDX-License-Identifier: MIT
+// Host limits (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED) on the built-in host profiles: each limit
+// just under and just over (CJK and emoji, where characters, tokens and bytes diverge), severity
+// from what the host does past it, one finding per tool, the sweep's answers not sized, the
+// judge the same live and offline. Host files: loading, selection, bad files.
+#include "checks/hosts.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "checks/judge.h"
+
+namespace ctxo::checks {
+namespace {
+
+using mcp::Reply;
+using profile::Host;
+
+std::vector<Host> hosts(const std::string& spec = "") {
+  auto h = profile::load_hosts(spec);
+  EXPECT_TRUE(h.ok()) << (h.ok() ? "" : h.error().message);
+  return h.ok() ? std::move(*h) : std::vector<Host>{};
+}
+
+json tool(const std::string& name, json meta = nullptr) {
+  json t = {{"name", name}, {"inputSchema", {{"type", "object"}, {"properties", {{"page", {{"type", "integer"}}}}}}}};
+  if (!meta.is_null()) t["_meta"] = meta;
+  return t;
+}
+
+Reply answer(const std::string& text, bool is_error = false, const std::string& name = "t") {
+  Reply r;
+  r.kind = Reply::Kind::kResult;
+  r.request = {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", name}, {"arguments", json::object()}}}};
+  r.result = {{"content", {{{"type", "text"}, {"text", text}}}}};
+  if (is_error) r.result["isError"] = true;
+  return r;
+}
+
+/// `units` UTF-16 code units of CJK and astral emoji, alternating "検" (1 unit, 3 bytes) and
+/// "😀" (2 units, 4 bytes); an odd remainder is one more "検".
+std::string cjk(std::int64_t units) {
+  std::string s;
+  std::int64_t n = 0;
+  while (n + 3 <= units) s += "検😀", n += 3;
+  while (n < units) s += "検", ++n;
+  return s;
+}
+
+/// What the meter says about one tool given these answers.
+Outcomes meter(const std::vector<Host>& hs, const json& listing, const std::vector<Reply>& answers) {
+  HostMeter m(hs);
+  for (const auto& a : answers) m.observe(listing["name"], &listing, a);
+  auto out = m.finish();
+  return out[listing["name"].get<std::string>()];
+}
+
+TEST(HostProfiles, DefaultsAreClaudeCodeAndClaudeDesktop) {
+  auto hs = hosts();
+  ASSERT_EQ(hs.size(), 2u);
+  EXPECT_EQ(hs[0].name, "claude-code");
+  EXPECT_EQ(hs[1].name, "claude-desktop");
+  EXPECT_TRUE(hosts("none").empty());
+  EXPECT_EQ(hosts("openai").size(), 1u);
+  EXPECT_EQ(hosts("openai,openai").size(), 1u);
+  // Every built-in names its sources.
+  for (const auto& name : profile::builtin_host_names()) {
+    auto h = profile::load_hosts(name);
+    ASSERT_TRUE(h.ok()) << name << ": " << h.error().message;
+    for (const auto& l : (*h)[0].limits) EXPECT_FALSE(l.sources.empty()) << name << " " << l.id;
+  }
+}
+
+TEST(HostProfiles, BadValuesAreClearErrors) {
+  auto unknown = profile::load_hosts("claude-cod");
+  ASSERT_FALSE(unknown.ok());
+  EXPECT_EQ(unknown.error().code, "usage");
+  EXPECT_NE(unknown.error().message.find("claude-code"), std::string::npos) << unknown.error().message;
+  EXPECT_FALSE(profile::load_hosts("none,claude-code").ok());
+  EXPECT_FALSE(profile::load_hosts("claude-code,").ok());
+  const auto dir = std::filesystem::temp_directory_path() / "ctxo-hosts-test";
+  std::filesystem::create_directories(dir);
+  auto write = [&](const std::string& file, const std::string& text) {
+    std::ofstream(dir / file) << text;
+    return (dir / file).string();
+  };
+  auto missing = profile::load_hosts((dir / "nope.json").string());
+  ASSERT_FALSE(missing.ok());
+  EXPECT_EQ(missing.error().code, "io");
+  auto not_json = profile::load_hosts(write("broken.json", "{"));
+  ASSERT_FALSE(not_json.ok());
+  EXPECT_EQ(not_json.error().code, "parse");
+  auto invalid = profile::load_hosts(write("invalid.json", R"({"hostFormat":1,"name":"x","title":"X","limits":[{"id":"a"}]})"));
+  ASSERT_FALSE(invalid.ok());
+  EXPECT_EQ(invalid.error().code, "host");
+  auto bad_regex = profile::load_hosts(write("regex.json", R"({"hostFormat":1,"name":"x","title":"X","limits":[],
+    "toolNames":[{"pattern":"([a-z","past":"rejected","sources":["s"]}]})"));
+  ASSERT_FALSE(bad_regex.ok());
+  EXPECT_NE(bad_regex.error().message.find("regular expression"), std::string::npos) << bad_regex.error().message;
+  auto own = profile::load_hosts(write("own.json", R"({"hostFormat":1,"name":"my-agent","title":"My agent","limits":[
+    {"id":"max-chars","unit":"chars","max":100,"past":"truncated","sources":["ours"]}]})"));
+  ASSERT_TRUE(own.ok()) << own.error().message;
+  const json t = tool("t");
+  auto o = meter(*own, t, {answer(std::string(101, 'a'))});
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].severity, Severity::kError);  // truncated: an error
+  EXPECT_NE(o[0].diagnosis.find("My agent cuts it without saying so past 100 characters"), std::string::npos)
+      << o[0].diagnosis;
+}
+
+// Claude Code's 10,000-token warning on CJK and emoji: 39,996 UTF-16 units are 9,999 tokens
+// (about 100 KB of UTF-8, which no host counts here); 40,004 are 10,001.
+TEST(HostSize, TokensAreUtf16UnitsOverFourNotBytes) {
+  const auto hs = hosts("claude-code");
+  const json t = tool("t");
+  EXPECT_TRUE(meter(hs, t, {answer(cjk(39996))}).empty());
+  EXPECT_EQ(meter(hs, t, {answer(cjk(39996))}).status("H-SIZE"), Status::kPassed);
+  auto over = meter(hs, t, {answer(cjk(40004))});
+  ASSERT_EQ(over.size(), 1u);
+  EXPECT_EQ(over[0].invariant, "H-SIZE");
+  EXPECT_EQ(over[0].severity, Severity::kWarning);
+  EXPECT_NE(over[0].diagnosis.find("past 10,000 tokens (largest answer 10,001, 1 over"), std::string::npos)
+      << over[0].diagnosis;
+}
+
+TEST(HostSize, ClaudeDesktopRefusesAResultOverOneMegabyte) {
+  const auto hs = hosts("claude-desktop");
+  const json t = tool("t");
+  // {"content":[{"type":"text","text":"..."}]} is 39 characters around the text.
+  EXPECT_TRUE(meter(hs, t, {answer(std::string(1048576 - 39, 'a'))}).empty());
+  auto over = meter(hs, t, {answer(std::string(1048576 - 38, 'a'))});
+  ASSERT_EQ(over.size(), 1u);
+  EXPECT_EQ(over[0].severity, Severity::kError);
+  EXPECT_NE(over[0].diagnosis.find("Claude Desktop refuses it past 1,048,576 characters of the serialised result"),
+            std::string::npos)
+      << over[0].diagnosis;
+}
+
+// Every limit a tool's answers crossed, on all hosts, is one finding at the worst severity; its
+// request is the answer furthest past a limit of that severity.
+TEST(HostSize, OneFindingPerToolAtTheWorstSeverity) {
+  const auto hs = hosts();
+  const json t = tool("t");
+  Reply big = answer(std::string(1100000, 'a'));
+  big.request["params"]["arguments"] = {{"page", 3}};
+  auto o = meter(hs, t, {answer("small"), answer(std::string(60000, 'a')), big});
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].severity, Severity::kError);
+  EXPECT_EQ(o[0].request["params"]["arguments"]["page"], 3);
+  EXPECT_NE(o[0].diagnosis.find("2 of 3 answers"), std::string::npos) << o[0].diagnosis;
+  // Per host, the strongest consequence only: diverted to a file (warned about too, not said).
+  EXPECT_NE(o[0].diagnosis.find("Claude Code writes it to a file and shows the model only a preview past 25,000 tokens"),
+            std::string::npos)
+      << o[0].diagnosis;
+  EXPECT_NE(o[0].diagnosis.find("and past 50,000 characters"), std::string::npos) << o[0].diagnosis;
+  EXPECT_EQ(o[0].diagnosis.find("with a warning"), std::string::npos) << o[0].diagnosis;
+  EXPECT_NE(o[0].diagnosis.find("MAX_MCP_OUTPUT_TOKENS"), std::string::npos);
+  EXPECT_NE(o[0].diagnosis.find("Claude Desktop refuses it"), std::string::npos);
+}
+
+// isError text: Claude Code's 11,000-character cut is reported by users, not documented: a
+// warning, though a silent cut is otherwise an error.
+TEST(HostSize, AnUnverifiedLimitIsOnlyAWarning) {
+  const auto hs = hosts("claude-code");
+  const json t = tool("t");
+  EXPECT_TRUE(meter(hs, t, {answer(std::string(10999, 'e'), true)}).empty());
+  auto o = meter(hs, t, {answer(std::string(11001, 'e'), true)});
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].severity, Severity::kWarning);
+  EXPECT_NE(o[0].diagnosis.find("not a documented one"), std::string::npos) << o[0].diagnosis;
+  // The same size as a success answer crosses nothing.
+  EXPECT_TRUE(meter(hs, t, {answer(std::string(11001, 'e'))}).empty());
+}
+
+TEST(HostDeclared, ADeclaredCeilingReplacesTheHostsLimitsAndIsHeldToItsOwnWord) {
+  const auto hs = hosts("claude-code");
+  const json honoured = tool("t", {{"anthropic/maxResultSizeChars", 100000}});
+  auto fine = meter(hs, honoured, {answer(std::string(70000, 'a'))});
+  EXPECT_TRUE(fine.empty()) << fine[0].diagnosis;
+  EXPECT_EQ(fine.status("H-DECLARED"), Status::kPassed);
+  const json exceeded = tool("t", {{"anthropic/maxResultSizeChars", 60000}});
+  auto o = meter(hs, exceeded, {answer(std::string(70000, 'a'))});
+  ASSERT_EQ(o.size(), 1u);  // H-DECLARED only: the 50,000 characters and the tokens do not apply
+  EXPECT_EQ(o[0].invariant, "H-DECLARED");
+  EXPECT_EQ(o[0].severity, Severity::kWarning);
+  EXPECT_NE(o[0].diagnosis.find("= 60,000 but 1 of 1 answers are larger (largest 70,000 characters, 10,000 over)"),
+            std::string::npos)
+      << o[0].diagnosis;
+  // A tool that declares nothing: H-DECLARED does not apply.
+  EXPECT_EQ(meter(hs, tool("t"), {answer("x")}).status("H-DECLARED"), Status::kNotApplicable);
+}
+
+TEST(HostDeclared, TheDeclaredValueMustBeAnIntegerWithinTheHostsRange) {
+  const auto hs = hosts("claude-code");
+  for (const json& bad : {json(600000), json("100000"), json(0), json(1.5)}) {
+    SCOPED_TRACE(bad.dump());
+    auto o = check_listing(hs, tool("t", {{"anthropic/maxResultSizeChars", bad}}));
+    ASSERT_EQ(o.size(), 1u);
+    EXPECT_EQ(o[0].invariant, "H-DECLARED");
+    EXPECT_EQ(o[0].severity, Severity::kWarning);
+  }
+  auto ok = check_listing(hs, tool("t", {{"anthropic/maxResultSizeChars", 500000}}));
+  EXPECT_TRUE(ok.empty());
+  EXPECT_EQ(ok.status("H-DECLARED"), Status::kPassed);
+  // Above the ceiling, the host honours 500,000: an answer of 550,000 breaks it.
+  auto capped = meter(hs, tool("t", {{"anthropic/maxResultSizeChars", 600000}}), {answer(std::string(550000, 'a'))});
+  ASSERT_EQ(capped.size(), 1u);
+  EXPECT_EQ(capped[0].invariant, "H-DECLARED");
+}
+
+TEST(HostName, ProviderRulesOnToolNames) {
+  const auto hs = hosts();
+  for (const std::string& good : std::vector<std::string>{"search", "get-file_v2", std::string(64, 'a')})
+    EXPECT_TRUE(check_listing(hs, tool(good)).empty()) << good;
+  for (const std::string& bad : std::vector<std::string>{"search.files", "admin/tools", "Create CIFS Share", std::string(65, 'a'), "검색",
+                                std::string(100000, 'a')}) {
+    auto o = check_listing(hs, tool(bad));
+    ASSERT_EQ(o.size(), 1u) << bad.substr(0, 80);
+    EXPECT_EQ(o[0].invariant, "H-NAME");
+    EXPECT_EQ(o[0].severity, Severity::kError);
+    // One finding naming both hosts, not one per host.
+    EXPECT_NE(o[0].diagnosis.find("Claude Code and Claude Desktop's rule"), std::string::npos) << o[0].diagnosis;
+    EXPECT_LT(o[0].diagnosis.size(), 600u);
+  }
+  EXPECT_EQ(check_listing(hs, tool("search")).status("H-NAME"), Status::kPassed);
+  EXPECT_TRUE(check_listing({}, tool("search.files")).empty());
+}
+
+TEST(HostSchema, TopLevelCombinatorsAreRefusedNestedOnesAreNot) {
+  const auto hs = hosts();
+  json t = tool("t");
+  t["inputSchema"]["anyOf"] = json::array({{{"required", {"page"}}}, {{"required", {"id"}}}});
+  auto o = check_listing(hs, t);
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].invariant, "H-SCHEMA");
+  EXPECT_EQ(o[0].severity, Severity::kError);
+  EXPECT_NE(o[0].diagnosis.find("this schema has anyOf at its top level"), std::string::npos) << o[0].diagnosis;
+  json nested = tool("t");
+  nested["inputSchema"]["properties"]["q"] = {{"anyOf", {{{"type", "string"}}, {{"type", "integer"}}}}};
+  nested["inputSchema"]["properties"]["anyOf"] = {{"type", "string"}};  // a property so named is not the keyword
+  EXPECT_TRUE(check_listing(hs, nested).empty());
+  EXPECT_EQ(check_listing(hs, nested).status("H-SCHEMA"), Status::kPassed);
+}
+
+// The judge sizes answers under the environment of its first call (the server as configured);
+// the limit sweep's answers under a raised limit are not what a host will be sent.
+TEST(HostJudge, SweepAnswersAreNotSizedAndListingsAreCheckedOnce) {
+  JudgeSetup setup;
+  setup.tools = {tool("t"), tool("search.files")};
+  setup.hosts = hosts();
+  Judge judge(setup);
+  Reply small = answer("fine"), huge = answer(std::string(2000000, 'a'));
+  Exchange x;
+  x.tool = "t";
+  x.reply = &small;
+  x.env = {{"A", "1"}};
+  judge.call(x);
+  x.reply = &huge;
+  x.env = {{"A", "1"}, {"CTXO_RESPONSE_LIMIT", "2000000"}};
+  judge.call(x);
+  auto out = judge.finish();
+  EXPECT_TRUE(out["t"].empty()) << out["t"][0].diagnosis;
+  EXPECT_EQ(out["t"].status("H-SIZE"), Status::kPassed);
+  ASSERT_EQ(judge.largest().count("t"), 1u);
+  EXPECT_EQ(judge.largest().at("t").chars, 4);
+  EXPECT_EQ(judge.listing("search.files").size(), 1u);
+  EXPECT_TRUE(judge.listing("search.files").empty());  // once per tool
+  EXPECT_TRUE(judge.listing("unlisted").empty());
+}
+
+}  // namespace
+}  // namespace ctxo::checks
