@@ -2,26 +2,38 @@
 # SPDX-License-Identifier: MIT
 # Builds the benchmarks (Release, CTXO_BUILD_BENCH=ON) in build-bench/ and prints naive/exact time
 # ratios per size from Google Benchmark's JSON output (the medians when --benchmark_repetitions is
-# given). Extra arguments go to the benchmark program (e.g. --benchmark_filter=Half
+# given), then the cost of sizing an answer for the host limits next to parsing it (bench_hosts).
+# Extra arguments go to the benchmark programs (e.g. --benchmark_filter=Half
 # --benchmark_repetitions=5). BENCH_BUILD_DIR overrides the build directory.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${BENCH_BUILD_DIR:-$root/build-bench}"
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCTXO_BUILD_BENCH=ON \
   -DCTXO_BUILD_TESTS=OFF -DCTXO_BUILD_FUZZERS=OFF >/dev/null
-cmake --build "$build" -j"${BENCH_JOBS:-2}" --target bench_truncation
-out="$build/bench_truncation.json"
-"$build/bench/bench_truncation" --benchmark_format=json --benchmark_out="$out" --benchmark_out_format=json "$@" >/dev/null
-python3 - "$out" <<'PY'
-import json, sys
-runs = json.load(open(sys.argv[1]))["benchmarks"]
-# With --benchmark_repetitions, the median of the repetitions (a shared machine is noisy);
-# otherwise the single run.
-medians = {b["run_name"]: b for b in runs if b.get("aggregate_name") == "median"}
-t = medians or {b["name"]: b for b in runs if b.get("run_type", "iteration") == "iteration"}
-if medians:
-    print("medians of", runs[0].get("repetitions", "?"), "repetitions")
-print(f"{'benchmark':<26}{'n':>8}{'exact us':>12}{'naive us':>12}{'naive/exact':>13}{'returned':>10}")
+cmake --build "$build" -j"${BENCH_JOBS:-2}" --target bench_truncation bench_hosts
+# A --benchmark_filter may match nothing in one of the programs: it then writes no results.
+for prog in bench_truncation bench_hosts; do
+  rm -f "$build/$prog.json"
+  "$build/bench/$prog" --benchmark_format=json --benchmark_out="$build/$prog.json" --benchmark_out_format=json "$@" \
+    >/dev/null || true
+done
+python3 - "$build/bench_truncation.json" "$build/bench_hosts.json" <<'PY'
+import json, os, sys
+
+def results(path):
+    """Name -> run: with --benchmark_repetitions the medians (a shared machine is noisy), else the runs."""
+    if not os.path.exists(path) or os.path.getsize(path) == 0:
+        return {}, None
+    runs = json.load(open(path))["benchmarks"]
+    medians = {b["run_name"]: b for b in runs if b.get("aggregate_name") == "median"}
+    reps = runs[0].get("repetitions") if medians and runs else None
+    return medians or {b["name"]: b for b in runs if b.get("run_type", "iteration") == "iteration"}, reps
+
+t, reps = results(sys.argv[1])
+if t:
+    if reps:
+        print("medians of", reps, "repetitions")
+    print(f"{'benchmark':<26}{'n':>8}{'exact us':>12}{'naive us':>12}{'naive/exact':>13}{'returned':>10}")
 for exact, naive in (("BM_TruncateExact", "BM_TruncateNaive"), ("BM_TruncateExactHalf", "BM_TruncateNaiveHalf")):
     for n in (10, 100, 1000, 10000, 100000):
         e, v = t.get(f"{exact}/{n}"), t.get(f"{naive}/{n}")
@@ -32,4 +44,14 @@ for exact, naive in (("BM_TruncateExact", "BM_TruncateNaive"), ("BM_TruncateExac
             continue
         ratio = v["real_time"] / e["real_time"]
         print(f"{exact:<26}{n:>8}{e['real_time']:>12.1f}{v['real_time']:>12.1f}{ratio:>12.1f}x{int(e.get('returned', 0)):>10}")
+
+# Host-limit sizing (H-SIZE, on every answer) against parsing the same answer, which the client
+# does anyway.
+h, _ = results(sys.argv[2])
+if h:
+    print(f"\n{'answer bytes':>14}{'parse us':>12}{'size us':>12}{'size/parse':>12}")
+for n in (1000, 10000, 100000, 1000000, 10000000):
+    p, m = h.get(f"BM_ParseAnswer/{n}"), h.get(f"BM_MeasureAnswer/{n}")
+    if p and m:
+        print(f"{n:>14}{p['real_time']:>12.1f}{m['real_time']:>12.1f}{m['real_time'] / p['real_time']:>11.2f}x")
 PY

@@ -7,6 +7,7 @@
 
 #include "checks/registry.h"
 #include "core/interrupt.h"
+#include "core/text.h"
 
 namespace ctxo::reports {
 
@@ -180,14 +181,7 @@ CoverageRows coverage_rows(const engine::RunReport& r) {
 
 namespace {
 
-std::string grouped(long long n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (n < 0 ? "-" : "") + out;
-}
+std::string grouped(long long n) { return thousands(n); }
 
 const checks::Headroom* closest(const checks::LargestAnswer& b) {
   const checks::Headroom* best = nullptr;

@@ -24,15 +24,7 @@ constexpr std::size_t kMaxMatchedName = 1024;
 constexpr int kMaxSchemaDepth = 64;
 constexpr std::size_t kMaxSchemaNodes = 20000;
 
-/// 12345678 -> "12,345,678".
-std::string grouped(std::int64_t n) {
-  std::string digits = std::to_string(n < 0 ? -n : n), out;
-  for (std::size_t i = 0; i < digits.size(); ++i) {
-    if (i && (digits.size() - i) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return (n < 0 ? "-" : "") + out;
-}
+std::string grouped(std::int64_t n) { return thousands(n); }
 
 std::string unit_words(Unit u, bool of_result) {
   const char* w = u == Unit::kTokens ? "tokens" : u == Unit::kBytes ? "bytes" : "characters";
@@ -51,6 +43,14 @@ std::string join(const std::vector<std::string>& items, const char* sep) {
   std::string out;
   for (std::size_t i = 0; i < items.size(); ++i) out += (i ? sep : "") + items[i];
   return out;
+}
+
+/// What a finding whose answer came after state-changing calls says about them.
+std::string after_calls(const json& sequence) {
+  if (!sequence.is_array() || sequence.empty()) return "";
+  return " (the answer came after " + std::to_string(sequence.size()) +
+         " calls on the same server, some to tools not annotated read-only, which may have made it this large; its "
+         "case replays them first)";
 }
 
 Severity worse(Severity a, Severity b) { return a == Severity::kError || b == Severity::kError ? Severity::kError : Severity::kWarning; }
@@ -138,20 +138,19 @@ void refused(const json& schema, const profile::SchemaRule& rule, int depth, std
 
 }  // namespace
 
-AnswerSize measure_answer(const mcp::Reply& reply, bool of_result) {
+AnswerSize measure_answer(const mcp::Reply& reply, bool result_chars, bool result_bytes) {
   AnswerSize s;
   // The text blocks joined by "\n", measured block by block.
   const auto parts = text_parts(reply);
   for (std::size_t i = 0; i < parts.size(); ++i) {
     s.chars += static_cast<std::int64_t>(truncation::utf16_length(*parts[i])) + (i ? 1 : 0);
-    s.bytes += static_cast<std::int64_t>(truncation::utf8_length(*parts[i])) + (i ? 1 : 0);
+    s.bytes += static_cast<std::int64_t>(parts[i]->size()) + (i ? 1 : 0);  // valid UTF-8: the client decoded it
   }
   s.is_error = reply.is_error_result();
-  if (of_result) {
-    // As JSON.stringify would write it, measured without writing it.
-    s.result_chars = static_cast<std::int64_t>(truncation::js_json_utf16_size(reply.result));
-    s.result_bytes = static_cast<std::int64_t>(truncation::js_json_size(reply.result));
-  }
+  // As JSON.stringify would write it, measured without writing it (each a pass over the answer:
+  // only the units some limit uses).
+  if (result_chars) s.result_chars = static_cast<std::int64_t>(truncation::js_json_utf16_size(reply.result));
+  if (result_bytes) s.result_bytes = static_cast<std::int64_t>(truncation::js_json_size(reply.result));
   return s;
 }
 
@@ -245,7 +244,7 @@ Outcomes check_listing(const std::vector<Host>& hosts, const json& tool) {
 
 struct HostMeter::State {
   std::vector<Host> hosts;
-  bool of_result = false;
+  bool result_chars = false, result_bytes = false;  ///< Some limit measures the serialised result so.
   /// The answer that went furthest past one limit (or declared ceiling), and how many did.
   struct Over {
     const Host* host = nullptr;
@@ -254,6 +253,7 @@ struct HostMeter::State {
     std::int64_t size = 0;
     json request;
     std::string excerpt;
+    json sequence;  ///< The calls made on its server instance before it (null: none that write).
   };
   struct Tool {
     std::size_t answers = 0, over = 0, over_declared = 0;
@@ -265,26 +265,38 @@ struct HostMeter::State {
   std::map<std::string, Tool> tools;
   std::map<std::string, LargestAnswer> largest;
 
-  static void keep(std::vector<Over>& list, Over o) {
-    auto it = std::find_if(list.begin(), list.end(), [&](const Over& x) { return x.host == o.host && x.limit == o.limit; });
+  /// Keeps the answer that went furthest past (host, limit); its evidence is copied only then.
+  static void keep(std::vector<Over>& list, const Host* host, const HostLimit* limit, std::int64_t ceiling,
+                   std::int64_t size, const mcp::Reply& reply, const std::vector<json>* before) {
+    auto it = std::find_if(list.begin(), list.end(), [&](const Over& x) { return x.host == host && x.limit == limit; });
+    if (it != list.end() && size <= it->size) return;
+    Over o{host, limit, ceiling, size, reply.request, text_excerpt(reply), json()};
+    if (before && !before->empty()) {
+      // The calls before this one: `before` ends with it when the caller recorded it first.
+      std::size_t n = before->size();
+      if (before->back() == reply.request) --n;
+      if (n > 0) o.sequence = json(std::vector<json>(before->begin(), before->begin() + static_cast<std::ptrdiff_t>(n)));
+    }
     if (it == list.end()) list.push_back(std::move(o));
-    else if (o.size > it->size) *it = std::move(o);
+    else *it = std::move(o);
   }
 };
 
 HostMeter::HostMeter(std::vector<Host> hosts) : s_(std::make_unique<State>()) {
   s_->hosts = std::move(hosts);
   for (const auto& h : s_->hosts)
-    for (const auto& l : h.limits) s_->of_result = s_->of_result || l.of_result;
+    for (const auto& l : h.limits)
+      if (l.of_result) (l.unit == Unit::kBytes ? s_->result_bytes : s_->result_chars) = true;
 }
 HostMeter::~HostMeter() = default;
 
 const std::vector<Host>& HostMeter::hosts() const { return s_->hosts; }
 const std::map<std::string, LargestAnswer>& HostMeter::largest() const { return s_->largest; }
 
-void HostMeter::observe(const std::string& tool, const json* listing, const mcp::Reply& reply) {
+void HostMeter::observe(const std::string& tool, const json* listing, const mcp::Reply& reply,
+                        const std::vector<json>* before) {
   if (reply.kind != mcp::Reply::Kind::kResult) return;
-  const AnswerSize size = measure_answer(reply, s_->of_result);
+  const AnswerSize size = measure_answer(reply, s_->result_chars, s_->result_bytes);
   State::Tool& t = s_->tools[tool];
   t.listing = listing;
   ++t.answers;
@@ -305,13 +317,13 @@ void HostMeter::observe(const std::string& tool, const json* listing, const mcp:
       const std::int64_t n = size_in(h, l.unit, l.of_result, size);
       if (n <= l.max) continue;
       over = true;
-      State::keep(t.crossed, State::Over{&h, &l, 0, n, reply.request, text_excerpt(reply)});
+      State::keep(t.crossed, &h, &l, 0, n, reply, before);
     }
     if (ceiling) {
       const std::int64_t n = size_in(h, h.declared->unit, false, size);
       if (n > *ceiling) {
         over_declared = true;
-        State::keep(t.declared, State::Over{&h, nullptr, *ceiling, n, reply.request, text_excerpt(reply)});
+        State::keep(t.declared, &h, nullptr, *ceiling, n, reply, before);
       }
     }
   }
@@ -378,12 +390,14 @@ std::map<std::string, Outcomes> HostMeter::finish() {
       }
       f.request = worst->request;
       f.response_excerpt = worst->excerpt;
+      f.sequence = worst->sequence;
       f.diagnosis = grouped(static_cast<std::int64_t>(t.over)) + " of " + grouped(static_cast<std::int64_t>(t.answers)) +
                     " answers are larger than a host takes as it is: " + join(said, "; ") +
                     ". Keep a default answer small (a page with a cursor, or a truncated answer with a hint)";
       bool declarable = false;
       for (const auto& c : t.crossed) declarable = declarable || (c.host->declared && c.limit->replaced_by_declared);
       if (declarable) f.diagnosis += ", or declare the larger ceiling a tool needs in its tools/list _meta";
+      f.diagnosis += after_calls(f.sequence);
       o.fail(std::move(f));
     }
     bool declares = false;
@@ -396,6 +410,7 @@ std::map<std::string, Outcomes> HostMeter::finish() {
       f.severity = profile::severity_of(c.host->declared->past);
       f.request = c.request;
       f.response_excerpt = c.excerpt;
+      f.sequence = c.sequence;
       f.diagnosis = "the tool declares _meta[\"" + c.host->declared->meta_key + "\"] = " + grouped(c.ceiling) + " but " +
                     grouped(static_cast<std::int64_t>(t.over_declared)) + " of " +
                     grouped(static_cast<std::int64_t>(t.answers)) + " answers are larger (largest " + grouped(c.size) +
@@ -403,6 +418,7 @@ std::map<std::string, Outcomes> HostMeter::finish() {
                     c.host->title + " " + profile::describe(c.host->declared->past) + " past the declared ceiling";
       if (!c.host->declared->note.empty()) f.diagnosis += " (" + c.host->declared->note + ")";
       f.diagnosis += ". Cut answers to the ceiling the tool declares, or declare the size it really needs";
+      f.diagnosis += after_calls(f.sequence);
       o.fail(std::move(f));
     }
   }

@@ -27,8 +27,9 @@ struct AnswerSize {
   bool is_error = false;          ///< An isError result.
 };
 
-/// Measures a tools/call result (`of_result`: also serialise the whole result).
-AnswerSize measure_answer(const mcp::Reply& reply, bool of_result);
+/// Measures a tools/call result; the serialised result's UTF-16 length and UTF-8 size only when
+/// asked (each is a pass over the whole answer).
+AnswerSize measure_answer(const mcp::Reply& reply, bool result_chars, bool result_bytes);
 
 /// How close one host limit came on a tool's largest answer.
 struct Headroom {
@@ -58,8 +59,11 @@ class HostMeter {
   HostMeter(const HostMeter&) = delete;
   HostMeter& operator=(const HostMeter&) = delete;
 
-  /// One answered tools/call of `tool` (`listing`: its tools/list entry, nullptr when unlisted).
-  void observe(const std::string& tool, const nlohmann::json* listing, const mcp::Reply& reply);
+  /// One answered tools/call of `tool` (`listing`: its tools/list entry, nullptr when unlisted;
+  /// `before`: the calls made on the same server instance first, when they may have changed its
+  /// state: a finding on this answer carries them as its sequence).
+  void observe(const std::string& tool, const nlohmann::json* listing, const mcp::Reply& reply,
+               const std::vector<nlohmann::json>* before = nullptr);
   /// Per tool: H-SIZE and H-DECLARED statuses and findings (one finding per tool and invariant,
   /// at the answer that went furthest over).
   std::map<std::string, Outcomes> finish();

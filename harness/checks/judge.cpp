@@ -367,7 +367,7 @@ Judged Judge::call(const Exchange& x) {
       // Sized as the server answers when configured as the user runs it: the limit sweep's
       // answers under other limits say nothing about what a host will be sent.
       if (!s_->sized_env) s_->sized_env = x.env;
-      if (x.env == *s_->sized_env) s_->meter->observe(x.tool, tool, r);
+      if (x.env == *s_->sized_env) s_->meter->observe(x.tool, tool, r, x.before);
     }
     const State::Intent intended = s_->intent(x, ctx, v);
     // A call to a tool the server does not list has no envelope contract.

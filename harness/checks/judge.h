@@ -68,6 +68,10 @@ struct Exchange {
   /// are held for sweep(), which knows whether a sweep finding is their root cause. Shrink
   /// candidates and repeats are not held: their findings come back at once.
   bool hold = false;
+  /// The tools/call requests made on the same server instance before this one (this one may be
+  /// last), when any of them may have changed the server's state; nullptr otherwise. A host-limit
+  /// finding on this answer carries them (Finding::sequence), so its case replays them first.
+  const std::vector<json>* before = nullptr;
 };
 
 /// What the judge said about one exchange now.

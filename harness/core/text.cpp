@@ -148,4 +148,15 @@ std::string replace_lone_surrogate_escapes(std::string_view s, std::size_t* firs
   return out;
 }
 
+std::string thousands(long long n) {
+  const unsigned long long magnitude = n < 0 ? 0ULL - static_cast<unsigned long long>(n) : static_cast<unsigned long long>(n);
+  const std::string digits = std::to_string(magnitude);
+  std::string out = n < 0 ? "-" : "";
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i && (digits.size() - i) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
 }  // namespace ctxo

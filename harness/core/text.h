@@ -42,6 +42,9 @@ std::string shell_quote(std::string_view arg);
 /// derive from it, so it must never change).
 std::uint64_t fnv1a(std::string_view s);
 
+/// An integer with thousands separators: 1234567 -> "1,234,567".
+std::string thousands(long long n);
+
 /// Joins argv into a copy-pasteable command line.
 std::string shell_join(const std::vector<std::string>& argv);
 

@@ -124,7 +124,15 @@ class Runner {
       // The judge stamps the environment an answer was given under; other findings are the
       // current server's.
       if (f.env.empty()) f.env = env_;
-      f.replay = replay_command(f.request, f.env);
+      if (f.sequence.is_array() && !f.sequence.empty()) {
+        // A finding that depends on the server's state: the calls that made it, then its own.
+        std::vector<std::string> lines = prelude_;
+        for (const auto& r : f.sequence) lines.push_back(r.dump());
+        if (!f.request.is_null()) lines.push_back(f.request.dump());
+        f.replay = pipe_command(lines, f.env);
+      } else {
+        f.replay = replay_command(f.request, f.env);
+      }
     }
     if (capture_) {
       capture_->push_back(std::move(f));
@@ -325,6 +333,7 @@ class Runner {
       add(std::move(f));
     }
     session_calls_.clear();
+    session_wrote_ = false;
     rep_.stderr_tail = transport_->stderr_tail();
     client_.reset();
     transport_.reset();
@@ -683,6 +692,9 @@ class Runner {
     x.hold = hold;
     x.validity = broken.empty() ? checks::Validity::kValid : checks::Validity::kInvalid;
     x.broken = broken;
+    // The calls before it on this instance, when one of them may have written (its answer may
+    // depend on them: a host-limit finding's case replays them).
+    if (session_wrote_) x.before = &session_calls_;
     return x;
   }
 
@@ -767,6 +779,7 @@ class Runner {
     Reply reply = client_->call_tool(ts.name, *sent, !shrinking_);
     record(reply);
     if (session_calls_.size() < kMaxSessionCalls) session_calls_.push_back(reply.request);
+    if (!ts.read_only) session_wrote_ = true;
     ts.elapsed += reply.elapsed;
     rep_.calls++;
     ts.calls++;
@@ -1216,6 +1229,7 @@ class Runner {
   static constexpr std::size_t kShrinkExamined = 8192;    ///< Shrinks looked at per step, kept or skipped.
   /// tools/call requests made on the running server instance (a T-SHUTDOWN case replays them).
   std::vector<json> session_calls_;
+  bool session_wrote_ = false;  ///< A tool not annotated read-only was called on this instance.
   static constexpr std::size_t kMaxSessionCalls = 1000;
 };
 

@@ -116,13 +116,6 @@ Result<Host> from_json(const json& doc, const std::string& origin) {
   return h;
 }
 
-bool well_formed_name(const std::string& name) {
-  return !name.empty() && name.size() <= 64 && name.find("..") == std::string::npos &&
-         std::all_of(name.begin(), name.end(), [](char c) {
-           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-         });
-}
-
 }  // namespace
 
 const char* to_string(Past p) {
@@ -162,18 +155,7 @@ std::int64_t Host::tokens(std::int64_t utf16_chars) const {
   return static_cast<std::int64_t>(std::ceil(static_cast<double>(utf16_chars) / chars_per_token));
 }
 
-std::vector<std::string> builtin_host_names() {
-  std::vector<std::string> names;
-  auto dir = schemas_dir();
-  if (!dir) return names;
-  std::error_code ec;
-  for (fs::directory_iterator it(fs::path(*dir) / "hosts", ec), end; !ec && it != end; it.increment(ec)) {
-    const fs::path& p = it->path();
-    if (p.extension() == ".json" && it->is_regular_file(ec)) names.push_back(p.stem().string());
-  }
-  std::sort(names.begin(), names.end());
-  return names;
-}
+std::vector<std::string> builtin_host_names() { return bundled_names("hosts"); }
 
 Result<Host> load_host_file(const std::string& path) {
   auto doc = read_json_file(path);
@@ -189,7 +171,7 @@ Result<std::vector<Host>> load_hosts(const std::string& value) {
     if (!dir) return dir.error();
     const fs::path path = fs::path(*dir) / "hosts" / (name + ".json");
     std::error_code ec;
-    if (!well_formed_name(name) || !fs::is_regular_file(path, ec)) {
+    if (!well_formed_builtin_name(name) || !fs::is_regular_file(path, ec)) {
       std::string known;
       for (const auto& n : builtin_host_names()) known += (known.empty() ? "" : ", ") + n;
       return make_error("usage", "unknown host '" + name + "' (built-in: " + known + "; or a FILE.json; or none)");

@@ -389,12 +389,12 @@ Result<SchemaValidator> compile_bundled_schema(const std::string& file) {
   return SchemaValidator::compile(*doc);
 }
 
-std::vector<std::string> builtin_names() {
+std::vector<std::string> bundled_names(std::string_view subdir) {
   std::vector<std::string> names;
   auto dir = schemas_dir();
   if (!dir) return names;
   std::error_code ec;
-  for (fs::directory_iterator it(fs::path(*dir) / "profiles", ec), end; !ec && it != end; it.increment(ec)) {
+  for (fs::directory_iterator it(fs::path(*dir) / subdir, ec), end; !ec && it != end; it.increment(ec)) {
     const fs::path& p = it->path();
     if (p.extension() == ".json" && it->is_regular_file(ec)) names.push_back(p.stem().string());
   }
@@ -402,13 +402,19 @@ std::vector<std::string> builtin_names() {
   return names;
 }
 
+std::vector<std::string> builtin_names() { return bundled_names("profiles"); }
+
+bool well_formed_builtin_name(std::string_view name) {
+  return !name.empty() && name.size() <= 64 && name.find("..") == std::string_view::npos &&
+         std::all_of(name.begin(), name.end(), [](char c) {
+           return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
+         });
+}
+
 Result<Profile> load_builtin(std::string_view name) {
   auto dir = schemas_dir();
   if (!dir) return dir.error();
-  const bool well_formed = !name.empty() && name.size() <= 64 && name.find("..") == std::string_view::npos &&
-                           std::all_of(name.begin(), name.end(), [](char c) {
-                             return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '_' || c == '.';
-                           });
+  const bool well_formed = well_formed_builtin_name(name);
   const fs::path path = fs::path(*dir) / "profiles" / (std::string(name) + ".json");
   std::error_code ec;
   if (!well_formed || !fs::is_regular_file(path, ec)) {

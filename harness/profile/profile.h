@@ -209,6 +209,13 @@ struct Profile {
 /// schemas directory cannot be found.
 std::vector<std::string> builtin_names();
 
+/// The stems of the `*.json` files in `<schemas_dir>/<subdir>` (built-in profiles, hosts), sorted;
+/// empty when the schemas directory cannot be found.
+std::vector<std::string> bundled_names(std::string_view subdir);
+
+/// True for a name a built-in file can have: 1 to 64 of a-z 0-9 - _ . and no "..".
+bool well_formed_builtin_name(std::string_view name);
+
 /// Loads built-in profile `name` from `<schemas_dir>/profiles/<name>.json`.
 /// Errors: "config" (no schemas directory), "usage" (unknown or malformed name), or any load_file error.
 [[nodiscard]] Result<Profile> load_builtin(std::string_view name);

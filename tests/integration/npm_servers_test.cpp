@@ -85,7 +85,7 @@ TEST(NpmMemory, ReadGraphOutgrowsClaudeCodesLimits) {
   const auto dir = std::filesystem::path(CTXO_BINARY_DIR) / "test-tmp" / "memory-server";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  HarnessRun r = run_harness({"--seed", "1", "--no-cases", "--cwd", dir.string(), "--env",
+  HarnessRun r = run_harness({"--seed", "1", "--cases", (dir / "cases").string(), "--cwd", dir.string(), "--env",
                               "MEMORY_FILE_PATH=" + (dir / "memory.jsonl").string(), "--", "node", bin});
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_TRUE(r.error_ids().empty()) << r.report["findings"].dump(2);
@@ -97,6 +97,16 @@ TEST(NpmMemory, ReadGraphOutgrowsClaudeCodesLimits) {
     read_graph = read_graph || f["tool"] == "read_graph";
   }
   EXPECT_TRUE(read_graph) << r.report["findings"].dump(2);
+  // The graph was written by the run's own calls: the case carries them and replays them first,
+  // so it still fails on a server that starts empty.
+  std::string file;
+  for (const auto& f : r.report["findings"])
+    if (f["tool"] == "read_graph") file = f.value("case_file", std::string());
+  ASSERT_FALSE(file.empty());
+  std::filesystem::remove(dir / "memory.jsonl");
+  HarnessRun again = run_harness({"replay", file}, false);
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+  EXPECT_NE(again.out.find("still fails: H-SIZE on read_graph"), std::string::npos) << again.out << again.err;
   // Every tool's largest answer is reported, found or not.
   for (const auto& t : r.report["tools"]) {
     if (t["calls"].get<int>() > 0) {

@@ -244,6 +244,30 @@ TEST(HostSchema, TopLevelCombinatorsAreRefusedNestedOnesAreNot) {
   EXPECT_EQ(check_listing(hs, nested).status("H-SCHEMA"), Status::kPassed);
 }
 
+// An answer that came after calls that may have written carries them, so its case replays the
+// state that made it large; the answer itself is not part of its own sequence.
+TEST(HostSize, AnAnswerAfterWritesCarriesThem) {
+  const auto hs = hosts("claude-code");
+  const json t = tool("t");
+  HostMeter m(hs);
+  Reply big = answer(std::string(60000, 'a'));
+  const json write = {{"method", "tools/call"}, {"params", {{"name", "add"}, {"arguments", {{"x", 1}}}}}};
+  const std::vector<json> before = {write, write, big.request};
+  m.observe("t", &t, big, &before);
+  auto out = m.finish();
+  ASSERT_EQ(out["t"].size(), 1u);
+  ASSERT_TRUE(out["t"][0].sequence.is_array());
+  EXPECT_EQ(out["t"][0].sequence.size(), 2u);
+  EXPECT_NE(out["t"][0].diagnosis.find("after 2 calls on the same server"), std::string::npos) << out["t"][0].diagnosis;
+  // No writes before it: no sequence, nothing said.
+  HostMeter quiet(hs);
+  quiet.observe("t", &t, big, nullptr);
+  auto q = quiet.finish();
+  ASSERT_EQ(q["t"].size(), 1u);
+  EXPECT_TRUE(q["t"][0].sequence.is_null());
+  EXPECT_EQ(q["t"][0].diagnosis.find("same server"), std::string::npos);
+}
+
 // The judge sizes answers under the environment of its first call (the server as configured);
 // the limit sweep's answers under a raised limit are not what a host will be sent.
 TEST(HostJudge, SweepAnswersAreNotSizedAndListingsAreCheckedOnce) {
