@@ -981,6 +981,11 @@ class Runner {
       return false;
     }
     hosts_ = std::move(*hosts);
+    if (hosts_.empty() && (o_.host.empty() || o_.host == "default")) {
+      auto dir = profile::schemas_dir();
+      note("host checks (H-*) are off: " +
+           (dir ? "no host profile in " + *dir + "/hosts is marked default" : dir.error().message));
+    }
     return true;
   }
 

@@ -99,7 +99,8 @@ std::vector<std::string> builtin_host_names();
 /// pattern is not a regular expression), "config" (no schemas directory to validate against).
 [[nodiscard]] Result<Host> load_host_file(const std::string& path);
 
-/// The hosts `--host VALUE` names: "" or "default" = the built-ins marked default, "none" = none,
+/// The hosts `--host VALUE` names: "" or "default" = the built-ins marked default (none when the
+/// schemas directory cannot be found: the caller notes that host checks are off), "none" = none,
 /// else a comma-separated list of built-in names and FILE.json paths (a value with '/' or ending
 /// in .json is a file). Errors: "usage" for an unknown name (the message lists the built-ins),
 /// else load_host_file's.

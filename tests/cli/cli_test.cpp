@@ -74,6 +74,25 @@ TEST(Cli, UsageErrorsExitTwoWithOneErrorLine) {
   }
 }
 
+// Without host profiles (a schemas directory that has none), the run goes on without H-* checks
+// and says so once; a host named on the command line that cannot be found is a usage error.
+TEST(Cli, NoHostProfilesIsANoteNotAFailure) {
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/schemas-without-hosts";
+  std::filesystem::create_directories(dir + "/profiles");
+  // The report schema, so this test's own check of the report still finds it.
+  std::filesystem::copy_file(std::string(CTXO_SOURCE_DIR) + "/schemas/report.schema.json", dir + "/report.schema.json",
+                             std::filesystem::copy_options::overwrite_existing);
+  ::setenv("CTXO_SCHEMAS_DIR", dir.c_str(), 1);
+  auto r = run_harness({"--calls", "1", "--no-cases", fixture_server()});
+  auto named = run_harness({"--calls", "1", "--no-cases", "--host", "claude-code", fixture_server()}, false);
+  ::unsetenv("CTXO_SCHEMAS_DIR");
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  const std::string all = r.out + r.err;
+  EXPECT_NE(all.find("host checks (H-*) are off"), std::string::npos) << all;
+  EXPECT_EQ(all.find("host checks (H-*) are off"), all.rfind("host checks (H-*) are off")) << all;
+  EXPECT_EQ(named.exit_code, 2) << named.err;
+}
+
 TEST(Cli, RepeatableOptionsDoNotSwallowTheServerPath) {
   auto r = run_harness({"--env", "A=1", "--env", "B=2", "--tools", "echo", "--calls", "1", fixture_server()});
   EXPECT_EQ(r.exit_code, 0) << r.err;
