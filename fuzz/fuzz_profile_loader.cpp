@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
-// Fuzz target: arbitrary bytes as a profile file, as a JSON Schema and as an envelope. The
-// profile loader, SchemaValidator and detection must never crash, throw or hang, and must be
-// deterministic. Any exception escaping is a bug (the library promises none), so none is caught.
+// Fuzz target: arbitrary bytes as a profile file, as a JSON Schema, as an envelope and as a host
+// profile (--host FILE.json: its name patterns are then matched against a few names). The
+// profile and host loaders, SchemaValidator and detection must never crash, throw or hang, and
+// must be deterministic. Any exception escaping is a bug (the library promises none), so none is caught.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -9,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "profile/host.h"
 #include "profile/profile.h"
 
 namespace {
@@ -102,6 +104,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     std::vector<prof::Profile> with_user = builtins();
     with_user.push_back(*loaded);
     (void)prof::detect(*doc, with_user);
+  }
+
+  // 4. The bytes as a host profile: loaded or refused with a message, never thrown; a loaded
+  // one's name rules (compiled past pattern_problem's guards) match names without trouble.
+  auto host = prof::load_host_json(*doc, "<fuzz>");
+  if (!host) {
+    require(!host.error().message.empty(), "host errors carry a message");
+  } else {
+    require(host->tokens(40001) >= 1, "the token estimate is positive");
+    for (const auto& rule : host->names)
+      for (const char* name : {"search", "search.files", "", "a-b_c", "検索", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"})
+        (void)std::regex_match(std::string(name), *rule.re);
   }
   return 0;
 }

@@ -160,7 +160,15 @@ std::vector<std::string> builtin_host_names() { return bundled_names("hosts"); }
 Result<Host> load_host_file(const std::string& path) {
   auto doc = read_json_file(path);
   if (!doc) return doc.error();
-  return from_json(*doc, path);
+  return load_host_json(*doc, path);
+}
+
+Result<Host> load_host_json(const json& doc, const std::string& origin) {
+  try {
+    return from_json(doc, origin);
+  } catch (const std::exception& e) {  // a document the schema let through but the reader did not expect
+    return make_error("host", origin + " is not a valid host profile: " + e.what());
+  }
 }
 
 Result<std::vector<Host>> load_hosts(const std::string& value) {

@@ -14,6 +14,8 @@
 #include "core/finding.h"
 #include "core/result.h"
 
+#include <nlohmann/json.hpp>
+
 namespace ctxo::profile {
 
 /// What a host does with what is past one of its limits or rules.
@@ -98,6 +100,10 @@ std::vector<std::string> builtin_host_names();
 /// Loads a host file. Errors: "io", "parse", "host" (breaks schemas/host.schema.json, or a name
 /// pattern is not a regular expression), "config" (no schemas directory to validate against).
 [[nodiscard]] Result<Host> load_host_file(const std::string& path);
+
+/// Loads a host profile from a parsed document (`origin` names it in messages). Same errors as
+/// load_host_file but "io" and "parse". Never throws.
+[[nodiscard]] Result<Host> load_host_json(const nlohmann::json& doc, const std::string& origin = "<json>");
 
 /// The hosts `--host VALUE` names: "" or "default" = the built-ins marked default (none when the
 /// schemas directory cannot be found: the caller notes that host checks are off), "none" = none,
