@@ -131,6 +131,11 @@ TEST(HostsReport, LargestAnswerIsMeasured) {
   EXPECT_EQ(limits, (std::set<std::string>{"warning-tokens", "max-tokens", "max-chars", "max-result"})) << largest.dump(2);
   EXPECT_EQ(largest.value("chars", -1), 50001) << largest.dump(2);
   EXPECT_EQ(largest.value("tokens", -1), 12501) << largest.dump(2);
+  // The console says it too, with the limit it came closest to (here: past it).
+  EXPECT_NE((r.out + r.err).find("host headroom: largest answer fetch_page: 50,001 B, 50,001 chars, 12,501 tokens by "
+                                 "chars/4: 125% of Claude Code's warning-tokens (10,000 tokens)"),
+            std::string::npos)
+      << r.out << r.err;
 }
 
 // --host picks the hosts judged: none gives no H-* finding at all; Claude Desktop alone gives only

@@ -214,16 +214,23 @@ TEST(HostName, ProviderRulesOnToolNames) {
   const auto hs = hosts();
   for (const std::string& good : std::vector<std::string>{"search", "get-file_v2", std::string(64, 'a')})
     EXPECT_TRUE(check_listing(hs, tool(good)).empty()) << good;
-  for (const std::string& bad : std::vector<std::string>{"search.files", "admin/tools", "Create CIFS Share", std::string(65, 'a'), "검색",
-                                std::string(100000, 'a')}) {
+  for (const std::string& bad : std::vector<std::string>{"search.files", "admin/tools", "Create CIFS Share", "검색",
+                                std::string(129, 'a'), std::string(100000, 'a')}) {
     auto o = check_listing(hs, tool(bad));
     ASSERT_EQ(o.size(), 1u) << bad.substr(0, 80);
     EXPECT_EQ(o[0].invariant, "H-NAME");
     EXPECT_EQ(o[0].severity, Severity::kError);
-    // One finding naming both hosts, not one per host.
-    EXPECT_NE(o[0].diagnosis.find("Claude Code and Claude Desktop's rule"), std::string::npos) << o[0].diagnosis;
+    // One finding naming both hosts and each one's rule, not one finding per host.
+    EXPECT_NE(o[0].diagnosis.find("Claude Code's rule: 1 to 128 characters"), std::string::npos) << o[0].diagnosis;
+    EXPECT_NE(o[0].diagnosis.find("Claude Desktop's rule: 1 to 64 characters"), std::string::npos) << o[0].diagnosis;
     EXPECT_LT(o[0].diagnosis.size(), 600u);
   }
+  // 65 characters: Claude Desktop's 64 only (Claude Code takes 128).
+  auto long_name = check_listing(hs, tool(std::string(65, 'a')));
+  ASSERT_EQ(long_name.size(), 1u);
+  EXPECT_NE(long_name[0].diagnosis.find("breaks Claude Desktop's rule: 1 to 64 characters"), std::string::npos)
+      << long_name[0].diagnosis;
+  EXPECT_EQ(long_name[0].diagnosis.find("Claude Code"), std::string::npos) << long_name[0].diagnosis;
   EXPECT_EQ(check_listing(hs, tool("search")).status("H-NAME"), Status::kPassed);
   EXPECT_TRUE(check_listing({}, tool("search.files")).empty());
 }
