@@ -60,6 +60,7 @@ struct Cli {
   std::optional<std::uint64_t> seed;
   std::optional<long long> calls;  // signed, so "-5" is refused rather than wrapped
   std::optional<double> time_budget;
+  double tool_budget = 60, shrink_budget = 60;
   bool no_shrink = false;
   bool no_harvest = false;
   bool allow_remote_urls = false;
@@ -369,6 +370,13 @@ int main(int argc, char** argv) {
                  "Generated calls per tool (default: each boundary case up to 48, 24 random, 8 invalid)")
       ->type_name("N");
   app.add_option("--time-budget", cli.time_budget, "Stop generating calls after S seconds")->type_name("S");
+  app.add_option("--tool-budget", cli.tool_budget,
+                 "Stop generating calls for a tool once its calls have taken S seconds (0 = no limit)")
+      ->type_name("S")
+      ->capture_default_str();
+  app.add_option("--shrink-budget", cli.shrink_budget, "Stop shrinking one finding after S seconds")
+      ->type_name("S")
+      ->capture_default_str();
   app.add_option("--timeout", cli.timeout_ms, "Per-request timeout in milliseconds")->type_name("MS")->capture_default_str();
   app.add_option("--grace", cli.grace_ms, "Milliseconds the server gets to exit after stdin closes")
       ->type_name("MS")
@@ -498,6 +506,12 @@ int main(int argc, char** argv) {
   if (cli.time_budget && !(*cli.time_budget > 0 && *cli.time_budget <= 365.0 * 24 * 3600))
     return fail_config("--time-budget must be a number of seconds above 0, at most a year");
   o.time_budget_s = cli.time_budget;
+  if (!(cli.tool_budget >= 0 && cli.tool_budget <= 365.0 * 24 * 3600))
+    return fail_config("--tool-budget must be a number of seconds from 0 (no limit) to a year");
+  if (!(cli.shrink_budget > 0 && cli.shrink_budget <= 365.0 * 24 * 3600))
+    return fail_config("--shrink-budget must be a number of seconds above 0, at most a year");
+  o.tool_budget = std::chrono::milliseconds(static_cast<long long>(cli.tool_budget * 1000));
+  o.shrink_budget = std::chrono::milliseconds(static_cast<long long>(cli.shrink_budget * 1000));
   for (const auto& l : split_csv(cli.limits)) {
     char* end = nullptr;
     long long v = std::strtoll(l.c_str(), &end, 10);

@@ -508,6 +508,7 @@ class Runner {
           ts->skipped = "stopped after " + std::to_string(kMaxSlowCalls) + " calls slower than --timeout";
           break;
         }
+        if (!o_.replay && tool_over_budget(*ts)) break;
         std::optional<gen::PlannedCall> pc;
         if (tr.plan) pc = tr.plan->next(harvest_);
         else if (i == 0 && !o_.replay->as_miss) pc = gen::PlannedCall{gen::Phase::kBoundary, "replayed case", gen::shrinkable_json(o_.replay->arguments)};
@@ -517,7 +518,7 @@ class Runner {
       if (tr.plan && ts->calls == 0 && ts->skipped.empty() && !tr.plan->cannot_generate().empty())
         ts->skipped = "no schema-valid arguments could be generated: " + tr.plan->cannot_generate();
       drive(tr, *ts, t0, alive);
-      if (!tr.repeated && tr.stable_fallback && alive && tr.troubles < 2 && !over_budget(t0))
+      if (!tr.repeated && tr.stable_fallback && alive && tr.troubles < 2 && !over_budget(t0) && !tool_over_budget(*ts))
         repeat(*ts, tr.stable_fallback->first, "", tr.stable_fallback->second, tr.troubles, alive);
       if (tr.plan)
         for (const auto& p : tr.plan->problems())
@@ -571,7 +572,7 @@ class Runner {
         if (!tr.plan || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || !tr.data_calls.empty()) continue;
         ToolSummary* ts = summary_of(tr.name);
         for (auto& pc : tr.plan->second_pass(harvest_, kSecondPassCalls)) {
-          if (!alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0)) break;
+          if (!alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0) || tool_over_budget(*ts)) break;
           ts->second_pass_calls++;
           make_call(tr, *ts, std::move(pc), t0, alive);
         }
@@ -585,6 +586,12 @@ class Runner {
     }
     else if (!sweep_calls_.empty()) note("the limit sweep was skipped (time budget reached or the server died)");
     if (budget_hit_) note("--time-budget reached: some generated calls were not made");
+    if (!shrinks_cut_.empty()) {
+      std::string which;
+      for (const auto& w : shrinks_cut_) which += (which.empty() ? "" : ", ") + w;
+      note(std::to_string(shrinks_cut_.size()) + " shrink(s) stopped at --shrink-budget (" + which +
+           "): their findings are the smallest reproduction found in time");
+    }
   }
 
   struct ToolCtx {
@@ -643,7 +650,7 @@ class Runner {
     for (; tr.driven_from < tr.data_calls.size(); ++tr.driven_from) {
       const auto [args, label] = tr.data_calls[tr.driven_from];
       for (auto& pc : tr.plan->driven(args, "after " + label)) {
-        if (!alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0)) return;
+        if (!alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0) || tool_over_budget(ts)) return;
         ts.driven_calls++;
         make_call(tr, ts, std::move(pc), t0, alive);
       }
@@ -705,6 +712,21 @@ class Runner {
       return true;
     }
     return false;
+  }
+
+  // --tool-budget: true once `ts`'s calls have taken the tool's time; its remaining generated
+  // calls are not made (said once, in its skip reason and a note).
+  bool tool_over_budget(ToolSummary& ts) {
+    if (o_.tool_budget.count() <= 0 || ts.elapsed <= o_.tool_budget) return false;
+    if (ts.skipped.empty()) {
+      const std::string secs = std::to_string(o_.tool_budget.count() / 1000) +
+                               (o_.tool_budget.count() % 1000 ? "." + std::to_string(o_.tool_budget.count() % 1000) : "");
+      ts.skipped = "its calls took their --tool-budget of " + secs + " s";
+      note("tool " + ts.name + ": its " + std::to_string(ts.calls) + " calls took " +
+           std::to_string(ts.elapsed.count() / 1000) + " s, past --tool-budget " + secs +
+           " s: its remaining generated calls were not made (raise --tool-budget, or 0 for no limit)");
+    }
+    return true;
   }
 
   bool invariant_wanted(std::string_view id) const { return o_.selection.enabled(id); }
@@ -904,6 +926,7 @@ class Runner {
     // A confirmed hang is shrunk without confirming each reproduction again (client call_tool).
     const auto started = Clock::now();
     std::size_t tries = 0, steps = 0, troubles = 0;
+    bool out_of_time = false;
     shrinking_ = true;
     bool done = false;
     try {
@@ -920,7 +943,10 @@ class Runner {
           // are nearly all invalid (removeChunks of 5,000 characters offers millions).
           std::size_t examined = 0;
           for (std::size_t taken = 0; taken < kShrinkCandidates && examined < kShrinkExamined; ++examined) {
-            if (Clock::now() - started > kShrinkTime) break;
+            if (Clock::now() - started > o_.shrink_budget) {
+              out_of_time = true;
+              break;
+            }
             auto next = seq.next();
             if (!next) break;
             const json args = next->value();
@@ -936,7 +962,8 @@ class Runner {
         std::stable_sort(candidates.begin(), candidates.end(),
                          [](const auto& a, const auto& b) { return a.first < b.first; });
         for (auto& [size, candidate] : candidates) {
-          if (tries >= o_.max_shrink_calls || Clock::now() - started > kShrinkTime || over_budget(t0)) break;
+          if (Clock::now() - started > o_.shrink_budget) out_of_time = true;
+          if (tries >= o_.max_shrink_calls || out_of_time || over_budget(t0)) break;
           const json args = candidate.value();
           ++tries;
           rep_.shrink_calls++;
@@ -958,6 +985,7 @@ class Runner {
       // signal again at its next wait (see run()).
     }
     shrinking_ = false;
+    if (out_of_time) shrinks_cut_.push_back(found.invariant + " on " + ts.name);
     found.phase = phase;
     found.case_label = label;
     found.shrink_steps = steps;
@@ -1229,12 +1257,12 @@ class Runner {
   bool shrinking_ = false;
   bool probing_ = false;  ///< Making asked_to_wait's quick call (no probe of the probe).
   std::size_t main_restarts_ = 0;             ///< Restarts outside shrinking (--max-restarts).
-  static constexpr std::chrono::seconds kShrinkTime{60};
   static constexpr std::size_t kShrinkCandidates = 1024;  ///< Shrinks of one value considered per step.
   static constexpr std::size_t kShrinkExamined = 8192;    ///< Shrinks looked at per step, kept or skipped.
   /// tools/call requests made on the running server instance (a T-SHUTDOWN case replays them).
   std::vector<json> session_calls_;
   bool session_wrote_ = false;  ///< A tool not annotated read-only was called on this instance.
+  std::vector<std::string> shrinks_cut_;  ///< Shrinks stopped by --shrink-budget ("INV on tool").
   static constexpr std::size_t kMaxSessionCalls = 1000;
 };
 

@@ -47,6 +47,12 @@ struct RunOptions {
   std::size_t calls_per_tool = 0;             ///< 0 = sized per tool (gen::phase_sizes).
   bool shrink = true;                         ///< Shrink each failing generated call.
   std::size_t max_shrink_calls = 200;         ///< Candidate calls per shrink.
+  /// --shrink-budget: the time one shrink may take; past it the smallest reproduction found so far
+  /// is the finding, and the run says so.
+  std::chrono::milliseconds shrink_budget{60000};
+  /// --tool-budget: the time one tool's calls may take (0 = no limit); past it the tool's
+  /// remaining generated calls are not made, and the run says so.
+  std::chrono::milliseconds tool_budget{60000};
   std::optional<ReplayCall> replay;           ///< Set by `replay`: make only this call.
   std::optional<double> time_budget_s;        ///< Stop generating calls after this many seconds.
   checks::Selection selection;

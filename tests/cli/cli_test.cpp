@@ -276,5 +276,85 @@ TEST(Cli, EveryHelpFlagIsInTheReadmeAndBack) {
   for (const auto& f : in_readme_table) EXPECT_TRUE(in_help.count(f)) << f << " is in README but not in --help";
 }
 
+
+// --tool-budget and --shrink-budget (issue 17): a slow tool stops once its calls have taken its
+// budget, the others run on, and a shrink stops at its own budget; each is said in a note.
+std::string budget_server() {
+  const std::string script = std::string(CTXO_BINARY_DIR) + "/test-tmp/budget_server.py";
+  std::filesystem::create_directories(std::string(CTXO_BINARY_DIR) + "/test-tmp");
+  std::ofstream(script) << R"PY(import sys, json, time
+# slow: 0.3 s a call. fail: 0.1 s a call, a JSON-RPC -32603 when q has 12 characters or more.
+tools = [{"name": n, "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "maxLength": 40}}},
+          "annotations": {"readOnlyHint": True}} for n in ("fast", "fail", "slow")]
+for line in sys.stdin:
+    m = json.loads(line)
+    if "id" not in m:
+        continue
+    method, out = m.get("method"), {"jsonrpc": "2.0", "id": m["id"]}
+    if method == "initialize":
+        out["result"] = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "b", "version": "1"}}
+    elif method == "tools/list":
+        out["result"] = {"tools": tools}
+    elif method == "tools/call":
+        name, q = m["params"]["name"], m["params"].get("arguments", {}).get("q", "")
+        if name == "slow":
+            time.sleep(0.3)
+        if name == "fail":
+            time.sleep(0.1)
+        if name == "fail" and isinstance(q, str) and len(q) >= 12:
+            out["error"] = {"code": -32603, "message": "boom"}
+        else:
+            out["result"] = {"content": [{"type": "text", "text": "ok"}]}
+    else:
+        out["result"] = {}
+    sys.stdout.write(json.dumps(out) + "\n")
+    sys.stdout.flush()
+)PY";
+  return script;
+}
+
+TEST(Budgets, ASlowToolStopsAtItsToolBudgetAndTheOthersRunOn) {
+  auto r = run_harness({"--tools", "fast,slow", "--calls", "12", "--seed", "1", "--no-cases", "--tool-budget", "1",
+                        "--", "python3", budget_server()});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  for (const auto& t : r.report["tools"]) {
+    if (t["name"] == "slow") {
+      EXPECT_LE(t["calls"].get<int>(), 6) << t.dump(2);  // 1 s of 0.3 s calls, and the one that crossed it
+      EXPECT_GE(t["calls"].get<int>(), 3) << t.dump(2);
+      EXPECT_NE(t.value("skipped", std::string()).find("--tool-budget of 1 s"), std::string::npos) << t.dump(2);
+    }
+    if (t["name"] == "fast") {
+      EXPECT_GE(t["calls"].get<int>(), 9) << t.dump(2);  // its whole plan
+      EXPECT_FALSE(t.contains("skipped")) << t.dump(2);
+    }
+  }
+  std::size_t said = 0;
+  for (const auto& n : r.report["notes"]) said += n.get<std::string>().find("past --tool-budget") != std::string::npos;
+  EXPECT_EQ(said, 1u) << r.report["notes"].dump(2);
+  // 0: no limit.
+  auto all = run_harness({"--tools", "slow", "--calls", "8", "--seed", "1", "--no-cases", "--tool-budget", "0", "--",
+                          "python3", budget_server()});
+  ASSERT_TRUE(all.report.is_object()) << all.err;
+  for (const auto& t : all.report["tools"]) {
+    if (t["name"] == "slow") {
+      EXPECT_GE(t["calls"].get<int>(), 7) << t.dump(2);
+    }
+  }
+}
+
+TEST(Budgets, AShrinkStopsAtItsShrinkBudgetAndSaysSo) {
+  auto r = run_harness({"--tools", "fail", "--calls", "12", "--seed", "1", "--no-cases", "--shrink-budget", "0.5",
+                        "--", "python3", budget_server()});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.error_ids(), std::set<std::string>{"P-NO-THROW"}) << r.report["findings"].dump(2);
+  bool said = false;
+  for (const auto& n : r.report["notes"])
+    said = said || n.get<std::string>().find("stopped at --shrink-budget (P-NO-THROW on fail)") != std::string::npos;
+  EXPECT_TRUE(said) << r.report["notes"].dump(2);
+  // The shrink's calls stopped near its budget: 0.5 s of 0.1 s calls, not the 200-call bound.
+  EXPECT_LE(r.report["stats"]["shrink_calls"].get<int>(), 12) << r.report["stats"].dump(2);
+}
+
 }  // namespace
 }  // namespace ctxo::test
