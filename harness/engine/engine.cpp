@@ -2,6 +2,7 @@
 #include "engine/engine.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <ctime>
 #include <functional>
 #include <set>
@@ -719,8 +720,9 @@ class Runner {
   bool tool_over_budget(ToolSummary& ts) {
     if (o_.tool_budget.count() <= 0 || ts.elapsed <= o_.tool_budget) return false;
     if (ts.skipped.empty()) {
-      const std::string secs = std::to_string(o_.tool_budget.count() / 1000) +
-                               (o_.tool_budget.count() % 1000 ? "." + std::to_string(o_.tool_budget.count() % 1000) : "");
+      char secs_text[32];
+      std::snprintf(secs_text, sizeof secs_text, "%g", static_cast<double>(o_.tool_budget.count()) / 1000.0);
+      const std::string secs = secs_text;
       ts.skipped = "its calls took their --tool-budget of " + secs + " s";
       note("tool " + ts.name + ": its " + std::to_string(ts.calls) + " calls took " +
            std::to_string(ts.elapsed.count() / 1000) + " s, past --tool-budget " + secs +
