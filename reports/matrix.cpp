@@ -181,8 +181,6 @@ CoverageRows coverage_rows(const engine::RunReport& r) {
 
 namespace {
 
-std::string grouped(long long n) { return thousands(n); }
-
 const checks::Headroom* closest(const checks::LargestAnswer& b) {
   const checks::Headroom* best = nullptr;
   for (const auto& h : b.headroom)
@@ -203,10 +201,10 @@ long long headroom_percent(const engine::ToolSummary& t) {
 std::string headroom_text(const engine::ToolSummary& t) {
   if (!t.largest) return "";
   const checks::LargestAnswer& b = *t.largest;
-  std::string s = grouped(b.bytes) + " B, " + grouped(b.chars) + " chars, " + grouped(b.tokens) + " tokens by chars/4" +
+  std::string s = thousands(b.bytes) + " B, " + thousands(b.chars) + " chars, " + thousands(b.tokens) + " tokens by chars/4" +
                   (b.is_error ? " (an error)" : "");
   if (const checks::Headroom* h = closest(b))
-    s += ": " + std::to_string(h->size * 100 / h->max) + "% of " + h->host + "'s " + h->limit + " (" + grouped(h->max) +
+    s += ": " + std::to_string(h->size * 100 / h->max) + "% of " + h->host + "'s " + h->limit + " (" + thousands(h->max) +
          " " + h->unit + ")";
   return s;
 }

@@ -24,8 +24,6 @@ constexpr std::size_t kMaxMatchedName = 1024;
 constexpr int kMaxSchemaDepth = 64;
 constexpr std::size_t kMaxSchemaNodes = 20000;
 
-std::string grouped(std::int64_t n) { return thousands(n); }
-
 std::string unit_words(Unit u, bool of_result) {
   const char* w = u == Unit::kTokens ? "tokens" : u == Unit::kBytes ? "bytes" : "characters";
   return of_result ? std::string(w) + " of the serialised result" : std::string(w);
@@ -55,19 +53,9 @@ std::string after_calls(const json& sequence) {
 
 Severity worse(Severity a, Severity b) { return a == Severity::kError || b == Severity::kError ? Severity::kError : Severity::kWarning; }
 
-/// The text content blocks of an answer, in order (not copied: answers can be megabytes).
-std::vector<const std::string*> text_parts(const mcp::Reply& r) {
-  std::vector<const std::string*> parts;
-  if (r.result.is_object() && r.result.contains("content") && r.result["content"].is_array())
-    for (const auto& part : r.result["content"])
-      if (part.is_object() && part.contains("text") && part["text"].is_string())
-        parts.push_back(&part["text"].get_ref<const std::string&>());
-  return parts;
-}
-
 /// The start of an answer's text, for a finding's excerpt.
 std::string text_excerpt(const mcp::Reply& r) {
-  auto parts = text_parts(r);
+  auto parts = r.text_parts();
   return parts.empty() ? std::string() : excerpt(*parts.front(), 300);
 }
 
@@ -96,8 +84,11 @@ std::int64_t size_in(const Host& host, Unit unit, bool of_result, const AnswerSi
   return chars;
 }
 
-bool applies(const HostLimit& l, bool is_error) {
-  return l.applies == HostLimit::Applies::kAny || (l.applies == HostLimit::Applies::kError) == is_error;
+/// True when limit `l` holds an answer (an error or not) of a tool that declares `ceiling`: it
+/// applies to that kind of answer, and no declared ceiling replaces it or exempts the tool.
+bool in_force(const HostLimit& l, bool is_error, const std::optional<std::int64_t>& ceiling) {
+  const bool applies = l.applies == HostLimit::Applies::kAny || (l.applies == HostLimit::Applies::kError) == is_error;
+  return applies && !(ceiling && (l.exempt_when_declared || l.replaced_by_declared));
 }
 
 Finding listing_finding(const char* id, const json& tool, Severity severity, std::string diagnosis) {
@@ -141,7 +132,7 @@ void refused(const json& schema, const profile::SchemaRule& rule, int depth, std
 AnswerSize measure_answer(const mcp::Reply& reply, bool result_chars, bool result_bytes) {
   AnswerSize s;
   // The text blocks joined by "\n", measured block by block.
-  const auto parts = text_parts(reply);
+  const auto parts = reply.text_parts();
   for (std::size_t i = 0; i < parts.size(); ++i) {
     s.chars += static_cast<std::int64_t>(truncation::utf16_length(*parts[i])) + (i ? 1 : 0);
     s.bytes += static_cast<std::int64_t>(parts[i]->size()) + (i ? 1 : 0);  // valid UTF-8: the client decoded it
@@ -181,7 +172,7 @@ Outcomes check_listing(const std::vector<Host>& hosts, const json& tool) {
     if (any_rule) {
       o.pass("H-NAME");
       if (!broken.empty()) {
-        std::string d = "tool name `" + excerpt(name, 80) + "` (" + grouped(static_cast<std::int64_t>(truncation::utf16_length(name))) +
+        std::string d = "tool name `" + excerpt(name, 80) + "` (" + thousands(static_cast<std::int64_t>(truncation::utf16_length(name))) +
                         " characters) breaks ";
         for (std::size_t i = 0; i < broken.size(); ++i)
           d += (i ? "; and " : "") + and_list(broken[i].second) + "'s rule: " + broken[i].first;
@@ -229,14 +220,14 @@ Outcomes check_listing(const std::vector<Host>& hosts, const json& tool) {
     if (!declared_ceiling(h, &tool)) {
       o.fail(listing_finding("H-DECLARED", tool, Severity::kWarning,
                              "the tool declares " + key + " = " + shown + ", which is not an integer of at least " +
-                                 grouped(h.declared->min) + ": " + h.title +
+                                 thousands(h.declared->min) + ": " + h.title +
                                  " ignores it and holds the tool to its usual limits"));
     } else if (v->get<double>() > static_cast<double>(h.declared->max)) {
       o.fail(listing_finding("H-DECLARED", tool, Severity::kWarning,
                              "the tool declares " + key + " = " + shown + ", above " + h.title + "'s ceiling of " +
-                                 grouped(h.declared->max) + ": answers past " + grouped(h.declared->max) + " " +
+                                 thousands(h.declared->max) + ": answers past " + thousands(h.declared->max) + " " +
                                  unit_words(h.declared->unit, false) + " are still " + profile::to_string(h.declared->past) +
-                                 ". Declare at most " + grouped(h.declared->max)));
+                                 ". Declare at most " + thousands(h.declared->max)));
     }
   }
   return o;
@@ -260,7 +251,9 @@ struct HostMeter::State {
     std::vector<Over> crossed;  ///< H-SIZE, by (host, limit).
     std::vector<Over> declared;  ///< H-DECLARED, by host.
     AnswerSize largest_size;
-    const json* listing = nullptr;
+    /// The ceiling the tool declares for each host (by index in `hosts`), read from its listing
+    /// once, at its first answer.
+    std::vector<std::optional<std::int64_t>> ceilings;
   };
   std::map<std::string, Tool> tools;
   std::map<std::string, LargestAnswer> largest;
@@ -298,8 +291,8 @@ void HostMeter::observe(const std::string& tool, const json* listing, const mcp:
   if (reply.kind != mcp::Reply::Kind::kResult) return;
   const AnswerSize size = measure_answer(reply, s_->result_chars, s_->result_bytes);
   State::Tool& t = s_->tools[tool];
-  t.listing = listing;
-  ++t.answers;
+  if (t.answers++ == 0)
+    for (const auto& h : s_->hosts) t.ceilings.push_back(declared_ceiling(h, listing));
   LargestAnswer& big = s_->largest[tool];
   if (t.answers == 1 || size.chars > big.chars) {
     big.chars = size.chars;
@@ -310,10 +303,11 @@ void HostMeter::observe(const std::string& tool, const json* listing, const mcp:
     t.largest_size = size;
   }
   bool over = false, over_declared = false;
-  for (const auto& h : s_->hosts) {
-    const auto ceiling = declared_ceiling(h, listing);
+  for (std::size_t hi = 0; hi < s_->hosts.size(); ++hi) {
+    const Host& h = s_->hosts[hi];
+    const auto& ceiling = t.ceilings[hi];
     for (const auto& l : h.limits) {
-      if (!applies(l, size.is_error) || (ceiling && (l.exempt_when_declared || l.replaced_by_declared))) continue;
+      if (!in_force(l, size.is_error, ceiling)) continue;
       const std::int64_t n = size_in(h, l.unit, l.of_result, size);
       if (n <= l.max) continue;
       over = true;
@@ -339,10 +333,11 @@ std::map<std::string, Outcomes> HostMeter::finish() {
     // The headroom of the largest answer under every limit that applies to it.
     LargestAnswer& big = s_->largest[name];
     big.headroom.clear();
-    for (const auto& h : s_->hosts) {
-      const auto ceiling = declared_ceiling(h, t.listing);
+    for (std::size_t hi = 0; hi < s_->hosts.size(); ++hi) {
+      const Host& h = s_->hosts[hi];
+      const auto& ceiling = t.ceilings[hi];
       for (const auto& l : h.limits) {
-        if (!applies(l, big.is_error) || (ceiling && (l.exempt_when_declared || l.replaced_by_declared))) continue;
+        if (!in_force(l, big.is_error, ceiling)) continue;
         big.headroom.push_back(Headroom{h.title, l.id, profile::to_string(l.unit),
                                         size_in(h, l.unit, l.of_result, t.largest_size), l.max});
       }
@@ -379,9 +374,9 @@ std::map<std::string, Outcomes> HostMeter::finish() {
           auto ci = std::find_if(t.crossed.begin(), t.crossed.end(), [&](const State::Over& x) { return x.limit == &hl; });
           if (ci == t.crossed.end() || static_cast<int>(hl.past) != strongest) continue;
           const State::Over& c = *ci;
-          std::string l = "past " + grouped(c.limit->max) + " " + unit_words(c.limit->unit, c.limit->of_result) +
+          std::string l = "past " + thousands(c.limit->max) + " " + unit_words(c.limit->unit, c.limit->of_result) +
                           (c.limit->applies == HostLimit::Applies::kError ? " of error text" : "") + " (largest answer " +
-                          grouped(c.size) + ", " + grouped(c.size - c.limit->max) + " over";
+                          thousands(c.size) + ", " + thousands(c.size - c.limit->max) + " over";
           if (!c.limit->raised_by.empty()) l += "; a user can raise it with " + c.limit->raised_by;
           if (!c.limit->verified) l += "; a reported limit, not a documented one";
           limits.push_back(l + ")");
@@ -391,7 +386,7 @@ std::map<std::string, Outcomes> HostMeter::finish() {
       f.request = worst->request;
       f.response_excerpt = worst->excerpt;
       f.sequence = worst->sequence;
-      f.diagnosis = grouped(static_cast<std::int64_t>(t.over)) + " of " + grouped(static_cast<std::int64_t>(t.answers)) +
+      f.diagnosis = thousands(static_cast<std::int64_t>(t.over)) + " of " + thousands(static_cast<std::int64_t>(t.answers)) +
                     " answers are larger than a host takes as it is: " + join(said, "; ") +
                     ". Keep a default answer small (a page with a cursor, or a truncated answer with a hint)";
       bool declarable = false;
@@ -400,9 +395,8 @@ std::map<std::string, Outcomes> HostMeter::finish() {
       f.diagnosis += after_calls(f.sequence);
       o.fail(std::move(f));
     }
-    bool declares = false;
-    for (const auto& h : s_->hosts) declares = declares || declared_ceiling(h, t.listing).has_value();
-    if (declares) o.pass("H-DECLARED");
+    if (std::any_of(t.ceilings.begin(), t.ceilings.end(), [](const auto& c) { return c.has_value(); }))
+      o.pass("H-DECLARED");
     for (const auto& c : t.declared) {
       Finding f;
       f.invariant = "H-DECLARED";
@@ -411,10 +405,10 @@ std::map<std::string, Outcomes> HostMeter::finish() {
       f.request = c.request;
       f.response_excerpt = c.excerpt;
       f.sequence = c.sequence;
-      f.diagnosis = "the tool declares _meta[\"" + c.host->declared->meta_key + "\"] = " + grouped(c.ceiling) + " but " +
-                    grouped(static_cast<std::int64_t>(t.over_declared)) + " of " +
-                    grouped(static_cast<std::int64_t>(t.answers)) + " answers are larger (largest " + grouped(c.size) +
-                    " " + unit_words(c.host->declared->unit, false) + ", " + grouped(c.size - c.ceiling) + " over): " +
+      f.diagnosis = "the tool declares _meta[\"" + c.host->declared->meta_key + "\"] = " + thousands(c.ceiling) + " but " +
+                    thousands(static_cast<std::int64_t>(t.over_declared)) + " of " +
+                    thousands(static_cast<std::int64_t>(t.answers)) + " answers are larger (largest " + thousands(c.size) +
+                    " " + unit_words(c.host->declared->unit, false) + ", " + thousands(c.size - c.ceiling) + " over): " +
                     c.host->title + " " + profile::describe(c.host->declared->past) + " past the declared ceiling";
       if (!c.host->declared->note.empty()) f.diagnosis += " (" + c.host->declared->note + ")";
       f.diagnosis += ". Cut answers to the ceiling the tool declares, or declare the size it really needs";

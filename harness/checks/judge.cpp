@@ -16,13 +16,18 @@ using mcp::Reply;
 
 std::string result_text(const Reply& r) {
   std::string text;
-  if (r.result.is_object() && r.result.contains("content") && r.result["content"].is_array())
-    for (const auto& part : r.result["content"])
-      if (part.is_object() && part.contains("text") && part["text"].is_string()) {
-        if (!text.empty()) text += "\n";
-        text += part["text"].get<std::string>();
-      }
+  for (const std::string* part : r.text_parts()) {
+    if (!text.empty()) text += "\n";
+    text += *part;
+  }
   return text;
+}
+
+/// result_text(r).size(), without building it.
+std::size_t result_text_bytes(const Reply& r) {
+  std::size_t n = 0;
+  for (const std::string* part : r.text_parts()) n += (n ? 1 : 0) + part->size();
+  return n;
 }
 
 /// The one text part of an answer when it is exactly a JSON object (an isError answer is an
@@ -218,7 +223,7 @@ struct Judge::State {
   void count(const std::string& tool, const Reply& r, const ParsedEnvelope& env, Reach reach) {
     Coverage& c = coverage[tool];
     c.add(reach);
-    c.largest_bytes = std::max(c.largest_bytes, result_text(r).size());
+    c.largest_bytes = std::max(c.largest_bytes, result_text_bytes(r));
     if (reach == Reach::kData && env.profile && detail::truncated_flag(*env.profile, env.envelope).value_or(false)) ++c.truncated;
   }
 

@@ -125,15 +125,8 @@ class Runner {
       // The judge stamps the environment an answer was given under; other findings are the
       // current server's.
       if (f.env.empty()) f.env = env_;
-      if (f.sequence.is_array() && !f.sequence.empty()) {
-        // A finding that depends on the server's state: the calls that made it, then its own.
-        std::vector<std::string> lines = prelude_;
-        for (const auto& r : f.sequence) lines.push_back(r.dump());
-        if (!f.request.is_null()) lines.push_back(f.request.dump());
-        f.replay = pipe_command(lines, f.env);
-      } else {
-        f.replay = replay_command(f.request, f.env);
-      }
+      // A finding that depends on the server's state: the calls that made it, then its own.
+      f.replay = replay_command(f.request, f.env, f.sequence);
     }
     if (capture_) {
       capture_->push_back(std::move(f));
@@ -202,8 +195,12 @@ class Runner {
   }
 
   // The exact bytes to send, then the server command: runs anywhere a POSIX shell does.
-  std::string replay_command(const json& request, const std::map<std::string, std::string>& env) const {
+  // `sequence` (a state-carrying finding's earlier calls: an array, or null) is sent before the request.
+  std::string replay_command(const json& request, const std::map<std::string, std::string>& env,
+                             const json& sequence = json()) const {
     std::vector<std::string> lines = prelude_;
+    if (sequence.is_array())
+      for (const auto& r : sequence) lines.push_back(r.dump());
     if (!request.is_null()) lines.push_back(request.dump());
     return pipe_command(lines, env);
   }
@@ -327,10 +324,8 @@ class Runner {
                     "; it had to be stopped with a signal (" + status.describe() +
                     "). A stdio server must exit when stdin reaches end-of-file";
       // Its state may be why: the calls made on this instance are part of the case.
-      std::vector<std::string> lines = prelude_;
-      for (const auto& r : session_calls_) lines.push_back(r.dump());
-      f.replay = pipe_command(lines, session_env_);
       if (!session_calls_.empty()) f.sequence = json(session_calls_);
+      f.replay = replay_command(json(), session_env_, f.sequence);
       add(std::move(f));
     }
     session_calls_.clear();

@@ -56,6 +56,16 @@ struct Reply {
   bool is_error_result() const {
     return kind == Kind::kResult && result.is_object() && result.contains("isError") && result["isError"] == true;
   }
+  /// The strings of the result's content blocks that carry one under "text", in order (pointers
+  /// into `result`, not copies: an answer can be megabytes).
+  std::vector<const std::string*> text_parts() const {
+    std::vector<const std::string*> parts;
+    if (result.is_object() && result.contains("content") && result["content"].is_array())
+      for (const auto& part : result["content"])
+        if (part.is_object() && part.contains("text") && part["text"].is_string())
+          parts.push_back(&part["text"].get_ref<const std::string&>());
+    return parts;
+  }
 };
 
 /// What the handshake learned.
