@@ -40,6 +40,10 @@ std::map<std::string, checks::Status> statuses_from(const json& obj) {
 json to_json(const engine::RunReport& r, const std::string& version) {
   json server = {{"command", r.command}, {"name", r.server_name}, {"version", r.server_version},
                  {"protocol", r.protocol_version}, {"era", r.era}, {"cwd", r.cwd}, {"env", r.env}};
+  if (!r.url.empty()) {
+    server["url"] = r.url;
+    server["headers"] = r.header_names;  // names only: values are credentials
+  }
   json tools = json::array();
   for (const auto& t : r.tools) {
     json jt = {{"name", t.name}, {"read_only", t.read_only}, {"selected", t.selected}, {"calls", t.calls},
@@ -172,6 +176,8 @@ Result<engine::RunReport> from_json(const json& doc) {
     if (doc.contains("root")) r.root = doc["root"].get<std::string>();
     const json& server = doc["server"];
     read(server, "command", r.command);
+    read(server, "url", r.url);
+    read(server, "headers", r.header_names);
     read(server, "name", r.server_name);
     read(server, "version", r.server_version);
     read(server, "protocol", r.protocol_version);

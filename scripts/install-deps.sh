@@ -11,7 +11,7 @@ cd "$(dirname "$0")/.."
 # --build-only: just what building the ctxo-conform binary needs (the GitHub Action uses it).
 packages=(
   cmake ninja-build g++ pkg-config
-  nlohmann-json3-dev libvalijson-dev libcli11-dev libpugixml-dev librapidcheck-dev
+  nlohmann-json3-dev libvalijson-dev libcli11-dev libpugixml-dev librapidcheck-dev libcurl4-openssl-dev
 )
 if [ "${1:-}" != "--build-only" ]; then
   packages+=(

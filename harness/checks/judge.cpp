@@ -363,6 +363,11 @@ Judged Judge::call(const Exchange& x) {
     const json* tool = s_->tool_json(x.tool);
     ToolValidators& v = s_->validators_of(x.tool);
     const CallContext ctx = v.context(tool, x.arguments, s_->setup.era);
+    // An answer the transport could not read (reported as T-HTTP-*) is no answer of the server's.
+    if (!r.transport_failure.empty()) {
+      s_->count(x.tool, r, j.envelope, Reach::kNoAnswer);
+      return j;
+    }
     j.outcomes.merge(check_call(ctx, r));
     if (r.kind != Reply::Kind::kResult && r.kind != Reply::Kind::kError) {
       s_->count(x.tool, r, j.envelope, Reach::kNoAnswer);

@@ -176,6 +176,7 @@ Outcomes check_tools_list(const mcp::Client::ToolsListing& listing, const std::s
     auto add = [&](std::string d, Severity s = Severity::kError) {
       out.push_back(make("P-LIST", page.request, raw, std::move(d), s));
     };
+    if (!page.transport_failure.empty()) continue;  // reported by the transport (T-HTTP-*)
     if (page.kind == mcp::Reply::Kind::kError) {
       add("tools/list was answered with a JSON-RPC error: " + excerpt(page.error.dump(), 200));
       continue;

@@ -23,6 +23,33 @@ const std::vector<InvariantInfo>& registry() {
       {"T-SHUTDOWN", "transport", Severity::kError, "the server exits after its stdin closes, within a grace period",
        "MCP basic/lifecycle §Shutdown", true,
        "Exit when stdin reaches end-of-file: listen for stdin's end/close event, then stop timers, intervals and open handles (or exit explicitly). A background interval that keeps the event loop alive is the usual cause."},
+      {"T-HTTP-STATUS", "transport", Severity::kError,
+       "Streamable HTTP: 202 Accepted with no body for a POSTed notification or response; a request is answered "
+       "with a JSON body or an SSE stream, never 202; input the server cannot accept gets an HTTP error status",
+       "MCP basic/transports §Streamable HTTP, Sending Messages to the Server (2025-11-25)", true,
+       "Answer a POSTed notification or JSON-RPC response with 202 Accepted and no body; answer every request with "
+       "Content-Type application/json (the response) or text/event-stream (a stream that carries it); answer a body "
+       "that is not JSON-RPC with 400 Bad Request. SDK transports do this: check middleware that rewrites statuses."},
+      {"T-HTTP-TYPE", "transport", Severity::kError,
+       "Streamable HTTP: a request's answer is Content-Type application/json or text/event-stream, and its body (or "
+       "each event's data) is one JSON-RPC message",
+       "MCP basic/transports §Streamable HTTP, Sending Messages to the Server (2025-11-25)", true,
+       "Send JSON responses with Content-Type: application/json and streams with Content-Type: text/event-stream, "
+       "and put exactly one complete JSON-RPC message in the body or in each SSE event's data."},
+      {"T-HTTP-SESSION", "transport", Severity::kError,
+       "Streamable HTTP: an issued Mcp-Session-Id is visible ASCII and honoured until the session ends; after DELETE "
+       "it gets 404; requests without it get 400 (SHOULD)",
+       "MCP basic/transports §Streamable HTTP, Session Management (2025-11-25)", true,
+       "Keep every session you issue until it is deleted or expires, answer requests with an unknown or ended "
+       "session id with 404 Not Found, and requests missing the id with 400 Bad Request. Issue ids of visible ASCII "
+       "only (a UUID is fine). A server that needs no sessions should not issue an id at all."},
+      {"T-HTTP-STREAM", "transport", Severity::kError,
+       "Streamable HTTP: the SSE stream opened for a request carries its response (resumable with Last-Event-ID when "
+       "the server closes it early)",
+       "MCP basic/transports §Streamable HTTP, Sending Messages to the Server; Resumability and Redelivery (2025-11-25)",
+       true,
+       "Do not end the SSE stream of a request before its JSON-RPC response is written. If you close it early (to "
+       "poll), send event ids and honour a GET with Last-Event-ID so the client can resume and get the response."},
       {"P-INIT", "protocol", Severity::kError,
        "well-formed initialize (or server/discover) result with a known protocol version",
        "MCP basic/lifecycle §Initialization", true,

@@ -47,16 +47,36 @@ Result<ServerConfig> load_server_config(const std::string& path, const std::stri
   const json& e = servers[chosen];
   const std::string where = "--config '" + path + "', server '" + chosen + "'";
   if (!e.is_object()) return make_error("usage", where + ": the entry is not an object");
-  const std::string type = e.value("type", "stdio");
-  if (e.contains("url") || (type != "stdio"))
-    return make_error("usage", where + ": only stdio servers (\"command\") can be tested; this entry is a " +
-                                   (type == "stdio" ? std::string("URL") : type) + " server");
-  if (!e.contains("command") || !e["command"].is_string() || e["command"].get<std::string>().empty())
-    return make_error("usage", where + ": needs a \"command\" string");
+  if (e.contains("type") && !e["type"].is_string()) return make_error("usage", where + ": \"type\" must be a string");
+  const std::string type = e.value("type", e.contains("url") ? "http" : "stdio");
   ServerConfig sc;
   sc.name = chosen;
-  sc.command.push_back(e["command"].get<std::string>());
+  if (type == "http" || type == "streamable-http" || type == "streamableHttp") {
+    if (!e.contains("url") || !e["url"].is_string() || e["url"].get<std::string>().empty())
+      return make_error("usage", where + ": an HTTP server needs a \"url\" string");
+    sc.url = e["url"].get<std::string>();
+    if (e.contains("headers")) {
+      if (!e["headers"].is_object()) return make_error("usage", where + ": \"headers\" must be an object of strings");
+      for (const auto& [k, v] : e["headers"].items()) {
+        auto text = scalar_text(v, where + ": header " + k);
+        if (!text.ok()) return text.error();
+        sc.headers.emplace_back(k, *text);
+      }
+    }
+  } else if (type != "stdio") {
+    return make_error("usage", where + ": a \"" + type +
+                                   "\" server cannot be tested: ctxo-conform speaks stdio and Streamable HTTP (\"type\": "
+                                   "\"http\"); the HTTP+SSE transport of 2024-11-05 is deprecated");
+  } else if (e.contains("url")) {
+    return make_error("usage", where + ": \"type\": \"stdio\" with a \"url\"; use \"type\": \"http\" for a Streamable HTTP server");
+  }
+  if (sc.url.empty() && (!e.contains("command") || !e["command"].is_string() || e["command"].get<std::string>().empty()))
+    return make_error("usage", where + ": needs a \"command\" string");
+  if (e.contains("command") && (!e["command"].is_string() || e["command"].get<std::string>().empty()))
+    return make_error("usage", where + ": \"command\" must be a non-empty string");
+  if (e.contains("command")) sc.command.push_back(e["command"].get<std::string>());
   if (e.contains("args")) {
+    if (sc.command.empty()) return make_error("usage", where + ": \"args\" without a \"command\"");
     if (!e["args"].is_array()) return make_error("usage", where + ": \"args\" must be an array of strings");
     for (const auto& a : e["args"]) {
       if (!a.is_string()) return make_error("usage", where + ": \"args\" must be an array of strings");

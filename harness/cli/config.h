@@ -7,6 +7,7 @@
 
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
@@ -18,15 +19,19 @@ namespace ctxo::cli {
 
 struct ServerConfig {
   std::string name;                          ///< The entry chosen.
-  std::vector<std::string> command;          ///< command + args.
+  std::vector<std::string> command;          ///< command + args (with `url`: the command that starts it, may be empty).
+  std::string url;                           ///< A Streamable HTTP entry's "url" ("" = a stdio entry).
+  std::vector<std::pair<std::string, std::string>> headers;  ///< Its "headers".
   std::map<std::string, std::string> env;    ///< The entry's env.
   std::string cwd;                           ///< The entry's cwd, relative paths resolved against the file's folder.
   nlohmann::json options = nlohmann::json::object();  ///< "ctxo-conform" options: top level, then the entry's own.
 };
 
 /// Reads `path` and picks server `name` ("" = the only one). Errors ("usage"): unreadable, not
-/// JSON, no "mcpServers" object, an unknown name (the message lists the known ones), an entry
-/// that is not a stdio server (a "url"/"type": "http" or "sse" entry), or malformed fields.
+/// JSON, no "mcpServers" object, an unknown name (the message lists the known ones), an entry of
+/// a transport not supported ("type": "sse", the deprecated HTTP+SSE transport), or malformed
+/// fields. An entry with "url" (type "http" or "streamable-http") is a Streamable HTTP server; a
+/// "command" beside it starts the server first.
 Result<ServerConfig> load_server_config(const std::string& path, const std::string& name);
 
 /// Applies `options` (keys are long option names without "--": "calls", "read-only", "junit",

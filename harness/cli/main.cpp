@@ -53,6 +53,8 @@ std::vector<std::string> split_csv(const std::vector<std::string>& items) {
 
 struct Cli {
   std::vector<std::string> command;
+  std::string url;
+  std::vector<std::string> headers;
   std::string profile = "auto";
   std::string host;
   std::vector<std::string> env;
@@ -237,6 +239,22 @@ int run_merge(int argc, char** argv) {
   return finish(*merged, outputs, color, verbosity);
 }
 
+// --header NAME: VALUE, each: the pairs, or why one is malformed.
+ctxo::Result<std::vector<std::pair<std::string, std::string>>> parse_headers(const std::vector<std::string>& given) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (const auto& h : given) {
+    auto colon = h.find(':');
+    if (colon == std::string::npos || colon == 0 || h.find_first_of(" \t\r\n") < colon)
+      return ctxo::make_error("usage", "--header expects NAME: VALUE (e.g. 'Authorization: Bearer TOKEN'), got one without a name");
+    std::string value = h.substr(colon + 1);
+    while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.erase(0, 1);
+    if (value.find_first_of("\r\n") != std::string::npos)
+      return ctxo::make_error("usage", "--header values cannot hold line breaks");
+    out.emplace_back(h.substr(0, colon), value);
+  }
+  return out;
+}
+
 // `ctxo-conform replay CASE.json`: one finding's call against the server again.
 int run_replay(int argc, char** argv) {
   CLI::App app{"ctxo-conform replay: re-run the call of one case file against the server and say whether\n"
@@ -248,14 +266,19 @@ int run_replay(int argc, char** argv) {
                "Exit codes: 0 it no longer fails, 1 it still fails, 2 bad case file or option,\n"
                "            3 the server could not be started or initialised.",
                "ctxo-conform replay"};
-  std::string case_path, color = "auto";
-  std::vector<std::string> command;
+  std::string case_path, color = "auto", url;
+  std::vector<std::string> command, headers;
   std::optional<long> timeout_ms;
   int verbosity = 1;
   ctxo::cli::Outputs outputs;
   app.add_option("CASE", case_path, "A case file written by a run (--cases DIR)")->required();
   app.add_option("COMMAND", command, "After --: start this server instead of the recorded command")->take_all();
   app.add_option("--timeout", timeout_ms, "Per-request timeout in milliseconds (default: the run's)")->type_name("MS");
+  app.add_option("--url", url, "An HTTP case: reach the server at URL instead of the recorded one")->type_name("URL");
+  app.add_option("--header", headers, "An HTTP case: header sent with every request (repeatable; case files keep "
+                                      "only the names of the run's headers)")
+      ->type_name("K:V")
+      ->allow_extra_args(false);
   outputs.add_options(app);
   app.add_option("--color", color, "Colour: auto|always|never")->type_name("WHEN")->capture_default_str();
   app.add_flag("-q,--quiet", [&](std::int64_t) { verbosity = 0; }, "Print only the verdict line");
@@ -267,6 +290,16 @@ int run_replay(int argc, char** argv) {
   if (!loaded.ok()) return usage_error(loaded.error().message);
   ctxo::engine::Case c = std::move(loaded.value());
   if (!command.empty()) c.options.command = command;
+  if (!url.empty()) {
+    if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+      return usage_error("--url must be an http:// or https:// URL, got '" + url + "'");
+    c.options.url = url;
+  }
+  auto given = parse_headers(headers);
+  if (!given.ok()) return usage_error(given.error().message);
+  c.options.headers = std::move(given.value());
+  if (c.options.url.empty() && !c.options.headers.empty()) return usage_error("--header needs an HTTP case (or --url)");
+  if (c.options.url.empty() && c.options.command.empty()) return usage_error("'" + case_path + "' names no server command");
   if (timeout_ms) {
     if (*timeout_ms <= 0 || *timeout_ms > 24L * 60 * 60 * 1000)
       return usage_error("--timeout must be a number of milliseconds from 1 to 86400000 (a day)");
@@ -275,6 +308,13 @@ int run_replay(int argc, char** argv) {
   const bool to_stderr = outputs.to_stdout() > 0;
   std::ostream& con = to_stderr ? std::cerr : std::cout;
   auto style = console_style(color, verbosity, to_stderr);
+  if (c.options.headers.empty() && c.doc["server"].contains("headers") && c.doc["server"]["headers"].is_array() &&
+      !c.doc["server"]["headers"].empty()) {
+    std::string names;
+    for (const auto& n : c.doc["server"]["headers"]) names += (names.empty() ? "" : ", ") + n.get<std::string>();
+    std::cerr << "note: the run sent the header(s) " << names
+              << "; case files keep no header values: give them again with --header 'NAME: VALUE'\n";
+  }
   if (verbosity > 0)
     con << "replaying " << c.invariant << (c.tool.empty() ? std::string() : " on tool " + c.tool) << " from " << case_path
         << "\n";
@@ -333,9 +373,11 @@ int main(int argc, char** argv) {
   Cli cli;
   CLI::App app{"ctxo-conform: conformance harness and fuzzer for the response envelopes of MCP servers.\n\n"
                "  ctxo-conform [OPTIONS] ./server\n"
-               "  ctxo-conform [OPTIONS] -- CMD [ARGS...]\n\n"
-               "Spawns the server over stdio, calls every tool, checks every answer against the transport,\n"
-               "protocol and envelope invariants (--list-invariants), and reports what it found.",
+               "  ctxo-conform [OPTIONS] -- CMD [ARGS...]\n"
+               "  ctxo-conform [OPTIONS] --url URL [-- CMD [ARGS...]]\n\n"
+               "Spawns the server over stdio (or reaches it over Streamable HTTP), calls every tool, checks\n"
+               "every answer against the transport, protocol and envelope invariants (--list-invariants),\n"
+               "and reports what it found.",
                "ctxo-conform"};
   app.footer(
       "Offline: ctxo-conform check TRANSCRIPT.jsonl checks recorded exchanges (ctxo-conform check --help);\n"
@@ -349,7 +391,10 @@ int main(int argc, char** argv) {
       "directory (--cwd), or pass --read-only.");
   app.get_formatter()->column_width(34);
 
-  app.add_option("SERVER", cli.command, "The server: an executable path, or after -- any command line")->take_all();
+  app.add_option("SERVER", cli.command,
+                 "The server: an executable path, or after -- any command line (with --url: the command that "
+                 "starts the HTTP server)")
+      ->take_all();
   app.add_option("--config", cli.config, "Read the server (and options) from an mcpServers file (.mcp.json)")
       ->type_name("F");
   app.add_option("--server", cli.server, "The mcpServers entry to test (with --config)")->type_name("NAME");
@@ -359,6 +404,14 @@ int main(int argc, char** argv) {
   app.add_option("--host", cli.host,
                  "Hosts whose limits H-* checks apply: default (claude-code, claude-desktop), none, or NAME|FILE.json,...")
       ->type_name("NAME,...|none");
+  app.add_option("--url", cli.url,
+                 "A Streamable HTTP server at URL instead of a stdio one; a command after -- starts it first "
+                 "(then it can be restarted, and swept under other limits)")
+      ->type_name("URL");
+  app.add_option("--header", cli.headers, "HTTP header sent with every request, e.g. a bearer token (repeatable; "
+                                          "its value is never printed)")
+      ->type_name("K:V")
+      ->allow_extra_args(false);
   app.add_option("--env", cli.env, "Extra environment for the server (repeatable)")->type_name("K=V")->allow_extra_args(false);
   app.add_option("--cwd", cli.cwd, "The server's working directory")->type_name("DIR");
   app.add_option("--protocol", cli.protocol,
@@ -435,6 +488,7 @@ int main(int argc, char** argv) {
       pre.exit_code = kExitUsage;
       pre.error = ctxo::make_error("usage", message);
       pre.command = cli.command;
+      pre.url = cli.url;
       (void)ctxo::reports::write_text(cli.outputs.json, ctxo::reports::to_json(pre, kVersion).dump(2) + "\n");
     }
     return usage_error(message);
@@ -450,8 +504,22 @@ int main(int argc, char** argv) {
     cli.command = sc->command;
     o.env = sc->env;
     if (cli.cwd.empty()) cli.cwd = sc->cwd;
+    if (!sc->url.empty()) {
+      if (!cli.url.empty() && cli.url != sc->url)
+        return usage_error("--url " + cli.url + " and the --config entry's url " + sc->url + " differ: give one");
+      cli.url = sc->url;
+      o.headers = sc->headers;
+    }
   }
-  if (cli.command.empty()) return usage_error("no server given: ctxo-conform ./server, or ctxo-conform -- CMD ARGS (see --help)");
+  if (cli.command.empty() && cli.url.empty())
+    return usage_error("no server given: ctxo-conform ./server, ctxo-conform -- CMD ARGS, or ctxo-conform --url URL (see --help)");
+  if (!cli.url.empty() && cli.url.rfind("http://", 0) != 0 && cli.url.rfind("https://", 0) != 0)
+    return fail_config("--url must be an http:// or https:// URL, got '" + cli.url + "'");
+  auto headers = parse_headers(cli.headers);
+  if (!headers.ok()) return fail_config(headers.error().message);
+  for (auto& h : *headers) o.headers.push_back(std::move(h));
+  if (cli.url.empty() && !o.headers.empty()) return fail_config("--header needs --url (headers are HTTP's)");
+  o.url = cli.url;
   o.command = cli.command;
   for (const auto& kv : cli.env) {
     auto eq = kv.find('=');

@@ -48,6 +48,13 @@ json case_json(const ReportedFinding& rf, const RunReport& report, const RunOpti
                  {"env", f.env.empty() ? options.env : f.env},
                  {"cwd", options.cwd},
                  {"protocol", !options.protocol.empty() ? options.protocol : report.protocol_version}};
+  if (!options.url.empty()) {
+    server["url"] = options.url;
+    // Header names only: the values are credentials; `replay --header` gives them again.
+    json names = json::array();
+    for (const auto& h : options.headers) names.push_back(h.first);
+    server["headers"] = names;
+  }
   json doc = {{"ctxo_case", kCaseFormat},
               {"invariant", f.invariant},
               {"tool", f.tool},
@@ -112,6 +119,7 @@ Result<Case> load_case(const std::string& path) {
   RunOptions& o = c.options;
   const json& server = d["server"];
   o.command = server["command"].get<std::vector<std::string>>();
+  o.url = server.value("url", "");
   if (server.contains("env")) o.env = server["env"].get<std::map<std::string, std::string>>();
   o.cwd = server.value("cwd", "");
   o.protocol = server.value("protocol", "");

@@ -66,6 +66,8 @@ class Runner {
     const auto t0 = Clock::now();
     rep_.seed = o_.seed;
     rep_.command = o_.command;
+    rep_.url = o_.url;
+    for (const auto& h : o_.headers) rep_.header_names.push_back(h.first);
     rep_.env = o_.env;
     rep_.cwd = o_.cwd;
     rep_.profile = o_.profile;
@@ -84,6 +86,7 @@ class Runner {
         return std::move(rep_);
       }
       recorder_.emplace(std::move(r.value()));
+      if (http()) recorder_->set_server({{"url", o_.url}});
     }
     if (!load_profiles()) {
       rep_.exit_code = 2;
@@ -120,7 +123,8 @@ class Runner {
   // Reports `f`, or hands it to the attempt being made (see attempt()).
   void add(Finding f) {
     if (!o_.selection.enabled(f.invariant)) return;
-    if (f.tool.empty()) f.tool = tool_of(f.request);
+    // A rule of the HTTP transport is the server's, whichever call showed it: one finding.
+    if (f.tool.empty() && !http_rule(f.invariant)) f.tool = tool_of(f.request);
     if (f.replay.empty()) {
       // The judge stamps the environment an answer was given under; other findings are the
       // current server's.
@@ -181,7 +185,7 @@ class Runner {
     for (auto& ob : client_->take_observations()) {
       Finding f;
       f.invariant = ob.invariant;
-      f.severity = Severity::kError;
+      f.severity = ob.warning ? Severity::kWarning : Severity::kError;
       f.request = ob.related_request;
       f.response_excerpt = ob.excerpt;
       f.diagnosis = ob.diagnosis;
@@ -202,7 +206,45 @@ class Runner {
     if (sequence.is_array())
       for (const auto& r : sequence) lines.push_back(r.dump());
     if (!request.is_null()) lines.push_back(request.dump());
+    if (http()) return curl_command(lines, env);
     return pipe_command(lines, env);
+  }
+
+  bool http() const { return !o_.url.empty(); }
+
+  // `lines` POSTed in order to the URL with curl, the session id the first answer gives sent with
+  // the others (and the negotiated version after the handshake); the server command, when the run
+  // started one, first. --header values are printed as <redacted>.
+  std::string curl_command(const std::vector<std::string>& lines, const std::map<std::string, std::string>& env) const {
+    std::string c = "c() { curl -sS -H 'Content-Type: application/json' -H 'Accept: application/json, text/event-stream'";
+    for (const auto& [k, v] : o_.headers) c += " -H " + shell_quote(k + ": <redacted>");
+    c += " ${s:+-H \"Mcp-Session-Id: $s\"} ${v:+-H \"MCP-Protocol-Version: $v\"} \"$@\" " + shell_quote(o_.url) +
+         "; echo; }; s=; v=; ";
+    std::string cmd;
+    if (!o_.command.empty()) {
+      cmd += "(";
+      if (!o_.cwd.empty()) cmd += "cd " + shell_quote(o_.cwd) + " && ";
+      if (!env.empty()) {
+        cmd += "env";
+        for (const auto& [k, val] : env) cmd += " " + shell_quote(k + "=" + val);
+        cmd += " ";
+      }
+      cmd += shell_join(o_.command) + ") & p=$!; sleep 2; ";
+    }
+    cmd += c;
+    const bool legacy = !prelude_.empty();
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (legacy && i == 0) {
+        cmd += "s=$(c -D - -o /dev/null --data-binary " + shell_quote(lines[i]) +
+               " | tr -d '\\r' | sed -n 's/^[Mm][Cc][Pp]-[Ss][Ee][Ss][Ss][Ii][Oo][Nn]-[Ii][Dd]: *//p'); v=" +
+               shell_quote(negotiated_) + "; ";
+        continue;
+      }
+      cmd += "c --data-binary " + shell_quote(lines[i]) + "; ";
+    }
+    if (!o_.command.empty()) cmd += "kill $p";
+    else if (!cmd.empty() && cmd.back() == ' ') cmd.erase(cmd.size() - 2);
+    return cmd;
   }
 
   // `lines` sent one per line, then two seconds of waiting, to the server command.
@@ -228,7 +270,19 @@ class Runner {
     so.env = env_;
     so.cwd = o_.cwd;
     so.max_line_bytes = o_.max_message_bytes;
-    auto t = transport::spawn_stdio(so);
+    Result<std::unique_ptr<transport::Transport>> t = make_error("spawn", "no transport");
+    if (http()) {
+      transport::HttpOptions ho;
+      ho.url = o_.url;
+      ho.headers = o_.headers;
+      ho.connect_timeout = o_.timeout;
+      ho.max_message_bytes = o_.max_message_bytes;
+      if (!o_.command.empty()) ho.server = so;
+      ho.probe = first;  // the session probes once per run
+      t = transport::connect_http(ho);
+    } else {
+      t = transport::spawn_stdio(so);
+    }
     if (!t.ok()) return t.error();
     transport_ = std::move(t.value());
     mcp::ClientOptions co;
@@ -244,6 +298,16 @@ class Runner {
       auto again = start("legacy", first);
       if (!again.ok()) return again;
       return {};
+    }
+    // Not reached, or refused as a client (HTTP 401): nothing the server said is to be judged.
+    const std::string unreachable = info.ok() ? std::string() : transport_->failure();
+    if (!info.ok() && !unreachable.empty()) {
+      take_observations();
+      rep_.stderr_tail = transport_->stderr_tail();
+      transport_->close(std::chrono::milliseconds(300));
+      client_.reset();
+      transport_.reset();
+      return make_error("init", unreachable);
     }
     if (!info.ok()) {
       if (first) {
@@ -287,9 +351,12 @@ class Runner {
       rep_.era = info->era;
       checks::Outcomes init = checks::check_init(*info);
       for (const char* id : {"T-FRAMING", "T-ID", "T-HANG", "T-CRASH"}) init.pass(id);
+      if (http())
+        for (const char* id : {"T-HTTP-STATUS", "T-HTTP-TYPE", "T-HTTP-SESSION", "T-HTTP-STREAM"}) init.pass(id);
       take("", std::move(init));
     }
     negotiated_ = info->era == "modern" ? mcp::kModernVersion : info->protocol_version;
+    transport_->handshake_done();
     take_observations();
     return {};
   }
@@ -311,7 +378,10 @@ class Runner {
     }
     auto before = transport_->exit_status();
     auto status = transport_->close(final ? o_.grace : std::chrono::milliseconds(300));
-    if (final) outcomes_[""].pass("T-SHUTDOWN");
+    take_observations();  // what ending the session showed (HTTP: the session used after DELETE)
+    // T-SHUTDOWN is stdio's rule (exit when stdin closes): an HTTP server is stopped by a signal.
+    if (final && !http()) outcomes_[""].pass("T-SHUTDOWN");
+    if (http()) status.after_eof = true;
     const char* which = end == End::kReplaced ? " (an instance the run replaced to restart it with another environment)" : "";
     if (final && !before && !status.after_eof) {
       Finding f;
@@ -677,8 +747,10 @@ class Runner {
 
   // A finding one call decides, so a smaller call can reproduce it: not the wire-level
   // observations (a log line on stdout, a stray id), nor a late answer (only slow).
+  static bool http_rule(const std::string& id) { return id.rfind("T-HTTP-", 0) == 0; }
+
   static bool shrinkable(const Finding& f) {
-    if (f.invariant == "T-FRAMING" || f.invariant == "T-ID") return false;
+    if (f.invariant == "T-FRAMING" || f.invariant == "T-ID" || http_rule(f.invariant)) return false;
     return !(f.invariant == "T-HANG" && f.severity == Severity::kWarning);
   }
 
@@ -740,7 +812,9 @@ class Runner {
   // One tools/call with the transport-level outcomes handled: T-HANG and T-CRASH are reported and
   // the server restarted; `alive` turns false when it cannot be restarted.
   void record(const Reply& reply) {
-    if (!recorder_ || (reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError)) return;
+    if (!recorder_ || (reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) ||
+        !reply.transport_failure.empty())
+      return;
     json response = {{"jsonrpc", "2.0"}, {"id", reply.request.value("id", json())}};
     if (reply.kind == Reply::Kind::kResult) response["result"] = reply.result;
     else response["error"] = reply.error;
@@ -807,7 +881,8 @@ class Runner {
       rep_.successes++;
     }
     take(ts.name, checks::Judge::transport(reply));
-    if (judge_ && reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) judge_->unanswered(ts.name);
+    if (judge_ && ((reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) || !reply.transport_failure.empty()))
+      judge_->unanswered(ts.name);
     l_.on_call(ts, rep_.calls);
     take_observations();
     // Slow is not hung: a T-HANG warning about latency, with the time it took.
@@ -896,7 +971,8 @@ class Runner {
       ~PutBack() { slot = old; }
     } put_back{capture_, outer};
     a.reply = do_call(ts, args, troubles, alive);
-    if (a.reply.kind == Reply::Kind::kResult || a.reply.kind == Reply::Kind::kError) {
+    // An answer the transport could not read (HTTP) was reported as such (T-HTTP-*): not judged.
+    if ((a.reply.kind == Reply::Kind::kResult || a.reply.kind == Reply::Kind::kError) && a.reply.transport_failure.empty()) {
       if (main && o_.harvest && a.reply.kind == Reply::Kind::kResult && !a.reply.is_error_result())
         harvest_.take_result(a.reply.result);
       checks::Judged j = judge_->call(exchange(ts.name, args, a.reply, broken, nullptr, main));
@@ -1016,6 +1092,15 @@ class Runner {
 
   // The limit sweep (docs/ENVELOPE-CHECKS.md): every recorded call again under the other limits.
   void sweep() {
+    // Other limits mean the server's environment changes: only a server this run started can be
+    // started again with another one.
+    if (http() && o_.command.empty()) {
+      if (!sweep_calls_.empty())
+        note("the limit sweep was skipped: the server at " + o_.url +
+             " was not started by this run, so it cannot be restarted under other limits (give the command that "
+             "starts it after --url URL --)");
+      return;
+    }
     std::map<const profile::Profile*, std::vector<std::size_t>> by_profile;
     for (std::size_t i = 0; i < sweep_calls_.size(); ++i) by_profile[sweep_calls_[i].profile].push_back(i);
     for (const auto& [prof, idx] : by_profile) {
@@ -1188,7 +1273,8 @@ class Runner {
     // receive() returns at once after EOF, so sleep between polls: an aborting process (core
     // dump) can take a while to be reapable. At most about 2 s.
     std::optional<transport::ExitStatus> st = transport_->exit_status();
-    for (int i = 0; i < 200 && !st; ++i) {
+    const bool ours = !http() || !o_.command.empty();  // a process of ours to learn the status of
+    for (int i = 0; ours && i < 200 && !st; ++i) {
       std::this_thread::sleep_for(std::chrono::milliseconds(10));
       st = transport_->exit_status();
     }
@@ -1196,8 +1282,9 @@ class Runner {
     Finding f;
     f.invariant = "T-CRASH";
     f.request = reply.request;
-    f.diagnosis = std::string("the server ") + (st ? st->describe() : std::string("closed its stdout")) +
-                  " while handling " + what + "; it must stay alive whatever it is sent";
+    std::string how = st ? st->describe() : std::string("closed its stdout");
+    if (http() && !st) how = "went away (" + transport_->failure() + ")";
+    f.diagnosis = std::string("the server ") + how + " while handling " + what + "; it must stay alive whatever it is sent";
     f.response_excerpt = tail.empty() ? std::string("(no stderr output)")
                                       : "stderr: " + excerpt(tail.substr(tail.size() > 400 ? tail.size() - 400 : 0), 400);
     add(std::move(f));

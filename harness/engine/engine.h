@@ -10,6 +10,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -36,7 +37,13 @@ struct ReplayCall {
 
 /// Everything a run needs; filled from the command line.
 struct RunOptions {
-  std::vector<std::string> command;           ///< argv of the server.
+  std::vector<std::string> command;           ///< argv of the server (with `url`: the command that starts it, or empty).
+  /// --url: a Streamable HTTP server ("" = the command is a stdio server). Without a command the
+  /// server is not ours to restart: a crash is the server going away, and the limit sweep (other
+  /// environments) is skipped.
+  std::string url;
+  /// --header K:V: sent with every HTTP request (credentials); reports print "<redacted>" for their values.
+  std::vector<std::pair<std::string, std::string>> headers;
   std::map<std::string, std::string> env;     ///< Extra environment.
   std::string cwd;                            ///< Server working directory ("" = ours).
   std::string protocol;                       ///< Forced protocol version ("" = negotiate).
@@ -129,6 +136,8 @@ struct RunReport {
   int exit_code = 0;
   std::uint64_t seed = 0;
   std::vector<std::string> command;
+  std::string url;                  ///< The Streamable HTTP server's URL ("" = stdio).
+  std::vector<std::string> header_names;  ///< --header names (values are never reported).
   std::map<std::string, std::string> env;
   std::string cwd;
   std::string server_name, server_version, protocol_version, era;

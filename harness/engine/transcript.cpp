@@ -327,6 +327,10 @@ void Recorder::record(const json& request, const json& response, const std::map<
   std::ofstream f(path_, std::ios::binary | std::ios::app);
   json line = {{"request", request}, {"response", response}};
   if (!env.empty()) line["env"] = env;
+  if (!server_.is_null()) {
+    line["server"] = std::move(server_);
+    server_ = nullptr;
+  }
   errno = 0;
   f << line.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
   f.flush();

@@ -42,9 +42,13 @@ class Recorder {
               const std::map<std::string, std::string>& env);
   /// The first failed write ("cannot write --record file 'F': No space left on device"), or "".
   const std::string& error() const { return error_; }
+  /// Where the exchanges were made: written as "server" on the next exchange recorded (the
+  /// handshake's), e.g. {"url": "http://127.0.0.1:3001/mcp"} for a Streamable HTTP server.
+  void set_server(nlohmann::json server) { server_ = std::move(server); }
 
  private:
   std::string path_;
+  nlohmann::json server_;
   std::string error_;
 };
 

@@ -135,7 +135,7 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
   if (frame.oversize) {
     flush_garbage("were not JSON-RPC messages");
     observe("T-FRAMING",
-            "a stdout line of " + std::to_string(frame.size) +
+            std::string(http() ? "a message of " : "a stdout line of ") + std::to_string(frame.size) +
                 " bytes exceeds the maximum message size; it was skipped (raise --max-message-bytes if it is legitimate)",
             excerpt(frame.body, 200));
     return std::nullopt;
@@ -146,7 +146,7 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
     std::size_t at = first_invalid_utf8(body);
     char buf[64];
     std::snprintf(buf, sizeof buf, "0x%02X at byte %zu", at < body.size() ? static_cast<unsigned char>(body[at]) : 0u, at);
-    observe("T-FRAMING", std::string("a stdout line is not valid UTF-8 (invalid byte ") + buf +
+    observe("T-FRAMING", std::string(http() ? "a message is not valid UTF-8 (invalid byte " : "a stdout line is not valid UTF-8 (invalid byte ") + buf +
                              "); JSON-RPC messages must be UTF-8",
             excerpt(body.substr(at > 60 ? at - 60 : 0, 160), 200));
     body = sanitize_utf8(body);
@@ -328,6 +328,9 @@ Reply Client::await(const json& id, json request, std::chrono::milliseconds conf
         if (m.contains("error")) {
           reply.error = std::move(m["error"]);
           reply.kind = Reply::Kind::kError;
+          if (reply.error.is_object() && reply.error.contains("data") && reply.error["data"].is_object() &&
+              reply.error["data"].contains(transport::kTransportMark) && reply.error["data"][transport::kTransportMark].is_string())
+            reply.transport_failure = reply.error["data"][transport::kTransportMark].get<std::string>();
         } else {
           reply.result = std::move(m["result"]);
           reply.kind = Reply::Kind::kResult;
@@ -399,6 +402,12 @@ void Client::drain(std::chrono::milliseconds wait) {
 std::vector<Observation> Client::take_observations() {
   std::vector<Observation> out;
   out.swap(observations_);
+  for (auto& v : transport_.take_violations()) {
+    Observation ob{std::move(v.invariant), std::move(v.diagnosis), std::move(v.excerpt), json(), v.warning};
+    if (!v.request.empty()) ob.related_request = json::parse(v.request, nullptr, false);
+    if (ob.related_request.is_discarded()) ob.related_request = nullptr;
+    out.push_back(std::move(ob));
+  }
   return out;
 }
 

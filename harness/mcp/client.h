@@ -11,6 +11,7 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -30,10 +31,11 @@ inline const std::string kModernVersion = "2026-07-28";
 
 /// Something seen on the wire that breaks a transport rule (T-FRAMING, T-ID).
 struct Observation {
-  std::string invariant;  ///< "T-FRAMING" or "T-ID".
+  std::string invariant;  ///< "T-FRAMING", "T-ID", or the transport's own ("T-HTTP-STATUS", ...).
   std::string diagnosis;  ///< What was wrong, in plain English.
   std::string excerpt;    ///< The offending bytes (bounded, printable).
   json related_request;   ///< The request it belongs to, when known (else null).
+  bool warning = false;   ///< A SHOULD the server did not follow.
 };
 
 /// The outcome of one request.
@@ -51,6 +53,11 @@ struct Reply {
   bool late = false;
   bool progressed = false;    ///< A notifications/progress for this request arrived while we waited.
   std::chrono::milliseconds elapsed{0};  ///< From sending to the answer (or to giving up), confirmation included.
+  /// kError made up by the transport because the server's answer could not be read as one (an
+  /// HTTP 4xx or 202 with no JSON-RPC body, a body that is not JSON, an SSE stream that ended
+  /// without the response): what happened. The transport reported it (T-HTTP-*); checks do not
+  /// judge such a reply as the server's answer.
+  std::string transport_failure;
 
   /// A result that says isError: true (the call was answered; the tool failed).
   bool is_error_result() const {
@@ -158,6 +165,7 @@ class Client {
 
  private:
   json next_id();
+  bool http() const { return std::string_view(transport_.kind()) == "http"; }
   json with_meta(json params) const;
   bool send_json(const json& msg);
   /// Waits for the response to `id`; returns it (or timeout/closed). `confirm`: how much longer

@@ -334,7 +334,8 @@ class StdioProcess final : public Transport {
         out_(std::move(out)),
         err_(std::move(err)),
         framer_(opts.max_line_bytes),
-        tail_max_(opts.stderr_tail_bytes) {}
+        tail_max_(opts.stderr_tail_bytes),
+        terminate_on_close_(opts.terminate_on_close) {}
 
   ~StdioProcess() override {
     if (!closed_) close(milliseconds(100));
@@ -405,7 +406,7 @@ class StdioProcess final : public Transport {
     queue_.clear();
     queue_off_ = 0;
     if (!dead_before) {
-      if (wait_exit(grace)) {
+      if (!terminate_on_close_ && wait_exit(grace)) {
         status_->after_eof = true;
       } else {
         ::kill(-pid_, SIGTERM);
@@ -559,6 +560,7 @@ class StdioProcess final : public Transport {
   std::size_t queue_off_ = 0;   // how much of queue_ was written already
   std::string tail_;            // the last stderr bytes (up to 2 * tail_max_ before a trim)
   std::size_t tail_max_;
+  bool terminate_on_close_ = false;  // SIGTERM at once (SpawnOptions::terminate_on_close)
   bool stdout_eof_ = false;
   bool finished_ = false;
   bool closed_ = false;

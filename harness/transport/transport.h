@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// The byte-level contract between the MCP client and a server process: newline-framed lines in,
-// lines out, a bounded stderr tail, and a clean, reaped shutdown. Knows nothing of JSON-RPC.
+// The message-level contract between the MCP client and a server: newline-framed lines to and
+// from a child process (stdio), or POSTs answered by JSON bodies and SSE streams (Streamable
+// HTTP); a bounded stderr tail, and a clean, reaped shutdown. The stdio side knows nothing of
+// JSON-RPC; the HTTP side reads just enough of it to pair each POST with its answer.
 #pragma once
 
 #include <chrono>
@@ -10,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "core/result.h"
@@ -68,7 +71,19 @@ struct ReadResult {
   Frame frame;  ///< Valid when status == kFrame.
 };
 
-/// A bidirectional line channel to a server. Implementations: StdioProcess (a child process),
+/// Something a transport saw that breaks its own rules (the Streamable HTTP transport's status
+/// codes, content types, sessions, streams: T-HTTP-*). The MCP client reports it with its own
+/// observations.
+struct Violation {
+  std::string invariant;  ///< "T-HTTP-STATUS", ...
+  std::string diagnosis;
+  std::string excerpt;    ///< What was received (bounded, printable).
+  std::string request;    ///< The JSON-RPC message it answered, as sent ("" = none).
+  bool warning = false;   ///< The rule is a SHOULD: a warning, not an error.
+};
+
+/// A bidirectional message channel to a server. Implementations: StdioProcess (a child process:
+/// newline-framed lines), the Streamable HTTP client (one message per POST body or SSE event),
 /// and test doubles.
 class Transport {
  public:
@@ -86,6 +101,16 @@ class Transport {
   /// Closes stdin, waits up to `grace` for exit, then SIGTERM to the process group, waits `grace`
   /// again, then SIGKILL. Always reaps. Idempotent: a second call returns the same status.
   virtual ExitStatus close(std::chrono::milliseconds grace) = 0;
+  /// Rule breaks the transport saw since the last call (none for stdio: the client reads its
+  /// framing itself).
+  virtual std::vector<Violation> take_violations() { return {}; }
+  /// The session is initialised: a transport may now check what needs one (HTTP session probes).
+  virtual void handshake_done() {}
+  /// Why the server could not be reached or refused us as a client, in one line ("" = it could be:
+  /// e.g. "could not connect to http://127.0.0.1:9/mcp: Connection refused", "HTTP 401").
+  virtual std::string failure() const { return {}; }
+  /// "stdio" or "http".
+  virtual const char* kind() const { return "stdio"; }
 };
 
 /// How to start a server.
@@ -95,11 +120,46 @@ struct SpawnOptions {
   std::string cwd;                               ///< Empty: inherit.
   std::size_t max_line_bytes = 64u << 20;        ///< Longest stdout line kept; longer lines become oversize frames.
   std::size_t stderr_tail_bytes = 16u << 10;     ///< How much of stderr to keep (the last bytes).
+  /// close() sends SIGTERM at once after closing stdin instead of first waiting `grace` for an
+  /// exit on end-of-file (a server reached over HTTP, whose stdin means nothing).
+  bool terminate_on_close = false;
 };
 
 /// Starts `opts.argv` in its own process group with pipes on stdin/stdout/stderr.
 /// Errors: "spawn" (not found, not executable, cwd missing: message says which and what to do).
 Result<std::unique_ptr<Transport>> spawn_stdio(const SpawnOptions& opts);
+
+/// The key under which a JSON-RPC error the transport made up (for a request the server's answer
+/// to could not be read) names what happened, in the error's "data" (see mcp::Reply::transport_failure).
+inline constexpr const char* kTransportMark = "ctxo-conform/transport";
+
+/// A Streamable HTTP server (MCP basic/transports §Streamable HTTP).
+struct HttpOptions {
+  std::string url;  ///< http:// or https://
+  /// Sent with every request (--header, .mcp.json "headers"): e.g. Authorization. Never printed.
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::chrono::milliseconds connect_timeout{10000};
+  /// The longest a POST's answer (its JSON body or SSE stream) is read; the client stops waiting
+  /// sooner (its own timeout), close() ends every transfer at once.
+  std::chrono::milliseconds transfer_limit{180000};
+  std::size_t max_message_bytes = 64u << 20;  ///< Longest message kept; longer ones become oversize frames.
+  /// Started first (its stdout and stderr are drained; stderr's tail is kept), then the URL is
+  /// polled until it accepts connections (up to `start_timeout`); stopped by close().
+  std::optional<SpawnOptions> server;
+  std::chrono::milliseconds start_timeout{20000};
+  /// Make the session probes on this session (a request without the session id, a malformed body,
+  /// the session used after DELETE): once per run, not on every restart.
+  bool probe = false;
+};
+
+/// Connects to a Streamable HTTP server (starting `opts.server` first when given). Nothing is sent
+/// until the first message. Errors: "usage" (not an http(s) URL), "spawn" (the command could not
+/// start, or exited, or the port never accepted a connection).
+Result<std::unique_ptr<Transport>> connect_http(const HttpOptions& opts);
+
+/// `value` with every header value in `headers` replaced by "<redacted>" (reports never show
+/// credentials).
+std::string redact_headers(std::string value, const std::vector<std::pair<std::string, std::string>>& headers);
 
 /// The process id of a server started by spawn_stdio (it is also its process group id), or -1
 /// when `t` is another kind of transport. For reports and tests; the pid is reaped after close().

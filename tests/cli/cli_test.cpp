@@ -32,8 +32,9 @@ TEST(Cli, VersionAndHelp) {
 TEST(Cli, ListInvariantsPrintsEveryId) {
   auto r = run_harness({"--list-invariants"}, false);
   EXPECT_EQ(r.exit_code, 0);
-  for (const char* id : {"T-FRAMING", "T-ID", "T-HANG", "T-CRASH", "T-SHUTDOWN", "P-INIT", "P-LIST", "P-RESULT",
-                         "P-NO-THROW", "TR-HINT", "B-USED", "POS-UTF16"})
+  for (const char* id : {"T-FRAMING", "T-ID", "T-HANG", "T-CRASH", "T-SHUTDOWN", "T-HTTP-STATUS", "T-HTTP-TYPE",
+                         "T-HTTP-SESSION", "T-HTTP-STREAM", "P-INIT", "P-LIST", "P-RESULT", "P-NO-THROW", "TR-HINT",
+                         "B-USED", "POS-UTF16"})
     EXPECT_NE(r.out.find(id), std::string::npos) << id;
 }
 

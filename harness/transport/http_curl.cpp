@@ -1,0 +1,953 @@
+// SPDX-License-Identifier: MIT
+// The Streamable HTTP transport on libcurl (MCP basic/transports §Streamable HTTP): every message
+// the client sends is POSTed on a thread of its own; the answer (a JSON body, or an SSE stream of
+// messages) is parsed into frames for the MCP client, which handles them exactly as lines read
+// from a stdio server. Mcp-Session-Id and MCP-Protocol-Version are kept and sent; the session is
+// DELETEd at the end. What breaks the transport's rules (status codes, content types, sessions,
+// streams) is collected as Violations (T-HTTP-*).
+#include <curl/curl.h>
+#include <netdb.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <cstring>
+#include <deque>
+#include <list>
+#include <mutex>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "core/json_bounded.h"
+#include "core/text.h"
+#include "transport/transport.h"
+
+namespace ctxo::transport {
+
+namespace {
+
+using nlohmann::json;
+using std::chrono::milliseconds;
+using Clock = std::chrono::steady_clock;
+
+constexpr std::size_t kKeepPrefix = 4096;  // bytes of an oversize message kept (as Framer does)
+
+void global_init() {
+  static std::once_flag once;
+  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
+}
+
+std::string lower(std::string s) {
+  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+std::string trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
+  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n')) --e;
+  return std::string(s.substr(b, e - b));
+}
+
+/// The media type of a Content-Type value, lower case, without parameters.
+std::string media_type(const std::string& content_type) {
+  return lower(trim(content_type.substr(0, content_type.find(';'))));
+}
+
+std::string base64(std::string_view in) {
+  static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < in.size(); i += 3) {
+    const unsigned v = static_cast<unsigned char>(in[i]) << 16 | static_cast<unsigned char>(in[i + 1]) << 8 |
+                       static_cast<unsigned char>(in[i + 2]);
+    for (int sh : {18, 12, 6, 0}) out.push_back(k[(v >> sh) & 63]);
+  }
+  if (i < in.size()) {
+    unsigned v = static_cast<unsigned char>(in[i]) << 16;
+    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
+    out.push_back(k[(v >> 18) & 63]);
+    out.push_back(k[(v >> 12) & 63]);
+    out.push_back(i + 1 < in.size() ? k[(v >> 6) & 63] : '=');
+    out.push_back('=');
+  }
+  return out;
+}
+
+/// The host and port of an http(s) URL ("" when it has none), for polling a server being started.
+std::pair<std::string, std::string> host_port(const std::string& url) {
+  const bool tls = url.rfind("https://", 0) == 0;
+  std::string rest = url.substr(url.find("://") + 3);
+  rest = rest.substr(0, rest.find_first_of("/?#"));
+  if (auto at = rest.rfind('@'); at != std::string::npos) rest = rest.substr(at + 1);
+  std::string host = rest, port = tls ? "443" : "80";
+  if (!rest.empty() && rest[0] == '[') {  // [v6]:port
+    auto close = rest.find(']');
+    host = rest.substr(1, close == std::string::npos ? std::string::npos : close - 1);
+    if (close != std::string::npos && close + 1 < rest.size() && rest[close + 1] == ':') port = rest.substr(close + 2);
+  } else if (auto colon = rest.rfind(':'); colon != std::string::npos) {
+    host = rest.substr(0, colon);
+    port = rest.substr(colon + 1);
+  }
+  return {host, port};
+}
+
+bool accepts_connections(const std::string& host, const std::string& port) {
+  addrinfo hints{};
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* res = nullptr;
+  if (::getaddrinfo(host.c_str(), port.c_str(), &hints, &res) != 0) return false;
+  bool ok = false;
+  for (addrinfo* a = res; a && !ok; a = a->ai_next) {
+    int fd = ::socket(a->ai_family, a->ai_socktype | SOCK_CLOEXEC, a->ai_protocol);
+    if (fd < 0) continue;
+    ok = ::connect(fd, a->ai_addr, a->ai_addrlen) == 0;
+    ::close(fd);
+  }
+  ::freeaddrinfo(res);
+  return ok;
+}
+
+/// One message being read from a body or an SSE event, bounded: past `max` bytes only a prefix
+/// and the last kOversizeTail bytes are kept.
+struct Bounded {
+  explicit Bounded(std::size_t m = 0) : max(m) {}
+  std::size_t max;
+  std::string text;
+  std::string tail;
+  std::size_t size = 0;
+  bool oversize = false;
+  void add(std::string_view b) {
+    size += b.size();
+    if (!oversize && text.size() + b.size() <= max) {
+      text.append(b);
+      return;
+    }
+    if (!oversize) {
+      oversize = true;
+      tail = text.size() > kOversizeTail ? text.substr(text.size() - kOversizeTail) : text;
+      if (text.size() > kKeepPrefix) text.resize(kKeepPrefix);
+    }
+    tail.append(b);
+    if (tail.size() > 2 * kOversizeTail) tail.erase(0, tail.size() - kOversizeTail);
+  }
+  Frame frame() {
+    Frame f;
+    f.size = size;
+    f.oversize = oversize;
+    if (oversize) {
+      f.body = text.substr(0, std::min(text.size(), kKeepPrefix));
+      f.tail = tail.size() > kOversizeTail ? tail.substr(tail.size() - kOversizeTail) : tail;
+      f.valid_utf8 = true;
+    } else {
+      f.valid_utf8 = is_valid_utf8(text);
+      f.body = std::move(text);
+    }
+    text.clear();
+    tail.clear();
+    size = 0;
+    oversize = false;
+    return f;
+  }
+};
+
+/// What one POSTed message is, read from its JSON text.
+struct Outgoing {
+  std::string line;
+  json id;            ///< null for a notification or response
+  std::string method; ///< "" for a response
+  std::string version;  ///< The protocol version its _meta names (2026-07-28: stateless, headers per request)
+  std::string name;     ///< params.name or params.uri (the Mcp-Name header of 2026-07-28)
+  bool request() const { return !id.is_null() && !method.empty(); }
+};
+
+class HttpTransport final : public Transport {
+ public:
+  HttpTransport(HttpOptions o, std::unique_ptr<Transport> child) : o_(std::move(o)), child_(std::move(child)) {
+    global_init();
+    share_ = curl_share_init();
+    curl_share_setopt(share_, CURLSHOPT_LOCKFUNC, &HttpTransport::lock_cb);
+    curl_share_setopt(share_, CURLSHOPT_UNLOCKFUNC, &HttpTransport::unlock_cb);
+    curl_share_setopt(share_, CURLSHOPT_USERDATA, this);
+    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+  }
+
+  ~HttpTransport() override {
+    close(milliseconds(0));
+    if (share_) curl_share_cleanup(share_);
+  }
+
+  const char* kind() const override { return "http"; }
+
+  Result<void> send(std::string_view line) override {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (closed_ || dead_) return make_error("closed", failure_.empty() ? "the server cannot be reached" : failure_);
+    }
+    Outgoing out;
+    out.line = std::string(line);
+    try {
+      json m = json::parse(out.line);
+      if (m.is_object()) {
+        if (m.contains("id")) out.id = m["id"];
+        if (m.contains("method") && m["method"].is_string()) out.method = m["method"].get<std::string>();
+        // The version a modern (stateless) request names in its _meta goes in its header too.
+        if (m.contains("params") && m["params"].is_object() && m["params"].contains("_meta") &&
+            m["params"]["_meta"].is_object()) {
+          const json& meta = m["params"]["_meta"];
+          auto v = meta.find("io.modelcontextprotocol/protocolVersion");
+          if (v != meta.end() && v->is_string()) out.version = v->get<std::string>();
+        }
+        if (m.contains("params") && m["params"].is_object())
+          for (const char* k : {"name", "uri"})
+            if (m["params"].contains(k) && m["params"][k].is_string()) {
+              out.name = m["params"][k].get<std::string>();
+              break;
+            }
+      }
+    } catch (const json::exception&) {
+      // Sent as it is; the server's answer says what it made of it.
+    }
+    if (out.method == "initialize") {  // sent without a version header: it negotiates one
+      std::lock_guard<std::mutex> lk(mu_);
+      initialize_id_ = out.id;
+      init_line_ = out.line;
+      protocol_version_.clear();
+    } else if (out.method == "notifications/initialized") {
+      std::lock_guard<std::mutex> lk(mu_);
+      initialized_line_ = out.line;
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    ++active_;
+    workers_.emplace_back([this, out = std::move(out)]() mutable { post(std::move(out)); });
+    return {};
+  }
+
+  ReadResult receive(milliseconds timeout) override {
+    const auto deadline = Clock::now() + timeout;
+    while (true) {
+      drain_child();
+      {
+        std::unique_lock<std::mutex> lk(mu_);
+        if (!frames_.empty()) {
+          ReadResult r;
+          r.status = ReadStatus::kFrame;
+          r.frame = std::move(frames_.front());
+          frames_.pop_front();
+          return r;
+        }
+        if (closed_ || (dead_ && active_ == 0)) return ReadResult{ReadStatus::kEof, {}};
+      }
+      if (child_ && child_->exit_status()) {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (failure_.empty()) failure_ = "the server process " + child_->exit_status()->describe();
+        dead_ = true;
+        if (active_ == 0 && frames_.empty()) return ReadResult{ReadStatus::kEof, {}};
+      }
+      const auto now = Clock::now();
+      if (now >= deadline) return ReadResult{ReadStatus::kTimeout, {}};
+      std::unique_lock<std::mutex> lk(mu_);
+      // Short slices while a child is to be drained (its pipes must not fill up).
+      const auto slice = child_ ? std::min<Clock::duration>(deadline - now, milliseconds(50)) : deadline - now;
+      cv_.wait_for(lk, slice, [&] { return !frames_.empty() || closed_ || (dead_ && active_ == 0); });
+    }
+  }
+
+  std::optional<ExitStatus> exit_status() override {
+    if (child_) return child_->exit_status();
+    return std::nullopt;
+  }
+
+  std::string stderr_tail() const override { return child_ ? child_->stderr_tail() : std::string(); }
+
+  ExitStatus close(milliseconds grace) override {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (finished_) return final_status_;
+    }
+    // The session ends with a DELETE (and, when probing, a check that it is gone).
+    std::string sid;
+    bool alive;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      sid = session_id_;
+      alive = !dead_ && !closed_;
+      closed_ = true;  // every transfer stops at its next callback
+    }
+    cv_.notify_all();
+    join_workers();
+    if (alive && !sid.empty()) end_session(sid, grace);
+    ExitStatus st;
+    if (child_) st = child_->close(grace);
+    std::lock_guard<std::mutex> lk(mu_);
+    finished_ = true;
+    final_status_ = st;
+    return st;
+  }
+
+  std::vector<Violation> take_violations() override {
+    std::lock_guard<std::mutex> lk(mu_);
+    std::vector<Violation> out;
+    out.swap(violations_);
+    return out;
+  }
+
+  void handshake_done() override {
+    std::string sid;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      sid = session_id_;
+      if (!o_.probe || probed_) return;
+      probed_ = true;
+    }
+    // A body that is not JSON-RPC cannot be accepted: the server MUST answer with an HTTP error
+    // status (§Sending Messages to the Server, 2).
+    const std::string garbage = R"({"jsonrpc":"2.0","id":"ctxo-probe-malformed","method":)";
+    Exchange bad = exchange("POST", garbage, sid, true, milliseconds(5000));
+    if (bad.ok() && bad.status >= 200 && bad.status < 300)
+      violate("T-HTTP-STATUS",
+              "a POST whose body is not a JSON-RPC message (cut-off JSON) was answered HTTP " + std::to_string(bad.status) +
+                  ": a server that cannot accept the input MUST answer with an HTTP error status such as 400 Bad Request",
+              bad.body, garbage);
+    if (sid.empty()) return;
+    // A server that issued a session id SHOULD refuse requests without it (400 Bad Request).
+    const std::string ping = R"({"jsonrpc":"2.0","id":"ctxo-probe-no-session","method":"ping"})";
+    Exchange bare = exchange("POST", ping, "", true, milliseconds(5000));
+    if (bare.ok() && bare.status >= 200 && bare.status < 300)
+      violate("T-HTTP-SESSION",
+              "the server issued Mcp-Session-Id '" + excerpt(sid, 80) + "' but answered a request without it HTTP " +
+                  std::to_string(bare.status) +
+                  ": a server that requires a session SHOULD answer requests without Mcp-Session-Id (other than "
+                  "initialize) with 400 Bad Request; one that does not need sessions should not issue an id",
+              bare.body, ping, /*warning=*/true);
+  }
+
+  std::string failure() const override {
+    std::lock_guard<std::mutex> lk(mu_);
+    return failure_;
+  }
+
+ private:
+  /// One HTTP exchange's outcome.
+  struct Exchange {
+    CURLcode code = CURLE_OK;
+    std::string curl_error;
+    long status = 0;
+    std::string content_type, session_id, body;
+    bool ok() const { return code == CURLE_OK && status > 0; }
+  };
+
+  /// What one POST's answer is being read into.
+  struct Reading {
+    Reading(HttpTransport* s, Outgoing* o, std::size_t max) : self(s), out(o), body(max), data(max) {}
+    HttpTransport* self;
+    Outgoing* out;
+    long status = 0;
+    std::string content_type, session_id, www_authenticate;
+    bool sse = false, decided = false;
+    Bounded body;
+    // SSE state
+    std::string line;  // the current incomplete line
+    bool line_cr = false;
+    bool data_streaming = false;  // inside a data line too long to hold as a line
+    Bounded data;
+    bool has_data = false;
+    std::string event, last_event_id;
+    long retry_ms = -1;
+    bool answered = false;  // the response to out->id arrived
+    std::string sent_sid;   // the Mcp-Session-Id the POST carried
+    std::size_t messages = 0;
+  };
+
+  static void lock_cb(CURL*, curl_lock_data data, curl_lock_access, void* user) {
+    static_cast<HttpTransport*>(user)->share_mu_[data % kShareLocks].lock();
+  }
+  static void unlock_cb(CURL*, curl_lock_data data, void* user) {
+    static_cast<HttpTransport*>(user)->share_mu_[data % kShareLocks].unlock();
+  }
+
+  static int progress_cb(void* user, curl_off_t, curl_off_t, curl_off_t, curl_off_t) {
+    auto* self = static_cast<HttpTransport*>(user);
+    return self->closed_.load() ? 1 : 0;
+  }
+
+  static size_t header_cb(char* buf, size_t size, size_t n, void* user) {
+    auto* r = static_cast<Reading*>(user);
+    std::string_view h(buf, size * n);
+    if (h.rfind("HTTP/", 0) == 0) {  // a new status line (after a 100 Continue, the real one)
+      r->content_type.clear();
+      auto sp = h.find(' ');
+      r->status = sp == std::string_view::npos ? 0 : std::atol(std::string(h.substr(sp + 1, 3)).c_str());
+      return size * n;
+    }
+    auto colon = h.find(':');
+    if (colon == std::string_view::npos) return size * n;
+    const std::string name = lower(trim(h.substr(0, colon)));
+    const std::string value = trim(h.substr(colon + 1));
+    if (name == "content-type") r->content_type = value;
+    else if (name == "mcp-session-id") r->session_id = value;
+    else if (name == "www-authenticate") r->www_authenticate = value;
+    return size * n;
+  }
+
+  static size_t write_cb(char* buf, size_t size, size_t n, void* user) {
+    auto* r = static_cast<Reading*>(user);
+    if (r->self->closed_.load()) return 0;
+    std::string_view b(buf, size * n);
+    if (!r->decided) {
+      r->decided = true;
+      r->sse = media_type(r->content_type) == "text/event-stream" && r->status >= 200 && r->status < 300;
+    }
+    if (!r->sse) {
+      r->body.add(b);
+      return size * n;
+    }
+    r->self->feed_sse(*r, b);
+    // The answer is in: the server SHOULD close the stream now; stop reading it either way.
+    if (r->answered) return 0;
+    return size * n;
+  }
+
+  static constexpr std::size_t kShareLocks = 8;
+
+  // --- SSE --------------------------------------------------------------------------------
+  void feed_sse(Reading& r, std::string_view b) {
+    for (char c : b) {
+      if (r.line_cr) {
+        r.line_cr = false;
+        if (c == '\n') continue;  // "\r\n"
+      }
+      if (c == '\r' || c == '\n') {
+        r.line_cr = c == '\r';
+        if (r.data_streaming) r.data_streaming = false;  // a long data line ended: already in r.data
+        else sse_line(r);
+        r.line.clear();
+        if (r.answered) return;
+        continue;
+      }
+      if (r.data_streaming) {
+        r.data.add(std::string_view(&c, 1));
+        continue;
+      }
+      r.line.push_back(c);
+      // A long data line streams into its bounded buffer instead of growing the line.
+      if (r.line.size() > kKeepPrefix && r.line.compare(0, 5, "data:") == 0) {
+        std::string_view value = std::string_view(r.line).substr(5);
+        if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
+        if (r.has_data) r.data.add("\n");
+        r.has_data = true;
+        r.data.add(value);
+        r.data_streaming = true;
+        r.line.clear();
+      }
+    }
+  }
+
+  void sse_line(Reading& r) {
+    const std::string& l = r.line;
+    if (l.empty()) {  // dispatch
+      // An event whose data is empty (a priming event that only carries an id) is not dispatched.
+      if (r.has_data && r.data.size > 0 && (r.event.empty() || r.event == "message")) deliver(r, r.data.frame());
+      r.data = Bounded(o_.max_message_bytes);
+      r.has_data = false;
+      r.event.clear();
+      return;
+    }
+    if (l[0] == ':') return;  // a comment (keep-alive)
+    auto colon = l.find(':');
+    std::string field = l.substr(0, colon);
+    std::string_view value = colon == std::string::npos ? std::string_view() : std::string_view(l).substr(colon + 1);
+    if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
+    if (field == "data") {
+      if (r.has_data) r.data.add("\n");
+      r.has_data = true;
+      r.data.add(value);
+    } else if (field == "event") {
+      r.event = std::string(value);
+    } else if (field == "id") {
+      r.last_event_id = std::string(value);
+    } else if (field == "retry") {
+      r.retry_ms = std::atol(std::string(value).c_str());
+    }
+  }
+
+  // --- delivery ---------------------------------------------------------------------------
+  /// One message of an answer: checked for what the transport needs (the response's id, the
+  /// initialize result's version), and queued for the client.
+  void deliver(Reading& r, Frame f) {
+    ++r.messages;
+    if (!f.oversize) {
+      // Read as the client reads it (bounded nesting; bad UTF-8 and lone surrogate escapes are the
+      // client's T-FRAMING findings, not a reason to drop the message).
+      std::string text = f.valid_utf8 ? std::string() : sanitize_utf8(f.body);
+      json m = parse_bounded(f.valid_utf8 ? std::string_view(f.body) : std::string_view(text));
+      if (m.is_discarded() && f.body.find("\\u") != std::string::npos)
+        m = parse_bounded(replace_lone_surrogate_escapes(f.valid_utf8 ? f.body : text));
+      if (m.is_discarded()) {
+        violate("T-HTTP-TYPE",
+                std::string(r.sse ? "an SSE event's data" : "a body sent as application/json") +
+                    " is not a JSON-RPC message (not JSON): each event's data, or the JSON body, must be one JSON-RPC "
+                    "message",
+                f.body, r.out->line);
+        return;
+      }
+      if (m.is_object() && !m.contains("method") && (m.contains("result") || m.contains("error"))) {
+        const json id = m.contains("id") ? m["id"] : json();
+        if (r.out->request() && (id == r.out->id || (id.is_null() && m.contains("error") && !r.sse))) {
+          r.answered = true;
+          // An error answer that could not name the request (id null) is the answer to this POST.
+          if (id.is_null()) {
+            m["id"] = r.out->id;
+            f.body = m.dump(-1, ' ', false, json::error_handler_t::replace);
+            f.valid_utf8 = true;
+          }
+          // The session and version the handshake gives hold before the client sees its answer
+          // (it sends the next message at once).
+          if (r.out->id == initialize_id_ && m.contains("result")) take_session(r);
+          std::lock_guard<std::mutex> lk(mu_);
+          if (r.out->id == initialize_id_ && m.contains("result") && m["result"].is_object() &&
+              m["result"].contains("protocolVersion") && m["result"]["protocolVersion"].is_string())
+            protocol_version_ = m["result"]["protocolVersion"].get<std::string>();
+        }
+      }
+    } else if (r.out->request()) {
+      r.answered = true;  // too big to read: the client reports it (T-FRAMING) and stops waiting
+    }
+    std::lock_guard<std::mutex> lk(mu_);
+    frames_.push_back(std::move(f));
+    cv_.notify_all();
+  }
+
+  /// The Mcp-Session-Id of the initialize answer being read, kept for every later message.
+  void take_session(const Reading& r) {
+    if (r.session_id.empty()) return;
+    const std::string& s = r.session_id;
+    const bool visible = std::all_of(s.begin(), s.end(), [](char ch) { return ch >= 0x21 && ch <= 0x7e; });
+    if (!visible)
+      violate("T-HTTP-SESSION",
+              "the Mcp-Session-Id the server issued contains characters outside visible ASCII (0x21 to 0x7E); a "
+              "session ID MUST only contain visible ASCII characters",
+              s, r.out->line);
+    std::lock_guard<std::mutex> lk(mu_);
+    session_id_ = s;
+  }
+
+  /// The answer to `out` (a request) the server did not give: a JSON-RPC error made up for it, so
+  /// the client stops waiting. `judged`: an answer the checks may judge as the server's (an HTTP
+  /// 5xx: the call failed inside the server); otherwise it is marked as the transport's, and not
+  /// judged (the T-HTTP finding says what happened).
+  void answer_for(const Outgoing& out, int code, const std::string& message, bool judged, long status,
+                  const std::string& body) {
+    json err = {{"code", code}, {"message", message}};
+    json data = {{"httpStatus", status}};
+    if (!body.empty()) data["body"] = excerpt(body, 300);
+    if (!judged) data[kTransportMark] = message;
+    err["data"] = std::move(data);
+    json m = {{"jsonrpc", "2.0"}, {"id", out.id}, {"error", std::move(err)}};
+    Frame f;
+    f.body = m.dump();
+    f.size = f.body.size();
+    std::lock_guard<std::mutex> lk(mu_);
+    frames_.push_back(std::move(f));
+    cv_.notify_all();
+  }
+
+  void violate(const char* id, std::string diagnosis, const std::string& received, const std::string& request,
+               bool warning = false) {
+    std::lock_guard<std::mutex> lk(mu_);
+    violations_.push_back(Violation{id, std::move(diagnosis), excerpt(received, 300), request, warning});
+  }
+
+  // --- HTTP -------------------------------------------------------------------------------
+  curl_slist* headers_for(const std::string& sid, bool json_body, const std::string& last_event_id,
+                          const Outgoing* out = nullptr) {
+    curl_slist* h = nullptr;
+    if (json_body) h = curl_slist_append(h, "Content-Type: application/json");
+    h = curl_slist_append(h, json_body ? "Accept: application/json, text/event-stream" : "Accept: text/event-stream");
+    if (!sid.empty()) h = curl_slist_append(h, ("Mcp-Session-Id: " + sid).c_str());
+    std::string version;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      version = protocol_version_;
+    }
+    if (out && !out->version.empty()) {
+      // 2026-07-28 (stateless): every request names its version, method and target in headers
+      // that match its body.
+      version = out->version;
+      if (!out->method.empty()) h = curl_slist_append(h, ("Mcp-Method: " + out->method).c_str());
+      if (!out->name.empty()) {
+        const bool plain = std::all_of(out->name.begin(), out->name.end(), [](char ch) { return ch >= 0x20 && ch <= 0x7e; }) &&
+                           out->name.front() != ' ' && out->name.back() != ' ';
+        h = curl_slist_append(h, ("Mcp-Name: " + (plain ? out->name : "=?base64?" + base64(out->name) + "?=")).c_str());
+      }
+    }
+    if (!version.empty()) h = curl_slist_append(h, ("MCP-Protocol-Version: " + version).c_str());
+    if (!last_event_id.empty()) h = curl_slist_append(h, ("Last-Event-ID: " + last_event_id).c_str());
+    for (const auto& [k, v] : o_.headers) h = curl_slist_append(h, (k + ": " + v).c_str());
+    h = curl_slist_append(h, "Expect:");  // no 100-continue round trip for big bodies
+    return h;
+  }
+
+  CURL* handle(const std::string& method, curl_slist* headers, long limit_ms) {
+    CURL* c = curl_easy_init();
+    curl_easy_setopt(c, CURLOPT_URL, o_.url.c_str());
+    curl_easy_setopt(c, CURLOPT_SHARE, share_);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout.count()));
+    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, limit_ms);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &HttpTransport::progress_cb);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, this);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    if (method == "DELETE") curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "DELETE");
+    else if (method == "GET") curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    return c;
+  }
+
+  /// A short exchange made for a probe or the DELETE, on the calling thread, body kept whole
+  /// (bounded).
+  Exchange exchange(const std::string& method, const std::string& body, const std::string& sid, bool json_body,
+                    milliseconds limit) {
+    Exchange x;
+    Outgoing none;
+    Reading r(this, &none, 1u << 20);
+    r.decided = true;  // read whole, SSE or not
+    curl_slist* h = headers_for(sid, json_body, "");
+    CURL* c = handle(method, h, static_cast<long>(limit.count()));
+    if (method == "POST") {
+      curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
+      curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+    }
+    char err[CURL_ERROR_SIZE] = {0};
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &HttpTransport::header_cb);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &HttpTransport::plain_write_cb);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    // The probes run after close() began (the DELETE): they must not be cut by the closed flag.
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
+    x.code = curl_easy_perform(c);
+    x.curl_error = err[0] ? err : curl_easy_strerror(x.code);
+    x.status = r.status;
+    x.content_type = r.content_type;
+    x.session_id = r.session_id;
+    x.body = r.body.text;
+    curl_easy_cleanup(c);
+    curl_slist_free_all(h);
+    return x;
+  }
+
+  static size_t plain_write_cb(char* buf, size_t size, size_t n, void* user) {
+    auto* r = static_cast<Reading*>(user);
+    r->body.add(std::string_view(buf, size * n));
+    return size * n;
+  }
+
+  void post(Outgoing out) {
+    run(out, 0);
+    std::lock_guard<std::mutex> lk(mu_);
+    --active_;
+    cv_.notify_all();
+  }
+
+  /// One POST and the reading of its answer. `reinits`: sessions started again for it so far.
+  void run(Outgoing& out, int reinits) {
+    std::string sid;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      sid = session_id_;
+    }
+    Reading r(this, &out, o_.max_message_bytes);
+    r.sent_sid = sid;
+    curl_slist* h = headers_for(sid, true, "", &out);
+    CURL* c = handle("POST", h, static_cast<long>(o_.transfer_limit.count()));
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, out.line.data());
+    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(out.line.size()));
+    char err[CURL_ERROR_SIZE] = {0};
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &HttpTransport::header_cb);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &HttpTransport::write_cb);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    CURLcode code = curl_easy_perform(c);
+    const std::string why = err[0] ? err : curl_easy_strerror(code);
+    curl_easy_cleanup(c);
+    curl_slist_free_all(h);
+    // A stream that ended in a resumable way is resumed (GET with Last-Event-ID), as a client
+    // SHOULD (§Resumability and Redelivery); each resumption is a stream of its own.
+    for (int resumes = 0; r.sse && !r.answered && out.request() && !r.last_event_id.empty() && !closed_.load() &&
+                          (code == CURLE_OK || code == CURLE_PARTIAL_FILE) && resumes < 5;
+         ++resumes) {
+      if (r.retry_ms > 0) std::this_thread::sleep_for(milliseconds(std::min<long>(r.retry_ms, 1000)));
+      Reading again(this, &out, o_.max_message_bytes);
+      again.last_event_id = r.last_event_id;
+      curl_slist* gh = headers_for(sid, false, r.last_event_id);
+      CURL* g = handle("GET", gh, static_cast<long>(o_.transfer_limit.count()));
+      curl_easy_setopt(g, CURLOPT_HEADERFUNCTION, &HttpTransport::header_cb);
+      curl_easy_setopt(g, CURLOPT_HEADERDATA, &again);
+      curl_easy_setopt(g, CURLOPT_WRITEFUNCTION, &HttpTransport::write_cb);
+      curl_easy_setopt(g, CURLOPT_WRITEDATA, &again);
+      code = curl_easy_perform(g);
+      curl_easy_cleanup(g);
+      curl_slist_free_all(gh);
+      if (again.status < 200 || again.status >= 300 || !again.sse) break;
+      r.answered = again.answered;
+      r.messages += again.messages;
+      if (again.last_event_id == r.last_event_id && !again.answered && again.messages == 0) break;  // no progress
+      r.last_event_id = again.last_event_id;
+    }
+    finish(out, r, code, why, reinits);
+  }
+
+  /// The server ended a session that worked (a 404, which it MAY do at any time): a new one is
+  /// started as a client MUST (initialize again, without the old id), and `out` is sent in it.
+  /// False when that is not possible (no initialize seen, or too many times).
+  bool reinitialise(Outgoing& out, int reinits) {
+    std::string init, initialized;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      init = init_line_;
+      initialized = initialized_line_;
+    }
+    if (init.empty() || reinits >= 3) return false;
+    Exchange x = exchange("POST", init, "", true, std::max(o_.connect_timeout, milliseconds(5000)));
+    if (!x.ok() || x.status < 200 || x.status >= 300 || x.session_id.empty()) return false;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      session_id_ = x.session_id;
+      ++sessions_restarted_;
+    }
+    if (!initialized.empty()) (void)exchange("POST", initialized, x.session_id, true, milliseconds(5000));
+    run(out, reinits + 1);
+    return true;
+  }
+
+  /// After a POST's transfer: the transport rules its answer broke, and a made-up error when a
+  /// request got no JSON-RPC answer at all (so the client stops waiting).
+  void finish(Outgoing& out, Reading& r, CURLcode code, const std::string& why, int reinits) {
+    if (closed_.load()) return;
+    const bool stopped_by_us = code == CURLE_WRITE_ERROR && r.answered;
+    if (code != CURLE_OK && !stopped_by_us && r.status == 0) {
+      // No HTTP answer at all: the server is not there (refused, reset, TLS, DNS, timeout).
+      std::lock_guard<std::mutex> lk(mu_);
+      if (failure_.empty()) failure_ = "could not reach " + o_.url + ": " + why;
+      dead_ = true;
+      cv_.notify_all();
+      return;
+    }
+    if (code == CURLE_OPERATION_TIMEDOUT && !r.answered) return;  // the client has long given up: T-HANG
+    const std::string mt = media_type(r.content_type);
+    if (!r.decided) r.sse = mt == "text/event-stream" && r.status >= 200 && r.status < 300;  // an empty stream
+    const long st = r.status;
+    if (st == 401 || st == 403) {
+      // Refused as a client: nothing else can be learnt; the run stops with this (exit 3).
+      std::string said;
+      const json m = parse_bounded(sanitize_utf8(r.body.text));
+      if (m.is_object() && m.contains("error") && m["error"].is_object() && m["error"].contains("message"))
+        said = m["error"]["message"].is_string() ? m["error"]["message"].get<std::string>()
+                                                 : m["error"]["message"].dump(-1, ' ', false, json::error_handler_t::replace);
+      const std::string what = "HTTP " + std::to_string(st) + (st == 401 ? " Unauthorized" : " Forbidden") + " from " +
+                               o_.url + (said.empty() ? std::string() : " (\"" + excerpt(said, 120) + "\")") +
+                               (r.www_authenticate.empty() ? std::string() : ", WWW-Authenticate: " + excerpt(r.www_authenticate, 120));
+      {
+        std::lock_guard<std::mutex> lk(mu_);
+        if (failure_.empty())
+          failure_ = what + ": give the credentials it needs with --header (e.g. --header 'Authorization: Bearer TOKEN')";
+      }
+      if (out.request()) answer_for(out, -32600, what, false, st, r.body.text);
+      return;
+    }
+    if (st == 404 && !r.sent_sid.empty() && out.request() && session_worked_.load() && reinitialise(out, reinits)) return;
+    if (st >= 200 && st < 300 && !r.sent_sid.empty()) session_worked_ = true;
+    if (!out.request()) {
+      // A notification or a response: 202 Accepted with no body when accepted.
+      if (st >= 200 && st < 300 && st != 202)
+        violate("T-HTTP-STATUS",
+                "a POSTed " + std::string(out.method.empty() ? "JSON-RPC response" : "notification") +
+                    " was answered HTTP " + std::to_string(st) +
+                    ": when the server accepts a notification or response it MUST answer 202 Accepted with no body",
+                r.body.text, out.line);
+      if (st == 404 && !r.sent_sid.empty()) session_refused(out, r);
+      return;
+    }
+    if (r.answered) {
+      if (st >= 200 && st < 300 && !r.sse && mt != "application/json")
+        violate("T-HTTP-TYPE",
+                "a request's answer was sent with Content-Type '" + r.content_type +
+                    "': it MUST be Content-Type application/json (one JSON object) or text/event-stream (an SSE stream)",
+                r.body.text, out.line);
+      return;
+    }
+    if (st >= 200 && st < 300 && !r.sse) {
+      if (st == 202 || st == 204 || r.body.size == 0) {
+        violate("T-HTTP-STATUS",
+                "a request was answered HTTP " + std::to_string(st) +
+                    " with no body: the server MUST answer a request with Content-Type application/json (the "
+                    "response) or text/event-stream (a stream that carries it); 202 is for notifications and responses",
+                "", out.line);
+        answer_for(out, -32603, "HTTP " + std::to_string(st) + " with no body: the request was not answered", false, st, "");
+        return;
+      }
+      if (mt != "application/json")
+        violate("T-HTTP-TYPE",
+                "a request's answer was sent with Content-Type '" + r.content_type +
+                    "': it MUST be Content-Type application/json (one JSON object) or text/event-stream (an SSE stream)",
+                r.body.text, out.line);
+      deliver(r, r.body.frame());  // parsed as JSON whatever its label: T-HTTP-TYPE when it is not
+      if (!r.answered)
+        answer_for(out, -32603, "HTTP " + std::to_string(st) + " without a readable answer", false, st, "");
+      return;
+    }
+    if (r.sse) {
+      if (code == CURLE_OPERATION_TIMEDOUT) return;
+      violate("T-HTTP-STREAM",
+              "the SSE stream opened for a request ended after " + std::to_string(r.messages) +
+                  " message(s) without the response" +
+                  (r.last_event_id.empty() ? std::string(" and without an event id to resume from")
+                                           : std::string(", and resuming it from event id '") + r.last_event_id +
+                                                 "' (GET with Last-Event-ID) did not bring it") +
+                  ": the stream for a request must eventually carry its JSON-RPC response",
+              "", out.line);
+      answer_for(out, -32603, "the SSE stream ended without the response", false, st, "");
+      return;
+    }
+    // An HTTP error status. Its body may be the JSON-RPC error (id null is this request's).
+    if (st == 404 && !r.sent_sid.empty()) {
+      session_refused(out, r);
+      answer_for(out, -32600, "HTTP 404: the session was not found", false, st, r.body.text);
+      return;
+    }
+    if (!r.body.text.empty()) {
+      deliver(r, r.body.frame());
+      if (r.answered) return;
+    }
+    // A 5xx is the call failing inside the server (judged as an internal error); a 4xx is the
+    // server refusing the request as HTTP (not judged as a tool's answer).
+    const bool server_error = st >= 500;
+    answer_for(out, server_error ? -32603 : -32600,
+               "HTTP " + std::to_string(st) + " with no JSON-RPC response in the body", server_error, st, r.body.text);
+  }
+
+  /// A 404 to a message carrying the session id the server issued, before we ended the session:
+  /// the session was not honoured.
+  void session_refused(const Outgoing& out, const Reading&) {
+    std::string sid;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      sid = session_id_;
+      if (sid.empty() || session_refused_) return;
+      session_refused_ = true;
+    }
+    violate("T-HTTP-SESSION",
+            "the server answered HTTP 404 to " + (out.method.empty() ? std::string("a response") : out.method) +
+                " carrying the Mcp-Session-Id it issued ('" + excerpt(sid, 80) +
+                "') while the session was live: 404 means the session was terminated; a server MUST honour the "
+                "session ids it issues (or terminate the session, after which the client starts a new one)",
+            "", out.line);
+  }
+
+  void end_session(const std::string& sid, milliseconds grace) {
+    const milliseconds limit = std::clamp(grace, milliseconds(500), milliseconds(5000));
+    Exchange del = exchange("DELETE", "", sid, false, limit);
+    if (!o_.probe || !del.ok() || del.status < 200 || del.status >= 300) return;
+    // The session is terminated: a request carrying its id MUST now get 404 Not Found.
+    const std::string ping = R"({"jsonrpc":"2.0","id":"ctxo-probe-deleted","method":"ping"})";
+    Exchange after = exchange("POST", ping, sid, true, limit);
+    if (after.ok() && after.status != 404)
+      violate("T-HTTP-SESSION",
+              "after the session was ended with DELETE (answered HTTP " + std::to_string(del.status) +
+                  "), a request carrying its Mcp-Session-Id was answered HTTP " + std::to_string(after.status) +
+                  ": once a session is terminated the server MUST answer requests with that session id with 404 Not "
+                  "Found (or answer the DELETE with 405 when clients may not end sessions)",
+              after.body, ping);
+  }
+
+  void drain_child() {
+    if (!child_) return;
+    for (int i = 0; i < 64; ++i) {
+      auto rr = child_->receive(milliseconds(0));
+      if (rr.status != ReadStatus::kFrame) break;  // its stdout means nothing over HTTP
+    }
+  }
+
+  void join_workers() {
+    std::list<std::thread> ws;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      ws.swap(workers_);
+    }
+    for (auto& w : ws)
+      if (w.joinable()) w.join();
+  }
+
+  HttpOptions o_;
+  std::unique_ptr<Transport> child_;
+  CURLSH* share_ = nullptr;
+  std::mutex share_mu_[kShareLocks];
+  mutable std::mutex mu_;
+  std::condition_variable cv_;
+  std::deque<Frame> frames_;
+  std::list<std::thread> workers_;
+  std::vector<Violation> violations_;
+  std::size_t active_ = 0;
+  std::atomic<bool> closed_{false};
+  bool dead_ = false, finished_ = false, probed_ = false, session_refused_ = false;
+  std::atomic<bool> session_worked_{false};  ///< A message carrying the session id was accepted.
+  std::size_t sessions_restarted_ = 0;       ///< Sessions the server ended that were started again.
+  std::string init_line_, initialized_line_; ///< The handshake as sent (to start a new session).
+  ExitStatus final_status_;
+  std::string failure_, session_id_, protocol_version_;
+  json initialize_id_;
+};
+
+}  // namespace
+
+std::string redact_headers(std::string value, const std::vector<std::pair<std::string, std::string>>& headers) {
+  for (const auto& [k, v] : headers) {
+    if (v.empty()) continue;
+    for (std::size_t at = value.find(v); at != std::string::npos; at = value.find(v, at + 10))
+      value.replace(at, v.size(), "<redacted>");
+  }
+  return value;
+}
+
+Result<std::unique_ptr<Transport>> connect_http(const HttpOptions& opts) {
+  if (opts.url.rfind("http://", 0) != 0 && opts.url.rfind("https://", 0) != 0)
+    return make_error("usage", "--url must be an http:// or https:// URL, not '" + excerpt(opts.url, 200) + "'");
+  std::unique_ptr<Transport> child;
+  if (opts.server) {
+    SpawnOptions so = *opts.server;
+    so.terminate_on_close = true;
+    auto t = spawn_stdio(so);
+    if (!t.ok()) return t.error();
+    child = std::move(t.value());
+    const auto [host, port] = host_port(opts.url);
+    const auto deadline = Clock::now() + opts.start_timeout;
+    while (!accepts_connections(host, port)) {
+      for (int i = 0; i < 64; ++i)
+        if (child->receive(milliseconds(0)).status != ReadStatus::kFrame) break;
+      if (auto st = child->exit_status()) {
+        std::string tail = child->stderr_tail();
+        child->close(milliseconds(0));
+        return make_error("spawn", "the server command " + st->describe() + " before " + opts.url +
+                                       " accepted a connection" +
+                                       (tail.empty() ? std::string() : "; its stderr ended with: " + excerpt(tail.substr(tail.size() > 300 ? tail.size() - 300 : 0), 300)));
+      }
+      if (Clock::now() >= deadline) {
+        child->close(milliseconds(500));
+        return make_error("spawn", "the server command was started, but nothing accepted a connection on " + host + ":" +
+                                       port + " within " + std::to_string(opts.start_timeout.count() / 1000) +
+                                       " s (is --url the address it listens on?)");
+      }
+      std::this_thread::sleep_for(milliseconds(50));
+    }
+  }
+  return std::unique_ptr<Transport>(new HttpTransport(opts, std::move(child)));
+}
+
+}  // namespace ctxo::transport
