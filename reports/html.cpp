@@ -432,6 +432,7 @@ void write_header(std::string& o, const engine::RunReport& r, const std::string&
     for (const auto& a : r.command) cmd += (cmd.empty() ? "" : " ") + a;
     fact("Command", "<code>" + esc_line(cmd) + "</code>");
   }
+  if (!r.url.empty()) fact("URL", "<code>" + esc_line(r.url) + "</code> (Streamable HTTP)");
   if (!r.protocol_version.empty())
     fact("Protocol", esc_line(r.protocol_version) + (r.era.empty() ? "" : " (" + esc_line(r.era) + ")"));
   std::string prof = esc_line(r.profile);

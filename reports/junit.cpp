@@ -169,6 +169,7 @@ class Writer {
     prop("server.name", r_.server_name);
     prop("server.version", r_.server_version);
     prop("server.command", shell_join(r_.command));
+    if (!r_.url.empty()) prop("server.url", r_.url);
     prop("protocol", r_.protocol_version);
     if (!r_.era.empty()) prop("era", r_.era);
     prop("profile", r_.profile);

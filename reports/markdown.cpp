@@ -166,6 +166,7 @@ void write_header(std::string& o, const engine::RunReport& r, const std::string&
     for (const auto& a : r.command) cmd += (cmd.empty() ? "" : " ") + a;
     row("Command", md_code(cmd, true));
   }
+  if (!r.url.empty()) row("URL", md_code(r.url, true) + " (Streamable HTTP)");
   if (!r.protocol_version.empty())
     row("Protocol", md_text(r.protocol_version) + (r.era.empty() ? "" : " (" + md_text(r.era) + ")"));
   std::string prof = md_text(r.profile);

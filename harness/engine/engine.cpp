@@ -652,6 +652,16 @@ class Runner {
     }
     else if (!sweep_calls_.empty()) note("the limit sweep was skipped (time budget reached or the server died)");
     if (budget_hit_) note("--time-budget reached: some generated calls were not made");
+    if (!shrinks_shared_.empty()) {
+      std::size_t n = 0;
+      std::string which;
+      for (const auto& [tool, count] : shrinks_shared_) {
+        n += count;
+        which += (which.empty() ? "" : ", ") + tool;
+      }
+      note(std::to_string(n) + " finding(s) on other tools were not shrunk: the same invariant with the same diagnosis was "
+           "shrunk once, on " + which + " (one root cause, one shrink)");
+    }
     if (!shrinks_cut_.empty()) {
       std::string which;
       for (const auto& w : shrinks_cut_) which += (which.empty() ? "" : ", ") + w;
@@ -688,8 +698,19 @@ class Runner {
     for (auto& f : a.findings) {
       f.phase = tr.plan ? gen::phase_name(pc.phase) : "";
       f.case_label = pc.label;
-      if (tr.plan && o_.shrink && alive && shrinkable(f) && tr.shrunk.insert(f.invariant).second)
-        f = shrink(ts, tr.tc, pc.arguments, std::move(f), broken, t0, alive);
+      if (tr.plan && o_.shrink && alive && shrinkable(f) && tr.shrunk.insert(f.invariant).second) {
+        // One root cause, one shrink: the same invariant and diagnosis (numbers aside) already
+        // shrunk on another tool is reported as generated.
+        Finding cause = f;
+        cause.tool.clear();
+        const std::string key = finding_key(cause);
+        if (auto first = shrunk_causes_.find(key); first != shrunk_causes_.end() && first->second != ts.name) {
+          shrinks_shared_[first->second]++;
+        } else {
+          shrunk_causes_.emplace(key, ts.name);
+          f = shrink(ts, tr.tc, pc.arguments, std::move(f), broken, t0, alive);
+        }
+      }
       add(std::move(f));
     }
     if (a.reply.kind != Reply::Kind::kResult) return;
@@ -1299,6 +1320,8 @@ class Runner {
   std::vector<std::string> prelude_;
   std::string negotiated_;
   bool budget_hit_ = false;
+  std::map<std::string, std::string> shrunk_causes_;    ///< Cause (finding_key without the tool) -> tool shrunk on.
+  std::map<std::string, std::size_t> shrinks_shared_;   ///< Tool shrunk on -> findings elsewhere not shrunk for it.
   std::map<std::string, std::string> env_;  ///< Environment of the current server process.
   std::vector<profile::Profile> profiles_;   ///< Candidates for --profile auto.
   std::optional<profile::Profile> forced_;   ///< --profile NAME|FILE.

@@ -16,12 +16,14 @@
 #include <cstring>
 #include <deque>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
 
 #include "core/json_bounded.h"
 #include "core/text.h"
+#include "transport/sse.h"
 #include "transport/transport.h"
 
 namespace ctxo::transport {
@@ -32,7 +34,6 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
-constexpr std::size_t kKeepPrefix = 4096;  // bytes of an oversize message kept (as Framer does)
 
 void global_init() {
   static std::once_flag once;
@@ -110,49 +111,6 @@ bool accepts_connections(const std::string& host, const std::string& port) {
   return ok;
 }
 
-/// One message being read from a body or an SSE event, bounded: past `max` bytes only a prefix
-/// and the last kOversizeTail bytes are kept.
-struct Bounded {
-  explicit Bounded(std::size_t m = 0) : max(m) {}
-  std::size_t max;
-  std::string text;
-  std::string tail;
-  std::size_t size = 0;
-  bool oversize = false;
-  void add(std::string_view b) {
-    size += b.size();
-    if (!oversize && text.size() + b.size() <= max) {
-      text.append(b);
-      return;
-    }
-    if (!oversize) {
-      oversize = true;
-      tail = text.size() > kOversizeTail ? text.substr(text.size() - kOversizeTail) : text;
-      if (text.size() > kKeepPrefix) text.resize(kKeepPrefix);
-    }
-    tail.append(b);
-    if (tail.size() > 2 * kOversizeTail) tail.erase(0, tail.size() - kOversizeTail);
-  }
-  Frame frame() {
-    Frame f;
-    f.size = size;
-    f.oversize = oversize;
-    if (oversize) {
-      f.body = text.substr(0, std::min(text.size(), kKeepPrefix));
-      f.tail = tail.size() > kOversizeTail ? tail.substr(tail.size() - kOversizeTail) : tail;
-      f.valid_utf8 = true;
-    } else {
-      f.valid_utf8 = is_valid_utf8(text);
-      f.body = std::move(text);
-    }
-    text.clear();
-    tail.clear();
-    size = 0;
-    oversize = false;
-    return f;
-  }
-};
-
 /// What one POSTed message is, read from its JSON text.
 struct Outgoing {
   std::string line;
@@ -220,9 +178,15 @@ class HttpTransport final : public Transport {
       std::lock_guard<std::mutex> lk(mu_);
       initialized_line_ = out.line;
     }
+    reap_workers();
     std::lock_guard<std::mutex> lk(mu_);
     ++active_;
-    workers_.emplace_back([this, out = std::move(out)]() mutable { post(std::move(out)); });
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    workers_.push_back(Worker{std::thread([this, done, out = std::move(out)]() mutable {
+                                post(std::move(out));
+                                done->store(true);
+                              }),
+                              done});
     return {};
   }
 
@@ -342,23 +306,17 @@ class HttpTransport final : public Transport {
 
   /// What one POST's answer is being read into.
   struct Reading {
-    Reading(HttpTransport* s, Outgoing* o, std::size_t max) : self(s), out(o), body(max), data(max) {}
+    Reading(HttpTransport* s, Outgoing* o, std::size_t max) : self(s), out(o), body(max), events(max) {}
     HttpTransport* self;
     Outgoing* out;
     long status = 0;
     std::string content_type, session_id, www_authenticate;
     bool sse = false, decided = false;
-    Bounded body;
-    // SSE state
-    std::string line;  // the current incomplete line
-    bool line_cr = false;
-    bool data_streaming = false;  // inside a data line too long to hold as a line
-    Bounded data;
-    bool has_data = false;
-    std::string event, last_event_id;
-    long retry_ms = -1;
+    BoundedMessage body;
+    SseReader events;
     bool answered = false;  // the response to out->id arrived
     std::string sent_sid;   // the Mcp-Session-Id the POST carried
+    std::string resumed_from;  // the last event id the stream (and its resumptions) gave
     std::size_t messages = 0;
   };
 
@@ -415,63 +373,10 @@ class HttpTransport final : public Transport {
 
   // --- SSE --------------------------------------------------------------------------------
   void feed_sse(Reading& r, std::string_view b) {
-    for (char c : b) {
-      if (r.line_cr) {
-        r.line_cr = false;
-        if (c == '\n') continue;  // "\r\n"
-      }
-      if (c == '\r' || c == '\n') {
-        r.line_cr = c == '\r';
-        if (r.data_streaming) r.data_streaming = false;  // a long data line ended: already in r.data
-        else sse_line(r);
-        r.line.clear();
-        if (r.answered) return;
-        continue;
-      }
-      if (r.data_streaming) {
-        r.data.add(std::string_view(&c, 1));
-        continue;
-      }
-      r.line.push_back(c);
-      // A long data line streams into its bounded buffer instead of growing the line.
-      if (r.line.size() > kKeepPrefix && r.line.compare(0, 5, "data:") == 0) {
-        std::string_view value = std::string_view(r.line).substr(5);
-        if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
-        if (r.has_data) r.data.add("\n");
-        r.has_data = true;
-        r.data.add(value);
-        r.data_streaming = true;
-        r.line.clear();
-      }
-    }
-  }
-
-  void sse_line(Reading& r) {
-    const std::string& l = r.line;
-    if (l.empty()) {  // dispatch
-      // An event whose data is empty (a priming event that only carries an id) is not dispatched.
-      if (r.has_data && r.data.size > 0 && (r.event.empty() || r.event == "message")) deliver(r, r.data.frame());
-      r.data = Bounded(o_.max_message_bytes);
-      r.has_data = false;
-      r.event.clear();
-      return;
-    }
-    if (l[0] == ':') return;  // a comment (keep-alive)
-    auto colon = l.find(':');
-    std::string field = l.substr(0, colon);
-    std::string_view value = colon == std::string::npos ? std::string_view() : std::string_view(l).substr(colon + 1);
-    if (!value.empty() && value[0] == ' ') value.remove_prefix(1);
-    if (field == "data") {
-      if (r.has_data) r.data.add("\n");
-      r.has_data = true;
-      r.data.add(value);
-    } else if (field == "event") {
-      r.event = std::string(value);
-    } else if (field == "id") {
-      r.last_event_id = std::string(value);
-    } else if (field == "retry") {
-      r.retry_ms = std::atol(std::string(value).c_str());
-    }
+    r.events.feed(b, [&](SseEvent ev) {
+      if (ev.type.empty() || ev.type == "message") deliver(r, std::move(ev.data));
+      return !r.answered;  // the answer is in: the rest of the stream is not read
+    });
   }
 
   // --- delivery ---------------------------------------------------------------------------
@@ -636,7 +541,7 @@ class HttpTransport final : public Transport {
     x.status = r.status;
     x.content_type = r.content_type;
     x.session_id = r.session_id;
-    x.body = r.body.text;
+    x.body = r.body.text();
     curl_easy_cleanup(c);
     curl_slist_free_all(h);
     return x;
@@ -680,13 +585,15 @@ class HttpTransport final : public Transport {
     curl_slist_free_all(h);
     // A stream that ended in a resumable way is resumed (GET with Last-Event-ID), as a client
     // SHOULD (§Resumability and Redelivery); each resumption is a stream of its own.
-    for (int resumes = 0; r.sse && !r.answered && out.request() && !r.last_event_id.empty() && !closed_.load() &&
+    std::string last_id = r.events.last_event_id();
+    long retry = r.events.retry_ms();
+    for (int resumes = 0; r.sse && !r.answered && out.request() && !last_id.empty() && !closed_.load() &&
                           (code == CURLE_OK || code == CURLE_PARTIAL_FILE) && resumes < 5;
          ++resumes) {
-      if (r.retry_ms > 0) std::this_thread::sleep_for(milliseconds(std::min<long>(r.retry_ms, 1000)));
+      if (retry > 0) std::this_thread::sleep_for(milliseconds(std::min<long>(retry, 1000)));
       Reading again(this, &out, o_.max_message_bytes);
-      again.last_event_id = r.last_event_id;
-      curl_slist* gh = headers_for(sid, false, r.last_event_id);
+      again.sent_sid = sid;
+      curl_slist* gh = headers_for(sid, false, last_id);
       CURL* g = handle("GET", gh, static_cast<long>(o_.transfer_limit.count()));
       curl_easy_setopt(g, CURLOPT_HEADERFUNCTION, &HttpTransport::header_cb);
       curl_easy_setopt(g, CURLOPT_HEADERDATA, &again);
@@ -698,9 +605,12 @@ class HttpTransport final : public Transport {
       if (again.status < 200 || again.status >= 300 || !again.sse) break;
       r.answered = again.answered;
       r.messages += again.messages;
-      if (again.last_event_id == r.last_event_id && !again.answered && again.messages == 0) break;  // no progress
-      r.last_event_id = again.last_event_id;
+      const std::string next_id = again.events.last_event_id();
+      if ((next_id.empty() || next_id == last_id) && !again.answered && again.messages == 0) break;  // no progress
+      if (!next_id.empty()) last_id = next_id;
+      if (again.events.retry_ms() >= 0) retry = again.events.retry_ms();
     }
+    r.resumed_from = last_id;
     finish(out, r, code, why, reinits);
   }
 
@@ -747,7 +657,7 @@ class HttpTransport final : public Transport {
     if (st == 401 || st == 403) {
       // Refused as a client: nothing else can be learnt; the run stops with this (exit 3).
       std::string said;
-      const json m = parse_bounded(sanitize_utf8(r.body.text));
+      const json m = parse_bounded(sanitize_utf8(r.body.text()));
       if (m.is_object() && m.contains("error") && m["error"].is_object() && m["error"].contains("message"))
         said = m["error"]["message"].is_string() ? m["error"]["message"].get<std::string>()
                                                  : m["error"]["message"].dump(-1, ' ', false, json::error_handler_t::replace);
@@ -759,7 +669,7 @@ class HttpTransport final : public Transport {
         if (failure_.empty())
           failure_ = what + ": give the credentials it needs with --header (e.g. --header 'Authorization: Bearer TOKEN')";
       }
-      if (out.request()) answer_for(out, -32600, what, false, st, r.body.text);
+      if (out.request()) answer_for(out, -32600, what, false, st, r.body.text());
       return;
     }
     if (st == 404 && !r.sent_sid.empty() && out.request() && session_worked_.load() && reinitialise(out, reinits)) return;
@@ -771,7 +681,7 @@ class HttpTransport final : public Transport {
                 "a POSTed " + std::string(out.method.empty() ? "JSON-RPC response" : "notification") +
                     " was answered HTTP " + std::to_string(st) +
                     ": when the server accepts a notification or response it MUST answer 202 Accepted with no body",
-                r.body.text, out.line);
+                r.body.text(), out.line);
       if (st == 404 && !r.sent_sid.empty()) session_refused(out, r);
       return;
     }
@@ -780,11 +690,11 @@ class HttpTransport final : public Transport {
         violate("T-HTTP-TYPE",
                 "a request's answer was sent with Content-Type '" + r.content_type +
                     "': it MUST be Content-Type application/json (one JSON object) or text/event-stream (an SSE stream)",
-                r.body.text, out.line);
+                r.body.text(), out.line);
       return;
     }
     if (st >= 200 && st < 300 && !r.sse) {
-      if (st == 202 || st == 204 || r.body.size == 0) {
+      if (st == 202 || st == 204 || r.body.size() == 0) {
         violate("T-HTTP-STATUS",
                 "a request was answered HTTP " + std::to_string(st) +
                     " with no body: the server MUST answer a request with Content-Type application/json (the "
@@ -797,8 +707,8 @@ class HttpTransport final : public Transport {
         violate("T-HTTP-TYPE",
                 "a request's answer was sent with Content-Type '" + r.content_type +
                     "': it MUST be Content-Type application/json (one JSON object) or text/event-stream (an SSE stream)",
-                r.body.text, out.line);
-      deliver(r, r.body.frame());  // parsed as JSON whatever its label: T-HTTP-TYPE when it is not
+                r.body.text(), out.line);
+      deliver(r, r.body.take());  // parsed as JSON whatever its label: T-HTTP-TYPE when it is not
       if (!r.answered)
         answer_for(out, -32603, "HTTP " + std::to_string(st) + " without a readable answer", false, st, "");
       return;
@@ -808,8 +718,8 @@ class HttpTransport final : public Transport {
       violate("T-HTTP-STREAM",
               "the SSE stream opened for a request ended after " + std::to_string(r.messages) +
                   " message(s) without the response" +
-                  (r.last_event_id.empty() ? std::string(" and without an event id to resume from")
-                                           : std::string(", and resuming it from event id '") + r.last_event_id +
+                  (r.resumed_from.empty() ? std::string(" and without an event id to resume from")
+                                          : std::string(", and resuming it from event id '") + r.resumed_from +
                                                  "' (GET with Last-Event-ID) did not bring it") +
                   ": the stream for a request must eventually carry its JSON-RPC response",
               "", out.line);
@@ -819,18 +729,18 @@ class HttpTransport final : public Transport {
     // An HTTP error status. Its body may be the JSON-RPC error (id null is this request's).
     if (st == 404 && !r.sent_sid.empty()) {
       session_refused(out, r);
-      answer_for(out, -32600, "HTTP 404: the session was not found", false, st, r.body.text);
+      answer_for(out, -32600, "HTTP 404: the session was not found", false, st, r.body.text());
       return;
     }
-    if (!r.body.text.empty()) {
-      deliver(r, r.body.frame());
+    if (!r.body.text().empty()) {
+      deliver(r, r.body.take());
       if (r.answered) return;
     }
     // A 5xx is the call failing inside the server (judged as an internal error); a 4xx is the
     // server refusing the request as HTTP (not judged as a tool's answer).
     const bool server_error = st >= 500;
     answer_for(out, server_error ? -32603 : -32600,
-               "HTTP " + std::to_string(st) + " with no JSON-RPC response in the body", server_error, st, r.body.text);
+               "HTTP " + std::to_string(st) + " with no JSON-RPC response in the body", server_error, st, r.body.text());
   }
 
   /// A 404 to a message carrying the session id the server issued, before we ended the session:
@@ -876,13 +786,27 @@ class HttpTransport final : public Transport {
   }
 
   void join_workers() {
-    std::list<std::thread> ws;
+    std::list<Worker> ws;
     {
       std::lock_guard<std::mutex> lk(mu_);
       ws.swap(workers_);
     }
     for (auto& w : ws)
-      if (w.joinable()) w.join();
+      if (w.thread.joinable()) w.thread.join();
+  }
+
+  /// Joins the POSTs that are over (a run makes thousands: their threads are not kept).
+  void reap_workers() {
+    std::list<Worker> over;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      for (auto it = workers_.begin(); it != workers_.end();) {
+        auto next = std::next(it);
+        if (it->done->load()) over.splice(over.end(), workers_, it);
+        it = next;
+      }
+    }
+    for (auto& w : over) w.thread.join();
   }
 
   HttpOptions o_;
@@ -892,7 +816,11 @@ class HttpTransport final : public Transport {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Frame> frames_;
-  std::list<std::thread> workers_;
+  struct Worker {
+    std::thread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::list<Worker> workers_;
   std::vector<Violation> violations_;
   std::size_t active_ = 0;
   std::atomic<bool> closed_{false};

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <thread>
 
@@ -284,9 +285,10 @@ std::string budget_server() {
   const std::string script = std::string(CTXO_BINARY_DIR) + "/test-tmp/budget_server.py";
   std::filesystem::create_directories(std::string(CTXO_BINARY_DIR) + "/test-tmp");
   std::ofstream(script) << R"PY(import sys, json, time
-# slow: 0.3 s a call. fail: 0.1 s a call, a JSON-RPC -32603 when q has 12 characters or more.
+# slow: 0.3 s a call. fail: 0.1 s a call, a JSON-RPC -32603 when q has 12 characters or more; fail2 fails
+# the same way (the same root cause in a second tool), without the wait.
 tools = [{"name": n, "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "maxLength": 40}}},
-          "annotations": {"readOnlyHint": True}} for n in ("fast", "fail", "slow")]
+          "annotations": {"readOnlyHint": True}} for n in ("fast", "fail", "fail2", "slow")]
 for line in sys.stdin:
     m = json.loads(line)
     if "id" not in m:
@@ -302,7 +304,7 @@ for line in sys.stdin:
             time.sleep(0.3)
         if name == "fail":
             time.sleep(0.1)
-        if name == "fail" and isinstance(q, str) and len(q) >= 12:
+        if name in ("fail", "fail2") and isinstance(q, str) and len(q) >= 12:
             out["error"] = {"code": -32603, "message": "boom"}
         else:
             out["result"] = {"content": [{"type": "text", "text": "ok"}]}
@@ -342,6 +344,25 @@ TEST(Budgets, ASlowToolStopsAtItsToolBudgetAndTheOthersRunOn) {
       EXPECT_GE(t["calls"].get<int>(), 7) << t.dump(2);
     }
   }
+}
+
+// Two tools that fail the same way (same invariant, same diagnosis) are one root cause: shrunk
+// once, on the first; the other's finding is reported as generated, and the run says so.
+TEST(Budgets, OneRootCauseIsShrunkOnce) {
+  auto r = run_harness({"--tools", "fail,fail2", "--calls", "12", "--seed", "1", "--no-cases", "--", "python3",
+                        budget_server()});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  std::map<std::string, std::size_t> steps;
+  for (const auto& f : r.report["findings"])
+    if (f["invariant"] == "P-NO-THROW")  // (the valid calls' and the invalid calls' -32603 are two causes)
+      steps[f["tool"].get<std::string>()] += f.value("shrink_steps", 0);
+  ASSERT_EQ(steps.size(), 2u) << r.report["findings"].dump(2);
+  EXPECT_GT(steps["fail"], 0u);
+  EXPECT_EQ(steps["fail2"], 0u);
+  bool said = false;
+  for (const auto& n : r.report["notes"])
+    said = said || n.get<std::string>().find("shrunk once, on fail (one root cause, one shrink)") != std::string::npos;
+  EXPECT_TRUE(said) << r.report["notes"].dump(2);
 }
 
 TEST(Budgets, AShrinkStopsAtItsShrinkBudgetAndSaysSo) {
