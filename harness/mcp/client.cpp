@@ -179,6 +179,14 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
       }
     }
   }
+  if (http() && (msg.is_discarded() || !(is_rpc_object(msg) || msg.is_array()))) {
+    // Over HTTP a message is a whole body or event (the transport dropped what is not JSON): there
+    // are no lines to join, and one that is not JSON-RPC breaks the HTTP transport's rule.
+    observe("T-HTTP-TYPE", "an HTTP answer (body or SSE event data) is JSON but not a JSON-RPC message",
+            excerpt(text, 300));
+    return std::nullopt;
+  }
+  // stdio only from here: lines that are not messages, and a message split over lines, repaired.
   if (msg.is_discarded() || !(is_rpc_object(msg) || msg.is_array())) {
     if (garbage_.size() >= kMaxGarbageLines || garbage_bytes_ + text.size() > kMaxGarbageBytes)
       flush_garbage("were not JSON-RPC messages");

@@ -284,7 +284,9 @@ TEST(Cli, EveryHelpFlagIsInTheReadmeAndBack) {
 std::string budget_server() {
   const std::string script = std::string(CTXO_BINARY_DIR) + "/test-tmp/budget_server.py";
   std::filesystem::create_directories(std::string(CTXO_BINARY_DIR) + "/test-tmp");
-  std::ofstream(script) << R"PY(import sys, json, time
+  // Written under another name and renamed into place: tests running at once never read it half written.
+  const std::string part = script + "." + std::to_string(::getpid());
+  std::ofstream(part) << R"PY(import sys, json, time
 # slow: 0.3 s a call. fail: 0.1 s a call, a JSON-RPC -32603 when q has 12 characters or more; fail2 fails
 # the same way (the same root cause in a second tool), without the wait.
 tools = [{"name": n, "inputSchema": {"type": "object", "properties": {"q": {"type": "string", "maxLength": 40}}},
@@ -313,6 +315,7 @@ for line in sys.stdin:
     sys.stdout.write(json.dumps(out) + "\n")
     sys.stdout.flush()
 )PY";
+  std::filesystem::rename(part, script);
   return script;
 }
 
