@@ -221,16 +221,7 @@ class Runner {
     c += " ${s:+-H \"Mcp-Session-Id: $s\"} ${v:+-H \"MCP-Protocol-Version: $v\"} \"$@\" " + shell_quote(o_.url) +
          "; echo; }; s=; v=; ";
     std::string cmd;
-    if (!o_.command.empty()) {
-      cmd += "(";
-      if (!o_.cwd.empty()) cmd += "cd " + shell_quote(o_.cwd) + " && ";
-      if (!env.empty()) {
-        cmd += "env";
-        for (const auto& [k, val] : env) cmd += " " + shell_quote(k + "=" + val);
-        cmd += " ";
-      }
-      cmd += shell_join(o_.command) + ") & p=$!; sleep 2; ";
-    }
+    if (!o_.command.empty()) cmd += "(" + launch(env) + ") & p=$!; sleep 2; ";
     cmd += c;
     const bool legacy = !prelude_.empty();
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -247,11 +238,9 @@ class Runner {
     return cmd;
   }
 
-  // `lines` sent one per line, then two seconds of waiting, to the server command.
-  std::string pipe_command(const std::vector<std::string>& lines, const std::map<std::string, std::string>& env) const {
-    std::string cmd = "{ printf '%s\\n'";
-    for (const auto& l : lines) cmd += " " + shell_quote(l);
-    cmd += "; sleep 2; } | ";
+  // The server command with `env`, in its working directory.
+  std::string launch(const std::map<std::string, std::string>& env) const {
+    std::string cmd;
     if (!o_.cwd.empty()) cmd += "(cd " + shell_quote(o_.cwd) + " && ";
     if (!env.empty()) {
       cmd += "env";
@@ -260,6 +249,14 @@ class Runner {
     }
     cmd += shell_join(o_.command);
     if (!o_.cwd.empty()) cmd += ")";
+    return cmd;
+  }
+
+  // `lines` sent one per line, then two seconds of waiting, to the server command.
+  std::string pipe_command(const std::vector<std::string>& lines, const std::map<std::string, std::string>& env) const {
+    std::string cmd = "{ printf '%s\\n'";
+    for (const auto& l : lines) cmd += " " + shell_quote(l);
+    cmd += "; sleep 2; } | " + launch(env);
     return cmd;
   }
 

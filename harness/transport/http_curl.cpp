@@ -20,6 +20,7 @@
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <thread>
+#include <tuple>
 
 #include "core/json_bounded.h"
 #include "core/text.h"
@@ -528,23 +529,30 @@ class HttpTransport final : public Transport {
       curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
       curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
     }
-    char err[CURL_ERROR_SIZE] = {0};
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &HttpTransport::header_cb);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &HttpTransport::plain_write_cb);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
     // The probes run after close() began (the DELETE): they must not be cut by the closed flag.
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
-    x.code = curl_easy_perform(c);
-    x.curl_error = err[0] ? err : curl_easy_strerror(x.code);
+    std::tie(x.code, x.curl_error) = perform(c, r, &HttpTransport::plain_write_cb);
     x.status = r.status;
     x.content_type = r.content_type;
     x.session_id = r.session_id;
     x.body = r.body.text();
-    curl_easy_cleanup(c);
     curl_slist_free_all(h);
     return x;
+  }
+
+  /// Runs the transfer `c` into `r` (headers, then the body through `write`) and cleans it up:
+  /// its outcome and, when it failed, why.
+  static std::pair<CURLcode, std::string> perform(CURL* c, Reading& r, curl_write_callback write) {
+    char err[CURL_ERROR_SIZE] = {0};
+    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
+    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &HttpTransport::header_cb);
+    curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    const CURLcode code = curl_easy_perform(c);
+    std::string why = err[0] ? err : curl_easy_strerror(code);
+    curl_easy_cleanup(c);
+    return {code, std::move(why)};
   }
 
   static size_t plain_write_cb(char* buf, size_t size, size_t n, void* user) {
@@ -573,15 +581,7 @@ class HttpTransport final : public Transport {
     CURL* c = handle("POST", h, static_cast<long>(o_.transfer_limit.count()));
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, out.line.data());
     curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(out.line.size()));
-    char err[CURL_ERROR_SIZE] = {0};
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &HttpTransport::header_cb);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, &HttpTransport::write_cb);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
-    CURLcode code = curl_easy_perform(c);
-    const std::string why = err[0] ? err : curl_easy_strerror(code);
-    curl_easy_cleanup(c);
+    auto [code, why] = perform(c, r, &HttpTransport::write_cb);
     curl_slist_free_all(h);
     // A stream that ended in a resumable way is resumed (GET with Last-Event-ID), as a client
     // SHOULD (§Resumability and Redelivery); each resumption is a stream of its own.
@@ -595,12 +595,7 @@ class HttpTransport final : public Transport {
       again.sent_sid = sid;
       curl_slist* gh = headers_for(sid, false, last_id);
       CURL* g = handle("GET", gh, static_cast<long>(o_.transfer_limit.count()));
-      curl_easy_setopt(g, CURLOPT_HEADERFUNCTION, &HttpTransport::header_cb);
-      curl_easy_setopt(g, CURLOPT_HEADERDATA, &again);
-      curl_easy_setopt(g, CURLOPT_WRITEFUNCTION, &HttpTransport::write_cb);
-      curl_easy_setopt(g, CURLOPT_WRITEDATA, &again);
-      code = curl_easy_perform(g);
-      curl_easy_cleanup(g);
+      code = perform(g, again, &HttpTransport::write_cb).first;
       curl_slist_free_all(gh);
       if (again.status < 200 || again.status >= 300 || !again.sse) break;
       r.answered = again.answered;
