@@ -290,6 +290,15 @@ class HttpTransport final : public Transport {
               bare.body, ping, /*warning=*/true);
   }
 
+  std::vector<std::string> exercised() const override {
+    std::lock_guard<std::mutex> lk(mu_);
+    std::vector<std::string> ids;
+    if (answered_any_) ids.insert(ids.end(), {"T-HTTP-STATUS", "T-HTTP-TYPE"});
+    if (!session_id_.empty() || session_refused_) ids.push_back("T-HTTP-SESSION");
+    if (streamed_) ids.push_back("T-HTTP-STREAM");
+    return ids;
+  }
+
   std::string failure() const override {
     std::lock_guard<std::mutex> lk(mu_);
     return failure_;
@@ -649,6 +658,11 @@ class HttpTransport final : public Transport {
     const std::string mt = media_type(r.content_type);
     if (!r.decided) r.sse = mt == "text/event-stream" && r.status >= 200 && r.status < 300;  // an empty stream
     const long st = r.status;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      answered_any_ = true;
+      streamed_ = streamed_ || (r.sse && out.request());
+    }
     if (st == 401 || st == 403) {
       // Refused as a client: nothing else can be learnt; the run stops with this (exit 3).
       std::string said;
@@ -820,7 +834,9 @@ class HttpTransport final : public Transport {
   std::size_t active_ = 0;
   std::atomic<bool> closed_{false};
   bool dead_ = false, finished_ = false, probed_ = false, session_refused_ = false;
-  std::atomic<bool> session_worked_{false};  ///< A message carrying the session id was accepted.
+  std::atomic<bool> session_worked_{false};
+  bool answered_any_ = false;  ///< Some POST got an HTTP answer (its status and type were judged).
+  bool streamed_ = false;      ///< Some request was answered with an SSE stream.  ///< A message carrying the session id was accepted.
   std::size_t sessions_restarted_ = 0;       ///< Sessions the server ended that were started again.
   std::string init_line_, initialized_line_; ///< The handshake as sent (to start a new session).
   ExitStatus final_status_;
