@@ -25,11 +25,13 @@ const std::vector<InvariantInfo>& registry() {
        "Exit when stdin reaches end-of-file: listen for stdin's end/close event, then stop timers, intervals and open handles (or exit explicitly). A background interval that keeps the event loop alive is the usual cause."},
       {"T-HTTP-STATUS", "transport", Severity::kError,
        "Streamable HTTP: 202 Accepted with no body for a POSTed notification or response; a request is answered "
-       "with a JSON body or an SSE stream, never 202; input the server cannot accept gets an HTTP error status",
-       "MCP basic/transports §Streamable HTTP, Sending Messages to the Server (2025-11-25)", true,
+       "with a JSON body or an SSE stream, never 202; input the server cannot accept, or an unsupported "
+       "MCP-Protocol-Version, gets an HTTP error status (400)",
+       "MCP basic/transports §Streamable HTTP, Sending Messages to the Server; Protocol Version Header (2025-11-25)", true,
        "Answer a POSTed notification or JSON-RPC response with 202 Accepted and no body; answer every request with "
        "Content-Type application/json (the response) or text/event-stream (a stream that carries it); answer a body "
-       "that is not JSON-RPC with 400 Bad Request. SDK transports do this: check middleware that rewrites statuses."},
+       "that is not JSON-RPC, and an MCP-Protocol-Version you do not support, with 400 Bad Request. SDK transports do "
+       "this: check middleware that rewrites statuses or headers."},
       {"T-HTTP-TYPE", "transport", Severity::kError,
        "Streamable HTTP: a request's answer is Content-Type application/json or text/event-stream, and its body (or "
        "each event's data) is one JSON-RPC message",

@@ -378,6 +378,7 @@ class Runner {
     // The transport's own rules it had a subject for (HTTP: a session, a stream) held, unless a
     // finding says otherwise; the others stay not applicable.
     for (const auto& id : transport_->exercised()) outcomes_[""].pass(id);
+    for (auto& n : transport_->take_notes()) note(std::move(n));
     // T-SHUTDOWN is stdio's rule (exit when stdin closes): an HTTP server is stopped by a signal.
     if (final && !http()) outcomes_[""].pass("T-SHUTDOWN");
     if (http()) status.after_eof = true;

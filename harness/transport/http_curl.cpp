@@ -277,6 +277,23 @@ class HttpTransport final : public Transport {
               "a POST whose body is not a JSON-RPC message (cut-off JSON) was answered HTTP " + std::to_string(bad.status) +
                   ": a server that cannot accept the input MUST answer with an HTTP error status such as 400 Bad Request",
               bad.body, garbage);
+    // A version that does not exist in MCP-Protocol-Version MUST be refused with 400 (since
+    // 2025-06-18, the revision that added the header; §Protocol Version Header).
+    std::string negotiated;
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      negotiated = protocol_version_;
+    }
+    if (negotiated >= "2025-06-18" && negotiated < "2026-07-28") {
+      const std::string ping = R"({"jsonrpc":"2.0","id":"ctxo-probe-version","method":"ping"})";
+      Exchange odd = exchange("POST", ping, sid, true, milliseconds(5000), "1999-01-01");
+      if (odd.ok() && odd.status >= 200 && odd.status < 300)
+        violate("T-HTTP-STATUS",
+                "a request with MCP-Protocol-Version: 1999-01-01 (no such version) was answered HTTP " +
+                    std::to_string(odd.status) +
+                    ": a server MUST answer an invalid or unsupported MCP-Protocol-Version with 400 Bad Request",
+                odd.body, ping);
+    }
     if (sid.empty()) return;
     // A server that issued a session id SHOULD refuse requests without it (400 Bad Request).
     const std::string ping = R"({"jsonrpc":"2.0","id":"ctxo-probe-no-session","method":"ping"})";
@@ -288,6 +305,17 @@ class HttpTransport final : public Transport {
                   ": a server that requires a session SHOULD answer requests without Mcp-Session-Id (other than "
                   "initialize) with 400 Bad Request; one that does not need sessions should not issue an id",
               bare.body, ping, /*warning=*/true);
+  }
+
+  std::vector<std::string> take_notes() override {
+    std::lock_guard<std::mutex> lk(mu_);
+    std::vector<std::string> out;
+    if (sessions_restarted_ > 0)
+      out.push_back("the server ended " + std::to_string(sessions_restarted_) +
+                    " session(s) in use (HTTP 404 to their Mcp-Session-Id); each was started again with initialize, as "
+                    "a client must, and the request sent again: whatever the server kept per session was lost each time");
+    sessions_restarted_ = 0;
+    return out;
   }
 
   std::vector<std::string> exercised() const override {
@@ -526,13 +554,15 @@ class HttpTransport final : public Transport {
 
   /// A short exchange made for a probe or the DELETE, on the calling thread, body kept whole
   /// (bounded).
+  /// `version`: the MCP-Protocol-Version to send instead of the negotiated one ("" = that one).
   Exchange exchange(const std::string& method, const std::string& body, const std::string& sid, bool json_body,
-                    milliseconds limit) {
+                    milliseconds limit, const std::string& version = "") {
     Exchange x;
     Outgoing none;
+    none.version = version;
     Reading r(this, &none, 1u << 20);
     r.decided = true;  // read whole, SSE or not
-    curl_slist* h = headers_for(sid, json_body, "");
+    curl_slist* h = headers_for(sid, json_body, "", version.empty() ? nullptr : &none);
     CURL* c = handle(method, h, static_cast<long>(limit.count()));
     if (method == "POST") {
       curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());

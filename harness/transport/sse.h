@@ -44,7 +44,7 @@ struct SseEvent {
 
 class SseReader {
  public:
-  explicit SseReader(std::size_t max_message_bytes) : max_(max_message_bytes), data_(max_message_bytes) {}
+  explicit SseReader(std::size_t max_message_bytes) : data_(max_message_bytes) {}
   /// Reads `bytes` (any chunking). `on_event` gets each dispatched event; returning false stops
   /// the reading there (the rest of `bytes` is not read), and feed returns false.
   bool feed(std::string_view bytes, const std::function<bool(SseEvent)>& on_event);
@@ -57,7 +57,6 @@ class SseReader {
   bool end_line(const std::function<bool(SseEvent)>& on_event);
   void field(std::string_view name, std::string_view value);
 
-  std::size_t max_;
   std::string line_;           // the current line (a data line's only while short; others capped)
   bool after_cr_ = false;      // the previous byte was CR (a following LF is the same line end)
   bool started_ = false;       // past a leading byte-order mark

@@ -111,6 +111,9 @@ class Transport {
   virtual std::string failure() const { return {}; }
   /// "stdio" or "http".
   virtual const char* kind() const { return "stdio"; }
+  /// What the transport did on its own that the run should say (once each), e.g. sessions the
+  /// server ended and the client started again.
+  virtual std::vector<std::string> take_notes() { return {}; }
   /// The transport's own rules (take_violations' ids) this session gave a subject to: e.g. no
   /// T-HTTP-SESSION when the server issued no session id, no T-HTTP-STREAM when it never streamed.
   virtual std::vector<std::string> exercised() const { return {}; }
