@@ -17,9 +17,10 @@ void BoundedMessage::add(std::string_view b) {
   if (!oversize_) {
     oversize_ = true;
     tail_ = text_.size() > kOversizeTail ? text_.substr(text_.size() - kOversizeTail) : text_;
-    if (text_.size() < kOversizeKeep) text_.append(b.substr(0, std::min(b.size(), kOversizeKeep - text_.size())));
     if (text_.size() > kOversizeKeep) text_.resize(kOversizeKeep);
   }
+  // The first kOversizeKeep bytes are kept whatever the chunks (the maximum may be smaller).
+  if (text_.size() < kOversizeKeep) text_.append(b.substr(0, std::min(b.size(), kOversizeKeep - text_.size())));
   if (b.size() > kOversizeTail) b.remove_prefix(b.size() - kOversizeTail);
   tail_.append(b);
   if (tail_.size() > 2 * kOversizeTail) tail_.erase(0, tail_.size() - kOversizeTail);
