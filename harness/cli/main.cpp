@@ -291,7 +291,7 @@ int run_replay(int argc, char** argv) {
   ctxo::engine::Case c = std::move(loaded.value());
   if (!command.empty()) c.options.command = command;
   if (!url.empty()) {
-    if (url.rfind("http://", 0) != 0 && url.rfind("https://", 0) != 0)
+    if (!ctxo::transport::is_http_url(url))
       return usage_error("--url must be an http:// or https:// URL, got '" + url + "'");
     c.options.url = url;
   }
@@ -513,7 +513,7 @@ int main(int argc, char** argv) {
   }
   if (cli.command.empty() && cli.url.empty())
     return usage_error("no server given: ctxo-conform ./server, ctxo-conform -- CMD ARGS, or ctxo-conform --url URL (see --help)");
-  if (!cli.url.empty() && cli.url.rfind("http://", 0) != 0 && cli.url.rfind("https://", 0) != 0)
+  if (!cli.url.empty() && !ctxo::transport::is_http_url(cli.url))
     return fail_config("--url must be an http:// or https:// URL, got '" + cli.url + "'");
   auto headers = parse_headers(cli.headers);
   if (!headers.ok()) return fail_config(headers.error().message);

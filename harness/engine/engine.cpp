@@ -348,7 +348,6 @@ class Runner {
       rep_.era = info->era;
       checks::Outcomes init = checks::check_init(*info);
       for (const char* id : {"T-FRAMING", "T-ID", "T-HANG", "T-CRASH"}) init.pass(id);
-
       take("", std::move(init));
     }
     negotiated_ = info->era == "modern" ? mcp::kModernVersion : info->protocol_version;
@@ -381,9 +380,8 @@ class Runner {
     for (auto& n : transport_->take_notes()) note(std::move(n));
     // T-SHUTDOWN is stdio's rule (exit when stdin closes): an HTTP server is stopped by a signal.
     if (final && !http()) outcomes_[""].pass("T-SHUTDOWN");
-    if (http()) status.after_eof = true;
     const char* which = end == End::kReplaced ? " (an instance the run replaced to restart it with another environment)" : "";
-    if (final && !before && !status.after_eof) {
+    if (final && !http() && !before && !status.after_eof) {
       Finding f;
       f.invariant = "T-SHUTDOWN";
       f.diagnosis = "the server did not exit within " + std::to_string(o_.grace.count()) +

@@ -886,7 +886,7 @@ std::string redact_headers(std::string value, const std::vector<std::pair<std::s
 }
 
 Result<std::unique_ptr<Transport>> connect_http(const HttpOptions& opts) {
-  if (opts.url.rfind("http://", 0) != 0 && opts.url.rfind("https://", 0) != 0)
+  if (!is_http_url(opts.url))
     return make_error("usage", "--url must be an http:// or https:// URL, not '" + excerpt(opts.url, 200) + "'");
   std::unique_ptr<Transport> child;
   if (opts.server) {

@@ -158,6 +158,11 @@ struct HttpOptions {
   bool probe = false;
 };
 
+/// True when `url` is an http:// or https:// URL (the only ones connect_http takes).
+inline bool is_http_url(std::string_view url) {
+  return url.substr(0, 7) == "http://" || url.substr(0, 8) == "https://";
+}
+
 /// Connects to a Streamable HTTP server (starting `opts.server` first when given). Nothing is sent
 /// until the first message. Errors: "usage" (not an http(s) URL), "spawn" (the command could not
 /// start, or exited, or the port never accepted a connection).
