@@ -15,6 +15,7 @@
 #include <iostream>
 #include <random>
 #include <sstream>
+#include <thread>
 
 #include "checks/registry.h"
 #include "cli/config.h"
@@ -74,6 +75,7 @@ struct Cli {
   ctxo::cli::Outputs outputs;
   std::string config, server, baseline;
   std::string shard;
+  std::string jobs = "1";
   std::vector<std::string> only, skip, tools, exclude_tools;
   bool read_only = false;
   bool list_invariants = false;
@@ -438,6 +440,12 @@ int main(int argc, char** argv) {
   cli.outputs.add_options(app);
   app.add_option("--baseline", cli.baseline, "Accepted findings (a baseline file or an earlier JSON report)")
       ->type_name("F");
+  app.add_option("--jobs,-j", cli.jobs,
+                 "Servers run at once, each calling its share of the tools (auto = one per core); the "
+                 "report is the same for any N. Default 1: a server that keeps state in a file or "
+                 "listens on a fixed port must not run twice")
+      ->type_name("N|auto")
+      ->capture_default_str();
   app.add_option("--shard", cli.shard, "Run only shard K of N of the tools (1-based)")->type_name("K/N");
   app.add_option("--only", cli.only, "Report only these invariants")->type_name("INV,...")->allow_extra_args(false);
   app.add_option("--skip", cli.skip, "Do not report these invariants")->type_name("INV,...")->allow_extra_args(false);
@@ -585,6 +593,16 @@ int main(int argc, char** argv) {
     long long v = std::strtoll(l.c_str(), &end, 10);
     if (!end || *end || v <= 0) return fail_config("--limits expects positive integers L1,L2,..., got '" + l + "'");
     o.limits.push_back(v);
+  }
+  if (cli.jobs == "auto") {
+    o.jobs = std::max(1u, std::thread::hardware_concurrency());
+  } else {
+    char* end = nullptr;
+    errno = 0;
+    const long long j = std::strtoll(cli.jobs.c_str(), &end, 10);
+    if (cli.jobs.empty() || !end || *end || errno != 0 || j < 1 || j > 64)
+      return fail_config("--jobs expects a number of servers from 1 to 64, or auto, got '" + cli.jobs + "'");
+    o.jobs = static_cast<std::size_t>(j);
   }
   if (!cli.shard.empty()) {
     int k = 0, n = 0;

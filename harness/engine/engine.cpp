@@ -6,6 +6,8 @@
 #include <ctime>
 #include <functional>
 #include <set>
+#include <exception>
+#include <mutex>
 #include <thread>
 
 #include "checks/envelope.h"
@@ -59,6 +61,71 @@ bool needs_identifier(const json& tool) {
 }
 
 class Runner {
+  // One server process and the MCP session on it. The run has one (sessions_[0]); --jobs N gives
+  // each of the N workers its own.
+  struct Session {
+    std::unique_ptr<transport::Transport> transport;
+    std::unique_ptr<mcp::Client> client;
+    std::map<std::string, std::string> env;          ///< Environment of the current (or next) server process.
+    std::map<std::string, std::string> started_env;  ///< Environment the running server got.
+    /// tools/call requests made on the running server instance (a T-SHUTDOWN case replays them).
+    std::vector<json> calls;
+    bool wrote = false;  ///< A tool not annotated read-only was called on this instance.
+    bool alive = true;   ///< False once the server could not be (re)started.
+    bool main = true;    ///< The run's first session: it probes (HTTP) and starts the --url command.
+  };
+
+  // What one tool's work in a phase gives the run. Kept apart while the tools of a phase run (in
+  // parallel with --jobs) and merged in tool order when the phase ends, so the report, the notes
+  // and the values later tools are fed do not depend on which worker finished first.
+  struct PendingShrink {
+    rc::Shrinkable<json> arguments;
+    std::size_t finding;  ///< Index in ToolOut::findings of the finding to shrink.
+    std::string broken;
+  };
+  struct SweepCall {
+    const json* tool;
+    json args;
+    const profile::Profile* profile;
+    checks::ParsedEnvelope main;
+    std::size_t answer;  ///< The judge's id of the main answer (its held findings).
+  };
+  struct ToolOut {
+    std::vector<Finding> findings;
+    std::vector<std::string> notes;
+    std::vector<PendingShrink> shrinks;
+    std::vector<SweepCall> sweep_calls;
+    gen::Harvest harvest;  ///< The phase's harvest at its start, plus what this tool's answers gave.
+  };
+
+  // The thread's context: the session it talks to, and the work under way on it.
+  struct Ctx {
+    Session* session = nullptr;
+    std::vector<Finding>* capture = nullptr;  ///< Where add() puts findings during an attempt.
+    bool shrinking = false;
+    bool probing = false;  ///< Making asked_to_wait's quick call (no probe of the probe).
+    ToolOut* out = nullptr;  ///< The tool whose work this is (nullptr: report directly).
+    std::unique_lock<std::mutex>* lock = nullptr;  ///< This worker's hold on the workers' lock (nullptr: no workers).
+  };
+  static inline thread_local Ctx* tl_ = nullptr;
+  Ctx& cx() const { return *tl_; }
+  Session& S() const { return *tl_->session; }
+
+  // Lets the other workers run while this one waits on its server (--jobs): every use of the
+  // run's shared state is made holding the workers' lock (for_each_worker), and only waiting on a
+  // server is done without it.
+  struct Unlocked {
+    std::unique_lock<std::mutex>* lock;
+    explicit Unlocked(const Ctx& c) : lock(c.lock && c.lock->owns_lock() ? c.lock : nullptr) {
+      if (lock) lock->unlock();
+    }
+    ~Unlocked() {
+      if (lock) lock->lock();
+    }
+    Unlocked(const Unlocked&) = delete;
+    Unlocked& operator=(const Unlocked&) = delete;
+  };
+
  public:
   Runner(const RunOptions& o, Listener& l) : o_(o), l_(l) {}
 
@@ -76,7 +143,16 @@ class Runner {
     for (const auto& inv : checks::registry())
       if (inv.implemented && o_.selection.enabled(inv.id)) rep_.invariants_checked.push_back(inv.id);
     transport::install_signal_cleanup();
-    env_ = o_.env;
+    jobs_ = o_.replay ? 1 : std::max<std::size_t>(1, o_.jobs);
+    sessions_.push_back(std::make_unique<Session>());
+    Ctx main_ctx;
+    main_ctx.session = sessions_[0].get();
+    struct Current {
+      Ctx* old;
+      explicit Current(Ctx* c) : old(tl_) { tl_ = c; }
+      ~Current() { tl_ = old; }
+    } current(&main_ctx);
+    S().env = o_.env;
     if (!o_.record_path.empty()) {
       auto r = Recorder::open(o_.record_path);
       if (!r.ok()) {
@@ -98,11 +174,13 @@ class Runner {
     } catch (const core::Interrupted& stop) {
       // Whatever was under way (an attempt, a shrink, a probe) is abandoned; what it found so far
       // was reported (shrink() keeps its smallest reproduction).
-      capture_ = nullptr;
-      shrinking_ = probing_ = false;
+      cx().capture = nullptr;
+      cx().shrinking = cx().probing = false;
+      cx().out = nullptr;
       rep_.interrupted = stop.signal;  // the reports say so (reports::interrupted_reason)
     }
-    // An interrupted run stops its server at once; its shutdown is not judged.
+    // An interrupted run stops its servers at once; their shutdown is not judged.
+    finish_workers(rep_.interrupted == 0 ? End::kFinal : End::kAbandoned);
     finish_session(rep_.interrupted == 0 ? End::kFinal : End::kAbandoned);
     // A transcript asked for and not written is a failed run (exit 2), whatever was found.
     if (recorder_ && !recorder_->error().empty() && !rep_.error) {
@@ -128,16 +206,22 @@ class Runner {
     if (f.replay.empty()) {
       // The judge stamps the environment an answer was given under; other findings are the
       // current server's.
-      if (f.env.empty()) f.env = env_;
+      if (f.env.empty()) f.env = S().env;
       // A finding that depends on the server's state: the calls that made it, then its own.
       f.replay = replay_command(f.request, f.env, f.sequence);
     }
-    if (capture_) {
-      capture_->push_back(std::move(f));
+    if (cx().capture) {
+      cx().capture->push_back(std::move(f));
       return;
     }
-    Finding copy = f;
-    if (merge_finding(rep_, index_, std::move(f))) l_.on_finding(copy);
+    // Shown as it is found, once per root cause; a tool's findings join the report when its phase
+    // ends (merge_phase), in tool order.
+    if (printed_.insert(finding_key(f)).second) l_.on_finding(f);
+    if (cx().out) {
+      cx().out->findings.push_back(std::move(f));
+      return;
+    }
+    merge_finding(rep_, index_, std::move(f));
   }
 
   void add_all(std::vector<Finding> fs) {
@@ -181,8 +265,8 @@ class Runner {
   }
 
   void take_observations() {
-    if (!client_) return;
-    for (auto& ob : client_->take_observations()) {
+    if (!S().client) return;
+    for (auto& ob : S().client->take_observations()) {
       Finding f;
       f.invariant = ob.invariant;
       f.severity = ob.warning ? Severity::kWarning : Severity::kError;
@@ -195,7 +279,8 @@ class Runner {
 
   void note(std::string n) {
     l_.on_note(n);
-    rep_.notes.push_back(std::move(n));
+    if (cx().out) cx().out->notes.push_back(std::move(n));
+    else rep_.notes.push_back(std::move(n));
   }
 
   // The exact bytes to send, then the server command: runs anywhere a POSIX shell does.
@@ -264,7 +349,7 @@ class Runner {
   Result<void> start(const std::string& forced, bool first) {
     transport::SpawnOptions so;
     so.argv = o_.command;
-    so.env = env_;
+    so.env = S().env;
     so.cwd = o_.cwd;
     so.max_line_bytes = o_.max_message_bytes;
     Result<std::unique_ptr<transport::Transport>> t = make_error("spawn", "no transport");
@@ -274,20 +359,26 @@ class Runner {
       ho.headers = o_.headers;
       ho.connect_timeout = o_.timeout;
       ho.max_message_bytes = o_.max_message_bytes;
-      if (!o_.command.empty()) ho.server = so;
+      // One server process, however many sessions: a worker's session only connects to it.
+      if (!o_.command.empty() && S().main) ho.server = so;
       ho.probe = first;  // the session probes once per run
+      Unlocked waiting(cx());
       t = transport::connect_http(ho);
     } else {
+      Unlocked waiting(cx());
       t = transport::spawn_stdio(so);
     }
     if (!t.ok()) return t.error();
-    transport_ = std::move(t.value());
+    S().transport = std::move(t.value());
     mcp::ClientOptions co;
     co.timeout = o_.timeout;
     co.client_version = CTXO_VERSION;
-    client_ = std::make_unique<mcp::Client>(*transport_, co);
+    S().client = std::make_unique<mcp::Client>(*S().transport, co);
     std::vector<Reply> attempts;
-    auto info = client_->handshake(forced, &attempts);
+    auto info = [&] {
+      Unlocked waiting(cx());
+      return S().client->handshake(forced, &attempts);
+    }();
     if (!info.ok() && info.error().code == "init-probe") {
       // The server died on the server/discover probe: a legacy server that cannot take an
       // unknown method. Start it again and speak the legacy era from the first line.
@@ -297,13 +388,13 @@ class Runner {
       return {};
     }
     // Not reached, or refused as a client (HTTP 401): nothing the server said is to be judged.
-    const std::string unreachable = info.ok() ? std::string() : transport_->failure();
+    const std::string unreachable = info.ok() ? std::string() : S().transport->failure();
     if (!info.ok() && !unreachable.empty()) {
       take_observations();
-      rep_.stderr_tail = transport_->stderr_tail();
-      transport_->close(std::chrono::milliseconds(300));
-      client_.reset();
-      transport_.reset();
+      rep_.stderr_tail = S().transport->stderr_tail();
+      S().transport->close(std::chrono::milliseconds(300));
+      S().client.reset();
+      S().transport.reset();
       return make_error("init", unreachable);
     }
     if (!info.ok()) {
@@ -322,18 +413,19 @@ class Runner {
       }
       take_observations();
       std::string msg = info.error().message;
-      auto status = transport_->close(std::chrono::milliseconds(300));
+      auto status = S().transport->close(std::chrono::milliseconds(300));
       if (status.how != transport::ExitStatus::How::kRunning && !status.we_signaled && msg.find("exit") == std::string::npos)
         msg += " (" + status.describe() + ")";
-      std::string tail = transport_->stderr_tail();
+      std::string tail = S().transport->stderr_tail();
       if (!tail.empty()) msg += "; its stderr ended with: " + excerpt(tail.substr(tail.size() > 300 ? tail.size() - 300 : 0), 300);
       rep_.stderr_tail = tail;
-      client_.reset();
-      transport_.reset();
+      S().client.reset();
+      S().transport.reset();
       return make_error("init", msg);
     }
-    prelude_ = client_->replay_prelude();
-    session_env_ = env_;
+    // A case replays the handshake of the run's first session, whichever session found it.
+    if (first) prelude_ = S().client->replay_prelude();
+    S().started_env = S().env;
     if (first) {
       if (recorder_) {
         Reply init;
@@ -351,7 +443,7 @@ class Runner {
       take("", std::move(init));
     }
     negotiated_ = info->era == "modern" ? mcp::kModernVersion : info->protocol_version;
-    transport_->handshake_done();
+    S().transport->handshake_done();
     take_observations();
     return {};
   }
@@ -363,21 +455,27 @@ class Runner {
 
   // Ends the current server.
   void finish_session(End end) {
-    if (!transport_) return;
+    if (!S().transport) return;
     const bool final = end != End::kAbandoned;
-    if (client_) {
-      client_->drain(std::chrono::milliseconds(final ? 100 : 0));
+    if (S().client) {
+      {
+        Unlocked waiting(cx());
+        S().client->drain(std::chrono::milliseconds(final ? 100 : 0));
+      }
       take_observations();
-      rep_.notifications += client_->traffic().notifications;
-      rep_.server_requests += client_->traffic().server_requests;
+      rep_.notifications += S().client->traffic().notifications;
+      rep_.server_requests += S().client->traffic().server_requests;
     }
-    auto before = transport_->exit_status();
-    auto status = transport_->close(final ? o_.grace : std::chrono::milliseconds(300));
+    auto before = S().transport->exit_status();
+    auto status = [&] {
+      Unlocked waiting(cx());
+      return S().transport->close(final ? o_.grace : std::chrono::milliseconds(300));
+    }();
     take_observations();  // what ending the session showed (HTTP: the session used after DELETE)
     // The transport's own rules it had a subject for (HTTP: a session, a stream) held, unless a
     // finding says otherwise; the others stay not applicable.
-    for (const auto& id : transport_->exercised()) outcomes_[""].pass(id);
-    for (auto& n : transport_->take_notes()) note(std::move(n));
+    for (const auto& id : S().transport->exercised()) outcomes_[""].pass(id);
+    for (auto& n : S().transport->take_notes()) note(std::move(n));
     // T-SHUTDOWN is stdio's rule (exit when stdin closes): an HTTP server is stopped by a signal.
     if (final && !http()) outcomes_[""].pass("T-SHUTDOWN");
     const char* which = end == End::kReplaced ? " (an instance the run replaced to restart it with another environment)" : "";
@@ -386,31 +484,31 @@ class Runner {
       f.invariant = "T-SHUTDOWN";
       f.diagnosis = "the server did not exit within " + std::to_string(o_.grace.count()) +
                     " ms after its stdin was closed" + which +
-                    (session_calls_.empty() ? std::string()
-                                            : " (after the " + std::to_string(session_calls_.size()) +
+                    (S().calls.empty() ? std::string()
+                                            : " (after the " + std::to_string(S().calls.size()) +
                                                   " tool calls made on it, which its case replays first)") +
                     "; it had to be stopped with a signal (" + status.describe() +
                     "). A stdio server must exit when stdin reaches end-of-file";
       // Its state may be why: the calls made on this instance are part of the case.
-      if (!session_calls_.empty()) f.sequence = json(session_calls_);
-      f.replay = replay_command(json(), session_env_, f.sequence);
+      if (!S().calls.empty()) f.sequence = json(S().calls);
+      f.replay = replay_command(json(), S().started_env, f.sequence);
       add(std::move(f));
     }
-    session_calls_.clear();
-    session_wrote_ = false;
-    rep_.stderr_tail = transport_->stderr_tail();
-    client_.reset();
-    transport_.reset();
+    S().calls.clear();
+    S().wrote = false;
+    rep_.stderr_tail = S().transport->stderr_tail();
+    S().client.reset();
+    S().transport.reset();
   }
 
   // Shrinking a crash restarts the server once per reproducing candidate; those restarts are
   // bounded by the shrink's own call limit, not by --max-restarts.
   bool restart() {
-    if (!shrinking_ && main_restarts_ >= o_.max_restarts) {
+    if (!cx().shrinking && main_restarts_ >= o_.max_restarts) {
       note("stopped restarting the server after " + std::to_string(main_restarts_) + " restarts");
       return false;
     }
-    if (!shrinking_) main_restarts_++;
+    if (!cx().shrinking) main_restarts_++;
     rep_.restarts++;
     finish_session(End::kAbandoned);
     auto r = start(negotiated_, false);
@@ -431,7 +529,7 @@ class Runner {
     }
     l_.on_started(rep_);
 
-    auto listing = client_->list_tools();
+    auto listing = S().client->list_tools();
     for (const auto& page : listing.pages) record(page);
     take("", checks::check_tools_list(listing, rep_.era));
     for (const auto& page : listing.pages) {
@@ -519,130 +617,60 @@ class Runner {
     // paths and identifiers the other tools take are harvested from. Shards still split by sorted
     // name.
     std::stable_partition(selected.begin(), selected.end(), [](const json* t) { return !needs_identifier(*t); });
-    const auto t0 = Clock::now();
-    std::size_t index = 0;
-    bool alive = true;
-    std::vector<std::unique_ptr<ToolRun>> runs;
+    const auto t0 = run_t0_ = Clock::now();
     // A state-carrying case (T-SHUTDOWN): the calls that were made on the failing instance, first,
     // in order, on this one. Their own answers are not the case.
     if (o_.replay && !o_.replay->sequence.empty()) {
       std::size_t troubles = 0;
       for (const auto& [tool, args] : o_.replay->sequence) {
-        if (!alive || troubles > 0) break;
+        if (!S().alive || troubles > 0) break;
         (void)over_budget(t0);  // a signal stops the sequence too
-        (void)do_call(*summary_of(tool), args, troubles, alive);
+        (void)do_call(*summary_of(tool), args, troubles, S().alive);
       }
     }
+    std::vector<std::unique_ptr<ToolRun>> runs;
     for (const json* tool : selected) {
-      const std::string name = (*tool)["name"].get<std::string>();
-      ToolSummary* ts = summary_of(name);
-      l_.on_tool(*ts, index++, selected.size());
-      if (!alive) {
-        ts->skipped = "the server could not be restarted";
-        continue;
-      }
-      const json input_schema = tool->contains("inputSchema") && (*tool)["inputSchema"].is_object()
-                                    ? (*tool)["inputSchema"]
-                                    : json{{"type", "object"}};
-      const checks::ToolValidators& validators = judge_->validators(name);
-      if (!validators.input_problem().empty())
-        note("cannot validate the inputSchema of tool " + name + " (" + validators.input_problem() +
-             "); its calls are not held to P-NO-THROW");
-      if (!validators.output_problem().empty())
-        note("cannot compile the outputSchema of tool " + name + ": " + validators.output_problem());
-      // Only a schema naming another host somewhere can have a default to pin: the others' calls
-      // are sent without a copy (do_call).
-      if (!o_.allow_remote_urls && !gen::stays_local(input_schema)) input_schemas_[name] = input_schema;
       auto run = std::make_unique<ToolRun>();
-      run->name = name;
-      run->tc = ToolCtx{tool, &validators};
-      ToolRun& tr = *run;
+      run->name = (*tool)["name"].get<std::string>();
+      run->tc.tool = tool;
+      run->needs_identifier = needs_identifier(*tool);
+      tool_ids_[run->name] = kIdsPerTool * static_cast<std::int64_t>(runs.size() + 1);
       runs.push_back(std::move(run));
-      if (!o_.replay) {
-        gen::GenOptions go;
-        go.allow_remote_urls = o_.allow_remote_urls;
-        tr.plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name), std::move(go));
-      }
-      for (std::size_t i = 0; alive && tr.troubles < 2; ++i) {
-        if (over_budget(t0)) {
-          ts->skipped = "time budget reached";
-          break;
-        }
-        if (tr.slow >= kMaxSlowCalls) {
-          ts->skipped = "stopped after " + std::to_string(kMaxSlowCalls) + " calls slower than --timeout";
-          break;
-        }
-        if (!o_.replay && tool_over_budget(*ts)) break;
-        std::optional<gen::PlannedCall> pc;
-        if (tr.plan) pc = tr.plan->next(harvest_);
-        else if (i == 0 && !o_.replay->as_miss) pc = gen::PlannedCall{gen::Phase::kBoundary, "replayed case", gen::shrinkable_json(o_.replay->arguments)};
-        if (!pc) break;
-        make_call(tr, *ts, std::move(*pc), t0, alive);
-      }
-      if (tr.plan && ts->calls == 0 && ts->skipped.empty() && !tr.plan->cannot_generate().empty())
-        ts->skipped = "no schema-valid arguments could be generated: " + tr.plan->cannot_generate();
-      drive(tr, *ts, t0, alive);
-      if (!tr.repeated && tr.stable_fallback && alive && tr.troubles < 2 && !over_budget(t0) && !tool_over_budget(*ts))
-        repeat(*ts, tr.stable_fallback->first, "", tr.stable_fallback->second, tr.troubles, alive);
-      if (tr.plan)
-        for (const auto& p : tr.plan->problems())
-          if ((ts->calls > 0 || p != tr.plan->cannot_generate()) &&  // else said once, as the reason it was not called
-              !(pinned_noted_.count(name) && p.rfind(gen::kRemoteUrlProblem, 0) == 0))  // said with the pin
-            note("generating calls for tool " + name + ": " + p);
-      if (tr.troubles >= 2) ts->skipped = "stopped after 2 crashes or hangs";
-      // E-MISS: a lookup of an identifier that cannot exist, answered by a tool whose envelope
-      // profile is known (forced, or seen on its answers) and has a graceful-miss form (or miss codes).
-      const profile::Profile* miss_profile = judge_->profile_of(name);
-      if (miss_profile && !miss_profile->has_graceful_miss()) miss_profile = nullptr;
-      std::optional<json> absent;
-      if (o_.replay && o_.replay->as_miss) absent = o_.replay->arguments;
-      else if (!o_.replay && ts->calls > 0) absent = gen::absent_lookup(input_schema, o_.seed ^ fnv1a(name), o_.allow_remote_urls);
-      // A replayed lookup has no earlier answers: its own answer tells the profile.
-      const bool replay_miss = o_.replay && o_.replay->as_miss;
-      if (absent && alive && tr.troubles < 2 && (miss_profile || replay_miss) && !over_budget(t0) &&
-          invariant_wanted("E-MISS")) {
-        std::vector<Finding> found;
-        capture_ = &found;
-        Reply reply = do_call(*ts, *absent, tr.troubles, alive);
-        checks::Judged j = judge_->call(exchange(name, *absent, reply, "", miss_profile, false));
-        checks::Outcomes missed;
-        if (reply.kind == Reply::Kind::kResult) {
-          const checks::ParsedEnvelope pe = j.envelope.profile ? j.envelope : judge_->parse(exchange(name, *absent, reply, "", miss_profile, false));
-          missed = judge_->miss(name, pe, reply);
-        }
-        // A lookup answered with an error is one E-MISS, not also an E-ERROR about its shape.
-        if (missed.status("E-MISS") == checks::Status::kFailed) {
-          checks::Outcomes kept;
-          for (auto& f : j.outcomes.take_findings())
-            if (f.invariant != "E-ERROR") kept.fail(std::move(f));
-          j.outcomes.merge(std::move(kept));
-        }
-        take(name, std::move(j.outcomes));
-        take(name, std::move(missed));
-        capture_ = nullptr;
-        for (auto& f : found) {
-          f.phase = "miss";
-          f.case_label = "lookup of an identifier that cannot exist";
-          add(std::move(f));
-        }
-      }
     }
+    // The phases. Each tool's calls are fed the values harvested by the phases before its own (and
+    // by its own answers): first the tools that need no identifier (lists, searches: where names,
+    // paths and identifiers come from), then the others. A phase's tools run in parallel with
+    // --jobs N; what they give is merged in tool order when the phase ends, so any N gives the
+    // same calls.
+    std::vector<ToolRun*> first, second;
+    for (auto& r : runs) (o_.harvest && r->needs_identifier ? second : first).push_back(r.get());
+    std::size_t started = 0;
+    for (auto* phase : {&first, &second})
+      run_phase(*phase, [&](ToolRun& tr) { tool_calls(tr, t0, started, selected.size()); },
+                [&](ToolRun& tr) {
+                  summary_of(tr.name)->skipped = "the server could not be restarted";
+                });
     // The second pass: tools whose calls reached no data, again, with what every tool's answers
     // have put in the pools since their turn.
     if (o_.harvest && !o_.replay) {
-      for (auto& run : runs) {
-        ToolRun& tr = *run;
-        if (!alive || over_budget(t0)) break;
-        if (!tr.plan || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || !tr.data_calls.empty()) continue;
+      std::vector<ToolRun*> again;
+      for (auto& r : runs)
+        if (r->plan && r->troubles < 2 && r->slow < kMaxSlowCalls && r->data_calls.empty()) again.push_back(r.get());
+      run_phase(again, [&](ToolRun& tr) {
+        if (over_budget(t0)) return;
         ToolSummary* ts = summary_of(tr.name);
-        for (auto& pc : tr.plan->second_pass(harvest_, kSecondPassCalls)) {
-          if (!alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0) || tool_over_budget(*ts)) break;
+        for (auto& pc : tr.plan->second_pass(harvest(), kSecondPassCalls)) {
+          if (!S().alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0) || tool_over_budget(*ts)) break;
           ts->second_pass_calls++;
-          make_call(tr, *ts, std::move(pc), t0, alive);
+          make_call(tr, *ts, std::move(pc), t0, S().alive);
         }
-        drive(tr, *ts, t0, alive);
-      }
+        drive(tr, *ts, t0, S().alive);
+      }, [](ToolRun&) {});
     }
+    // The sweep and hint following run on the first session: the workers' servers end here.
+    finish_workers(End::kFinal);
+    S().alive = S().alive && !dead_;
+    const bool alive = S().alive;
     rep_.harvested = harvest_.size();
     if (alive && !over_budget(t0) && envelope_wanted()) {
       sweep();
@@ -684,7 +712,252 @@ class Runner {
     std::optional<std::pair<json, checks::ParsedEnvelope>> stable_fallback;  ///< A hintless candidate.
     std::vector<std::pair<json, std::string>> data_calls;  ///< Calls that reached data (args, label).
     std::size_t driven_from = 0;  ///< data_calls already repeated with a budget parameter driven small.
+    bool needs_identifier = false;  ///< A required property names an identifier: it runs in the second phase.
+    ToolOut out;                    ///< What its work in the current phase gave, merged when the phase ends.
   };
+
+  // The values a call of the current tool may be fed: the phase's harvest plus its own answers'.
+  gen::Harvest& harvest() { return cx().out ? cx().out->harvest : harvest_; }
+
+  // Runs `work` for each tool of a phase: in order on this thread, or with --jobs N on N workers,
+  // each with its own server (started at its first tool, kept for the next phases). A tool none
+  // could run (its worker's server could not be restarted) gets `skip`. When the phase ends, the
+  // findings it holds for shrinking are shrunk, once per root cause, and what every tool gave is
+  // merged in tool order (merge_phase).
+  void run_phase(const std::vector<ToolRun*>& phase, const std::function<void(ToolRun&)>& work,
+                 const std::function<void(ToolRun&)>& skip) {
+    for (ToolRun* tr : phase) {
+      tr->out = ToolOut{};
+      tr->out.harvest = harvest_;
+    }
+    std::vector<bool> done(phase.size(), false);
+    // One tool: its work, with what it gives kept apart from the run's.
+    auto one = [&](std::size_t i) {
+      ToolRun& tr = *phase[i];
+      done[i] = true;
+      cx().out = &tr.out;
+      struct Reset {
+        Ctx& c;
+        ~Reset() { c.out = nullptr; }
+      } reset{cx()};
+      work(tr);
+    };
+    try {
+      for_each_worker(phase.size(), one);
+      for (std::size_t i = 0; i < phase.size(); ++i)
+        if (!done[i]) skip(*phase[i]);
+      std::vector<std::pair<ToolRun*, std::size_t>> shrinks;  // (tool, its pending shrink)
+      for (ToolRun* tr : phase) {
+        for (std::size_t k = 0; k < tr->out.shrinks.size(); ++k) {
+          // One root cause, one shrink: the same invariant and diagnosis (numbers aside) already
+          // shrunk on an earlier tool is reported as generated.
+          Finding cause = tr->out.findings[tr->out.shrinks[k].finding];
+          cause.tool.clear();
+          const std::string key = finding_key(cause);
+          if (auto it = shrunk_causes_.find(key); it != shrunk_causes_.end() && it->second != tr->name) {
+            shrinks_shared_[it->second]++;
+            continue;
+          }
+          shrunk_causes_.emplace(key, tr->name);
+          shrinks.emplace_back(tr, k);
+        }
+      }
+      std::vector<ToolRun*> shrinking;
+      for (const auto& [tr, k] : shrinks)
+        if (shrinking.empty() || shrinking.back() != tr) shrinking.push_back(tr);
+      for_each_worker(shrinking.size(), [&](std::size_t i) {
+        ToolRun& tr = *shrinking[i];
+        cx().out = &tr.out;
+        struct Reset {
+          Ctx& c;
+          ~Reset() { c.out = nullptr; }
+        } reset{cx()};
+        ToolSummary* ts = summary_of(tr.name);
+        for (const auto& [owner, k] : shrinks) {
+          if (owner != &tr || !S().alive) continue;
+          PendingShrink& p = tr.out.shrinks[k];
+          Finding& f = tr.out.findings[p.finding];
+          f = shrink(*ts, tr.tc, p.arguments, f, p.broken, run_t0_, S().alive);
+        }
+      });
+    } catch (...) {
+      merge_phase(phase);  // what was found before the signal is reported
+      throw;
+    }
+    merge_phase(phase);
+  }
+
+  // What the tools of a phase gave, into the run, in tool order.
+  void merge_phase(const std::vector<ToolRun*>& phase) {
+    for (ToolRun* tr : phase) {
+      ToolOut out = std::move(tr->out);
+      tr->out = ToolOut{};
+      for (auto& f : out.findings) merge_finding(rep_, index_, std::move(f));
+      for (auto& n : out.notes) rep_.notes.push_back(std::move(n));
+      for (auto& sc : out.sweep_calls)
+        if (sweep_calls_.size() < kMaxSweepCalls) sweep_calls_.push_back(std::move(sc));
+      harvest_.absorb(out.harvest);
+    }
+  }
+
+  // Calls task(i) for i in [0, n): on this thread when --jobs is 1, else on up to --jobs workers,
+  // each on its own session. Only waiting on a server is done without holding their lock (Unlocked).
+  // A worker whose server cannot be restarted takes no more tasks, and none is started after the
+  // first such worker (as a run of one worker stops there). The first exception (a signal) stops
+  // the others and is thrown here once they are done.
+  void for_each_worker(std::size_t n, const std::function<void(std::size_t)>& task) {
+    const std::size_t workers = std::min<std::size_t>(jobs_, n);
+    if (workers <= 1) {
+      for (std::size_t i = 0; i < n && S().alive && !dead_; ++i) task(i);
+      dead_ = dead_ || !S().alive;
+      return;
+    }
+    while (sessions_.size() < workers) {
+      sessions_.push_back(std::make_unique<Session>());
+      sessions_.back()->main = false;
+      sessions_.back()->env = o_.env;
+    }
+    std::mutex gil;
+    std::size_t next = 0;
+    std::exception_ptr failure;
+    auto worker = [&](std::size_t w) {
+      Ctx ctx;
+      ctx.session = sessions_[w].get();
+      std::unique_lock<std::mutex> lock(gil);
+      ctx.lock = &lock;
+      Ctx* old = tl_;
+      tl_ = &ctx;
+      try {
+        while (next < n && !failure && !dead_) {
+          if (S().alive && !S().transport) {
+            auto st = start(negotiated_, false);
+            if (!st.ok()) {
+              note("a --jobs worker could not start the server: " + st.error().message);
+              S().alive = false;
+            }
+          }
+          if (!S().alive) {
+            dead_ = true;
+            break;
+          }
+          // Starting the server let the others run: they may have taken the rest.
+          if (next >= n || failure || dead_) break;
+          task(next++);
+          if (!S().alive) dead_ = true;
+        }
+      } catch (...) {
+        if (!failure) failure = std::current_exception();
+      }
+      tl_ = old;
+    };
+    std::vector<std::thread> threads;
+    for (std::size_t w = 1; w < workers; ++w) threads.emplace_back(worker, w);
+    worker(0);
+    for (auto& t : threads) t.join();
+    if (failure) std::rethrow_exception(failure);
+  }
+
+  // Ends the workers' sessions (all but the first).
+  void finish_workers(End end) {
+    for (std::size_t w = 1; w < sessions_.size(); ++w) {
+      Ctx ctx;
+      ctx.session = sessions_[w].get();
+      Ctx* old = tl_;
+      tl_ = &ctx;
+      finish_session(end);
+      tl_ = old;
+    }
+  }
+
+  // One tool's generated calls (the plan, budget parameters driven small, E-STABLE, E-MISS).
+  void tool_calls(ToolRun& tr, Clock::time_point t0, std::size_t& started, std::size_t total) {
+    const std::string& name = tr.name;
+    const json* tool = tr.tc.tool;
+    ToolSummary* ts = summary_of(name);
+    l_.on_tool(*ts, started++, total);
+    bool& alive = S().alive;
+    const json input_schema = tool->contains("inputSchema") && (*tool)["inputSchema"].is_object()
+                                  ? (*tool)["inputSchema"]
+                                  : json{{"type", "object"}};
+    const checks::ToolValidators& validators = judge_->validators(name);
+    tr.tc.validators = &validators;
+    if (!validators.input_problem().empty())
+      note("cannot validate the inputSchema of tool " + name + " (" + validators.input_problem() +
+           "); its calls are not held to P-NO-THROW");
+    if (!validators.output_problem().empty())
+      note("cannot compile the outputSchema of tool " + name + ": " + validators.output_problem());
+    // Only a schema naming another host somewhere can have a default to pin: the others' calls
+    // are sent without a copy (do_call).
+    if (!o_.allow_remote_urls && !gen::stays_local(input_schema)) input_schemas_[name] = input_schema;
+    if (!o_.replay) {
+      gen::GenOptions go;
+      go.allow_remote_urls = o_.allow_remote_urls;
+      tr.plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name), std::move(go));
+    }
+    for (std::size_t i = 0; alive && tr.troubles < 2; ++i) {
+      if (over_budget(t0)) {
+        ts->skipped = "time budget reached";
+        break;
+      }
+      if (tr.slow >= kMaxSlowCalls) {
+        ts->skipped = "stopped after " + std::to_string(kMaxSlowCalls) + " calls slower than --timeout";
+        break;
+      }
+      if (!o_.replay && tool_over_budget(*ts)) break;
+      std::optional<gen::PlannedCall> pc;
+      if (tr.plan) pc = tr.plan->next(harvest());
+      else if (i == 0 && !o_.replay->as_miss) pc = gen::PlannedCall{gen::Phase::kBoundary, "replayed case", gen::shrinkable_json(o_.replay->arguments)};
+      if (!pc) break;
+      make_call(tr, *ts, std::move(*pc), t0, alive);
+    }
+    if (tr.plan && ts->calls == 0 && ts->skipped.empty() && !tr.plan->cannot_generate().empty())
+      ts->skipped = "no schema-valid arguments could be generated: " + tr.plan->cannot_generate();
+    drive(tr, *ts, t0, alive);
+    if (!tr.repeated && tr.stable_fallback && alive && tr.troubles < 2 && !over_budget(t0) && !tool_over_budget(*ts))
+      repeat(*ts, tr.stable_fallback->first, "", tr.stable_fallback->second, tr.troubles, alive);
+    if (tr.plan)
+      for (const auto& p : tr.plan->problems())
+        if ((ts->calls > 0 || p != tr.plan->cannot_generate()) &&  // else said once, as the reason it was not called
+            !(pinned_noted_.count(name) && p.rfind(gen::kRemoteUrlProblem, 0) == 0))  // said with the pin
+          note("generating calls for tool " + name + ": " + p);
+    if (tr.troubles >= 2) ts->skipped = "stopped after 2 crashes or hangs";
+    // E-MISS: a lookup of an identifier that cannot exist, answered by a tool whose envelope
+    // profile is known (forced, or seen on its answers) and has a graceful-miss form (or miss codes).
+    const profile::Profile* miss_profile = judge_->profile_of(name);
+    if (miss_profile && !miss_profile->has_graceful_miss()) miss_profile = nullptr;
+    std::optional<json> absent;
+    if (o_.replay && o_.replay->as_miss) absent = o_.replay->arguments;
+    else if (!o_.replay && ts->calls > 0) absent = gen::absent_lookup(input_schema, o_.seed ^ fnv1a(name), o_.allow_remote_urls);
+    // A replayed lookup has no earlier answers: its own answer tells the profile.
+    const bool replay_miss = o_.replay && o_.replay->as_miss;
+    if (absent && alive && tr.troubles < 2 && (miss_profile || replay_miss) && !over_budget(t0) &&
+        invariant_wanted("E-MISS")) {
+      std::vector<Finding> found;
+      cx().capture = &found;
+      Reply reply = do_call(*ts, *absent, tr.troubles, alive);
+      checks::Judged j = judge_->call(exchange(name, *absent, reply, "", miss_profile, false));
+      checks::Outcomes missed;
+      if (reply.kind == Reply::Kind::kResult) {
+        const checks::ParsedEnvelope pe = j.envelope.profile ? j.envelope : judge_->parse(exchange(name, *absent, reply, "", miss_profile, false));
+        missed = judge_->miss(name, pe, reply);
+      }
+      // A lookup answered with an error is one E-MISS, not also an E-ERROR about its shape.
+      if (missed.status("E-MISS") == checks::Status::kFailed) {
+        checks::Outcomes kept;
+        for (auto& f : j.outcomes.take_findings())
+          if (f.invariant != "E-ERROR") kept.fail(std::move(f));
+        j.outcomes.merge(std::move(kept));
+      }
+      take(name, std::move(j.outcomes));
+      take(name, std::move(missed));
+      cx().capture = nullptr;
+      for (auto& f : found) {
+        f.phase = "miss";
+        f.case_label = "lookup of an identifier that cannot exist";
+        add(std::move(f));
+      }
+    }
+  }
 
   // Makes one planned call of `tr` and reports what it found (shrunk), remembering the first
   // calls that reached data (for drive()) and the E-STABLE repeat.
@@ -696,19 +969,9 @@ class Runner {
     for (auto& f : a.findings) {
       f.phase = tr.plan ? gen::phase_name(pc.phase) : "";
       f.case_label = pc.label;
-      if (tr.plan && o_.shrink && alive && shrinkable(f) && tr.shrunk.insert(f.invariant).second) {
-        // One root cause, one shrink: the same invariant and diagnosis (numbers aside) already
-        // shrunk on another tool is reported as generated.
-        Finding cause = f;
-        cause.tool.clear();
-        const std::string key = finding_key(cause);
-        if (auto first = shrunk_causes_.find(key); first != shrunk_causes_.end() && first->second != ts.name) {
-          shrinks_shared_[first->second]++;
-        } else {
-          shrunk_causes_.emplace(key, ts.name);
-          f = shrink(ts, tr.tc, pc.arguments, std::move(f), broken, t0, alive);
-        }
-      }
+      // Shrunk when the phase ends (run_phase), once per root cause.
+      if (tr.plan && o_.shrink && alive && cx().out && shrinkable(f) && tr.shrunk.insert(f.invariant).second)
+        cx().out->shrinks.push_back(PendingShrink{pc.arguments, cx().out->findings.size(), broken});
       add(std::move(f));
     }
     if (a.reply.kind != Reply::Kind::kResult) return;
@@ -781,14 +1044,14 @@ class Runner {
     x.tool = tool;
     x.arguments = args;
     x.reply = &reply;
-    x.env = env_;
+    x.env = S().env;
     x.profile = prof;
     x.hold = hold;
     x.validity = broken.empty() ? checks::Validity::kValid : checks::Validity::kInvalid;
     x.broken = broken;
     // The calls before it on this instance, when one of them may have written (its answer may
     // depend on them: a host-limit finding's case replays them).
-    if (session_wrote_) x.before = &session_calls_;
+    if (S().wrote) x.before = &S().calls;
     return x;
   }
 
@@ -837,7 +1100,7 @@ class Runner {
     json response = {{"jsonrpc", "2.0"}, {"id", reply.request.value("id", json())}};
     if (reply.kind == Reply::Kind::kResult) response["result"] = reply.result;
     else response["error"] = reply.error;
-    recorder_->record(reply.request, response, env_);
+    recorder_->record(reply.request, response, S().env);
   }
 
   // The arguments of a call that asked the tool to wait (a positive number under a name such as
@@ -888,10 +1151,17 @@ class Runner {
     }
     // A silent call is confirmed as a hang under a longer bound before it is called one, except
     // while shrinking a confirmed hang (each reproduction would cost the whole bound).
-    Reply reply = client_->call_tool(ts.name, *sent, !shrinking_);
+    // The tool's own request ids (tool_ids_), whichever session makes the call.
+    auto ids = tool_ids_.find(ts.name);
+    const std::int64_t session_next = ids != tool_ids_.end() ? S().client->set_next_id(ids->second) : 0;
+    Reply reply = [&] {
+      Unlocked waiting(cx());
+      return S().client->call_tool(ts.name, *sent, !cx().shrinking);
+    }();
+    if (ids != tool_ids_.end() && S().client) ids->second = S().client->set_next_id(session_next);
     record(reply);
-    if (session_calls_.size() < kMaxSessionCalls) session_calls_.push_back(reply.request);
-    if (!ts.read_only) session_wrote_ = true;
+    if (S().calls.size() < kMaxSessionCalls) S().calls.push_back(reply.request);
+    if (!ts.read_only) S().wrote = true;
     ts.elapsed += reply.elapsed;
     rep_.calls++;
     ts.calls++;
@@ -940,12 +1210,12 @@ class Runner {
         // A call that asked the tool to wait (duration, delay, sleep, timeout...) is asked again
         // for the shortest wait: answered now, the tool did the long work it was asked for, and
         // the server is slow on request, not hung.
-        if (alive && !shrinking_ && !probing_)
+        if (alive && !cx().shrinking && !cx().probing)
           if (auto asked = asked_to_wait(ts.name, args)) {
-            probing_ = true;
+            cx().probing = true;
             std::size_t probe_troubles = 0;
             Reply quick = do_call(ts, asked->args, probe_troubles, alive);
-            probing_ = false;
+            cx().probing = false;
             if (quick.kind == Reply::Kind::kResult || quick.kind == Reply::Kind::kError) {
               take(ts.name, judge_->call(exchange(ts.name, asked->args, quick, "", nullptr, false)).outcomes);
               f.severity = Severity::kWarning;
@@ -981,26 +1251,29 @@ class Runner {
   Attempt attempt(ToolSummary& ts, const ToolCtx& tc, const json& args, const std::string& broken, bool main,
                   std::size_t& troubles, bool& alive) {
     Attempt a;
-    std::vector<Finding>* outer = capture_;
-    capture_ = &a.findings;
+    std::vector<Finding>* outer = cx().capture;
+    cx().capture = &a.findings;
     // Put back however this ends: an interrupt unwinds through here (see run()).
     struct PutBack {
       std::vector<Finding>*& slot;
       std::vector<Finding>* old;
       ~PutBack() { slot = old; }
-    } put_back{capture_, outer};
+    } put_back{cx().capture, outer};
     a.reply = do_call(ts, args, troubles, alive);
     // An answer the transport could not read (HTTP) was reported as such (T-HTTP-*): not judged.
     if ((a.reply.kind == Reply::Kind::kResult || a.reply.kind == Reply::Kind::kError) && a.reply.transport_failure.empty()) {
       if (main && o_.harvest && a.reply.kind == Reply::Kind::kResult && !a.reply.is_error_result())
-        harvest_.take_result(a.reply.result);
+        harvest().take_result(a.reply.result);
       checks::Judged j = judge_->call(exchange(ts.name, args, a.reply, broken, nullptr, main));
       a.envelope = j.envelope;
       a.reach = j.reach;
       take(ts.name, std::move(j.outcomes));
       // Success answers of a profile with a limit variable are replayed by the limit sweep.
-      if (main && j.answer && sweep_calls_.size() < kMaxSweepCalls && sweep_per_tool_[ts.name]++ < kMaxSweepCallsPerTool)
-        sweep_calls_.push_back(SweepCall{tc.tool, args, j.envelope.profile, j.envelope, *j.answer});
+      if (main && j.answer && sweep_per_tool_[ts.name]++ < kMaxSweepCallsPerTool) {
+        SweepCall sc{tc.tool, args, j.envelope.profile, j.envelope, *j.answer};
+        if (cx().out) cx().out->sweep_calls.push_back(std::move(sc));
+        else if (sweep_calls_.size() < kMaxSweepCalls) sweep_calls_.push_back(std::move(sc));
+      }
     }
     return a;
   }
@@ -1019,7 +1292,7 @@ class Runner {
     const auto started = Clock::now();
     std::size_t tries = 0, steps = 0, troubles = 0;
     bool out_of_time = false;
-    shrinking_ = true;
+    cx().shrinking = true;
     bool done = false;
     try {
       while (!done && alive) {
@@ -1076,7 +1349,7 @@ class Runner {
       // Stopped by a signal: the smallest reproduction so far is the finding. The run notices the
       // signal again at its next wait (see run()).
     }
-    shrinking_ = false;
+    cx().shrinking = false;
     if (out_of_time) shrinks_cut_.push_back(found.invariant + " on " + ts.name);
     found.phase = phase;
     found.case_label = label;
@@ -1161,8 +1434,8 @@ class Runner {
       for (const auto& ls : call_limits) all_limits.insert(ls.begin(), ls.end());
       for (std::int64_t limit : all_limits) {
         if (limit == main_limit || limit <= 0) continue;
-        env_ = o_.env;
-        env_[*lim.env] = std::to_string(limit);
+        S().env = o_.env;
+        S().env[*lim.env] = std::to_string(limit);
         finish_session(End::kReplaced);
         rep_.sweep_runs++;
         auto started = start(negotiated_, false);
@@ -1188,7 +1461,7 @@ class Runner {
           answers[k].push_back(j.answer.value_or(SIZE_MAX));
         }
       }
-      env_ = o_.env;  // findings the judge held carry the environment they were answered under
+      S().env = o_.env;  // findings the judge held carry the environment they were answered under
       for (std::size_t k = 0; k < idx.size(); ++k) {
         // The largest limit's answer, when complete, is the full array TR-RESUME rebuilds.
         const checks::SweepPoint* largest = nullptr;
@@ -1222,7 +1495,7 @@ class Runner {
         take((*sweep_calls_[idx[k]].tool)["name"].get<std::string>(), std::move(swept));
       }
     }
-    env_ = o_.env;
+    S().env = o_.env;
   }
 
   // TR-RESUME: for each recorded truncated answer that says how to fetch the rest, follow it page
@@ -1240,8 +1513,8 @@ class Runner {
       const auto& sc = sweep_calls_[i];
       auto next = checks::resume_arguments(rs.first_page, *sc.tool, sc.args);
       if (!next) continue;
-      if (session_env_ != rs.env || !client_) {
-        env_ = rs.env;
+      if (S().started_env != rs.env || !S().client) {
+        S().env = rs.env;
         finish_session(End::kReplaced);
         rep_.sweep_runs++;
         if (auto st = start(negotiated_, false); !st.ok()) {
@@ -1269,7 +1542,7 @@ class Runner {
       take(ts->name, judge_->resume(pages, full != full_arrays_.end() ? &full->second : nullptr));
       if (!alive) break;
     }
-    env_ = o_.env;
+    S().env = o_.env;
   }
 
   std::map<std::string, std::string> env_for(const std::string& var, const checks::SweepPoint& pt) const {
@@ -1291,18 +1564,21 @@ class Runner {
     // The process closed stdout; give it a moment to be reaped so the status is known.
     // receive() returns at once after EOF, so sleep between polls: an aborting process (core
     // dump) can take a while to be reapable. At most about 2 s.
-    std::optional<transport::ExitStatus> st = transport_->exit_status();
+    std::optional<transport::ExitStatus> st = S().transport->exit_status();
     const bool ours = !http() || !o_.command.empty();  // a process of ours to learn the status of
     for (int i = 0; ours && i < 200 && !st; ++i) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(10));
-      st = transport_->exit_status();
+      {
+        Unlocked waiting(cx());
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+      }
+      st = S().transport->exit_status();
     }
-    std::string tail = transport_->stderr_tail();
+    std::string tail = S().transport->stderr_tail();
     Finding f;
     f.invariant = "T-CRASH";
     f.request = reply.request;
     std::string how = st ? st->describe() : std::string("closed its stdout");
-    if (http() && !st) how = "went away (" + transport_->failure() + ")";
+    if (http() && !st) how = "went away (" + S().transport->failure() + ")";
     f.diagnosis = std::string("the server ") + how + " while handling " + what + "; it must stay alive whatever it is sent";
     f.response_excerpt = tail.empty() ? std::string("(no stderr output)")
                                       : "stderr: " + excerpt(tail.substr(tail.size() > 400 ? tail.size() - 400 : 0), 400);
@@ -1312,15 +1588,21 @@ class Runner {
   const RunOptions& o_;
   Listener& l_;
   RunReport rep_;
-  std::unique_ptr<transport::Transport> transport_;
-  std::unique_ptr<mcp::Client> client_;
   std::map<std::string, std::size_t> index_;
   std::vector<std::string> prelude_;
   std::string negotiated_;
   bool budget_hit_ = false;
+  std::size_t jobs_ = 1;             ///< --jobs, resolved.
+  std::vector<std::unique_ptr<Session>> sessions_;  ///< [0]: the run's; then the --jobs workers'.
+  bool dead_ = false;                ///< A server could not be (re)started: no more tools are started.
+  Clock::time_point run_t0_;         ///< When the tools' calls began (--time-budget).
+  std::set<std::string> printed_;    ///< Root causes (finding_key) already shown to the listener.
+  /// Tool -> the id its next tools/call gets: each tool has its own range, so its requests (and
+  /// the reports quoting them) do not depend on which session made them, nor after which calls.
+  std::map<std::string, std::int64_t> tool_ids_;
+  static constexpr std::int64_t kIdsPerTool = 1000000;
   std::map<std::string, std::string> shrunk_causes_;    ///< Cause (finding_key without the tool) -> tool shrunk on.
   std::map<std::string, std::size_t> shrinks_shared_;   ///< Tool shrunk on -> findings elsewhere not shrunk for it.
-  std::map<std::string, std::string> env_;  ///< Environment of the current server process.
   std::vector<profile::Profile> profiles_;   ///< Candidates for --profile auto.
   std::optional<profile::Profile> forced_;   ///< --profile NAME|FILE.
   std::vector<profile::Host> hosts_;         ///< --host.
@@ -1331,13 +1613,6 @@ class Runner {
   std::set<std::string> pinned_noted_;       ///< Tools whose pinned defaults were noted.
   std::map<std::string, checks::Outcomes> outcomes_;  ///< Tool -> what its checks said ("" = server).
   std::unique_ptr<checks::Judge> judge_;     ///< Made once tools/list is known.
-  struct SweepCall {
-    const json* tool;
-    json args;
-    const profile::Profile* profile;
-    checks::ParsedEnvelope main;
-    std::size_t answer;  ///< The judge's id of the main answer (its held findings).
-  };
   static constexpr std::size_t kSecondPassCalls = 8;  ///< Per tool that reached no data.
   /// A tool's calls stop after this many answered (or still working) after --timeout: each can
   /// cost a minute (a tool that does the long work an argument asks for), and more say nothing new.
@@ -1353,20 +1628,13 @@ class Runner {
     checks::ParsedEnvelope first_page;
   };
   std::map<std::size_t, ResumeStart> resume_starts_;
-  std::map<std::string, std::string> session_env_;  ///< Environment the running server got.
   static constexpr std::size_t kMaxResumeChains = 8;
   static constexpr std::size_t kMaxResumePages = 50;
   std::optional<Recorder> recorder_;
   gen::Harvest harvest_;                      ///< Identifiers from answers, fed to later calls.
-  std::vector<Finding>* capture_ = nullptr;   ///< Where add() puts findings during an attempt.
-  bool shrinking_ = false;
-  bool probing_ = false;  ///< Making asked_to_wait's quick call (no probe of the probe).
   std::size_t main_restarts_ = 0;             ///< Restarts outside shrinking (--max-restarts).
   static constexpr std::size_t kShrinkCandidates = 1024;  ///< Shrinks of one value considered per step.
   static constexpr std::size_t kShrinkExamined = 8192;    ///< Shrinks looked at per step, kept or skipped.
-  /// tools/call requests made on the running server instance (a T-SHUTDOWN case replays them).
-  std::vector<json> session_calls_;
-  bool session_wrote_ = false;  ///< A tool not annotated read-only was called on this instance.
   std::vector<std::string> shrinks_cut_;  ///< Shrinks stopped by --shrink-budget ("INV on tool").
   static constexpr std::size_t kMaxSessionCalls = 1000;
 };

@@ -67,6 +67,9 @@ struct RunOptions {
   bool read_only = false;
   std::size_t max_message_bytes = 64u << 20;
   int shard_index = 0, shard_count = 1;       ///< 0-based shard of shard_count.
+  /// --jobs: servers run at once, each calling its share of a phase's tools (at most one per
+  /// tool). The calls, findings and reports are the same for any value with the same seed.
+  std::size_t jobs = 1;
   std::size_t max_restarts = 20;
   std::optional<std::string> root;            ///< --root: workspace for POS-UTF16.
   std::vector<std::int64_t> limits;           ///< --limits: sweep limits (empty = the profile's).

@@ -332,6 +332,13 @@ std::vector<json> Harvest::offers(const std::string& property) const {
   return out;
 }
 
+void Harvest::absorb(const Harvest& other) {
+  for (const auto& [key, values] : other.pool_)
+    for (const auto& x : values) keep_name(key, x);
+  for (const auto& [kind, values] : other.kinds_)
+    for (const auto& x : values) keep_kind(kind, x);
+}
+
 std::size_t Harvest::size() const {
   std::set<std::string> distinct;
   for (const auto& [k, v] : pool_)

@@ -72,6 +72,9 @@ class Harvest {
   void take_result(const json& result);
   /// Walks any JSON value.
   void take(const json& value);
+  /// Adds what `other` pooled, pool by pool in its order (a parallel run's per-tool harvests are
+  /// absorbed in tool order, so the result does not depend on which tool finished first).
+  void absorb(const Harvest& other);
   /// Pooled values under exactly this property name (nullptr when none).
   const std::vector<json>* values_for(const std::string& property) const;
   /// Pooled values of one kind (first seen first).

@@ -12,6 +12,7 @@
 #include <set>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -149,6 +150,11 @@ class Client {
   /// reporting kTimeout unless `confirm_hang` is false (e.g. while shrinking a confirmed hang,
   /// where each reproduction would otherwise cost the confirmation again).
   Reply call_tool(const std::string& name, const json& arguments, bool confirm_hang = true);
+
+  /// Sets the id the next request gets and returns the one it would have got. Ids must stay
+  /// unique within a session: a caller that moves them keeps ranges that never meet (the engine
+  /// gives each tool its own, so a tool's requests are the same whichever session makes them).
+  std::int64_t set_next_id(std::int64_t id) { return std::exchange(next_id_, id); }
 
   /// Reads whatever the server still sends within `wait` (late duplicates, stray lines).
   void drain(std::chrono::milliseconds wait);

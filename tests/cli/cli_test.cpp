@@ -368,6 +368,28 @@ TEST(Budgets, OneRootCauseIsShrunkOnce) {
   EXPECT_TRUE(said) << r.report["notes"].dump(2);
 }
 
+// With --jobs 2 the two tools run on two servers at once, and the decision is the same: which
+// tool's finding is shrunk is decided in tool order when the phase ends, not by which finished first.
+TEST(Budgets, OneRootCauseIsShrunkOnceWhateverTheJobs) {
+  std::map<std::string, nlohmann::json> findings;
+  for (const std::string jobs : {"1", "2"}) {
+    SCOPED_TRACE("--jobs " + jobs);
+    auto r = run_harness({"--tools", "fail,fail2", "--calls", "12", "--seed", "1", "--no-cases", "--jobs", jobs, "--",
+                          "python3", budget_server()});
+    ASSERT_TRUE(r.report.is_object()) << r.err;
+    nlohmann::json kept = nlohmann::json::array();
+    for (const auto& f : r.report["findings"])
+      kept.push_back({f["invariant"], f["tool"], f["request"], f.value("shrink_steps", 0), f["count"], f["replay"]});
+    findings[jobs] = kept;
+    bool said = false;
+    for (const auto& n : r.report["notes"])
+      said = said || n.get<std::string>().find("shrunk once, on fail (one root cause, one shrink)") != std::string::npos;
+    EXPECT_TRUE(said) << r.report["notes"].dump(2);
+  }
+  EXPECT_EQ(findings["1"], findings["2"]);
+  EXPECT_GE(findings["1"].size(), 2u) << findings["1"].dump(2);
+}
+
 TEST(Budgets, AShrinkStopsAtItsShrinkBudgetAndSaysSo) {
   auto r = run_harness({"--tools", "fail", "--calls", "12", "--seed", "1", "--no-cases", "--shrink-budget", "0.5",
                         "--", "python3", budget_server()});

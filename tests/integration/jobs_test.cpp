@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: MIT
+// --jobs N: N servers, each calling its share of a phase's tools. What a run reports must not
+// depend on N: the reach suite (a code-intelligence server written with the official TypeScript
+// SDK, whose defects show only when a call carries a value another tool's answer gave) gives the
+// same report and the same case files with --jobs 1 and --jobs 3. The workers' calls really do
+// run at once (slow-tools.mjs logs each call's start and end per process), and a signal stops
+// every worker, writes the report and leaves no server behind.
+#include <gtest/gtest.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <thread>
+
+#include "../support/npm.h"
+#include "../support/run_harness.h"
+
+namespace ctxo::test {
+namespace {
+
+std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
+std::string reach() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/reach"; }
+std::string slow_tools() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/jobs/slow-tools.mjs"; }
+
+std::string scratch(const std::string& name) {
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/jobs-" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+// The report without what timing decides (durations, the start time) and the server's own
+// unsolicited traffic (each session gets its own), with the case directory left out of paths.
+nlohmann::json comparable(nlohmann::json j, const std::string& cases) {
+  if (j.is_object()) {
+    nlohmann::json out = nlohmann::json::object();
+    for (auto& [k, v] : j.items()) {
+      if (k == "duration_ms" || k == "elapsed_ms" || k == "started_at" || k == "notifications" || k == "server_requests")
+        continue;
+      out[k] = comparable(v, cases);
+    }
+    return out;
+  }
+  if (j.is_array()) {
+    for (auto& v : j) v = comparable(v, cases);
+    return j;
+  }
+  if (j.is_string()) {
+    std::string s = j.get<std::string>();
+    for (std::size_t at; (at = s.find(cases)) != std::string::npos;) s.replace(at, cases.size(), "CASES");
+    return s;
+  }
+  return j;
+}
+
+std::map<std::string, std::string> files_in(const std::string& dir) {
+  std::map<std::string, std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) files[e.path().filename()] = slurp(e.path());
+  return files;
+}
+
+TEST(Jobs, TheReportAndTheCaseFilesAreTheSameForAnyNumberOfJobs) {
+  REQUIRE_NPM(sdk_dir());
+  std::map<std::string, nlohmann::json> reports;
+  std::map<std::string, std::map<std::string, std::string>> cases;
+  for (const std::string jobs : {"1", "3"}) {
+    SCOPED_TRACE("--jobs " + jobs);
+    const std::string dir = scratch("reach-" + jobs);
+    auto r = run_harness({"--seed", "1", "--jobs", jobs, "--cases", dir, "--root", reach() + "/workspace", "--",
+                          "node", reach() + "/codeintel.mjs"});
+    ASSERT_TRUE(r.report.is_object()) << r.err;
+    EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+    // Not a comparison of two empty runs: the suite's four defects, each behind a harvested value
+    // or the second pass, and shrunk.
+    std::set<std::string> found;
+    for (const auto& f : r.report["findings"]) found.insert(f["invariant"].get<std::string>() + " " + f["tool"].get<std::string>());
+    EXPECT_EQ(found, (std::set<std::string>{"POS-UTF16 find_references", "TR-COUNT get_callers", "TR-HINT search_text",
+                                            "POS-BASE file_outline"}))
+        << r.report["findings"].dump(2);
+    EXPECT_GT(r.report["stats"]["shrink_calls"].get<int>(), 0);
+    reports[jobs] = comparable(r.report, dir);
+    cases[jobs] = files_in(dir);
+    EXPECT_EQ(cases[jobs].size(), 4u);
+  }
+  EXPECT_EQ(reports["1"], reports["3"]) << "--jobs 1:\n" << reports["1"].dump(1) << "\n--jobs 3:\n" << reports["3"].dump(1);
+  EXPECT_EQ(cases["1"], cases["3"]);
+}
+
+// Two servers, and calls on one while the other is in a call of its own.
+TEST(Jobs, TwoJobsAreTwoServersCallingAtTheSameTime) {
+  REQUIRE_NPM(sdk_dir());
+  const std::string log = scratch("overlap");
+  auto r = run_harness({"--seed", "1", "--jobs", "2", "--calls", "6", "--no-cases", "--env", "CALL_LOG=" + log, "--env",
+                        "TOOLS=4", "--env", "DELAY_MS=60", "--", "node", slow_tools()});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(r.report["stats"]["restarts"], 0);
+  std::vector<std::vector<std::pair<long long, long long>>> calls;  // per process: (start, end)
+  for (const auto& [name, text] : files_in(log)) {
+    std::istringstream in(text);
+    std::string what;
+    long long at = 0, started = 0;
+    calls.emplace_back();
+    while (in >> what >> at) {
+      if (what == "start") started = at;
+      else calls.back().emplace_back(started, at);
+    }
+  }
+  ASSERT_EQ(calls.size(), 2u) << "one log per server process";
+  std::size_t overlapping = 0;
+  for (const auto& [a0, a1] : calls[0])
+    for (const auto& [b0, b1] : calls[1]) overlapping += a0 < b1 && b0 < a1;
+  EXPECT_GT(overlapping, 0u) << "the two servers never worked at the same time";
+  // The same run with one job: one server, the same report.
+  const std::string one = scratch("overlap-1");
+  auto r1 = run_harness({"--seed", "1", "--jobs", "1", "--calls", "6", "--no-cases", "--env", "CALL_LOG=" + one, "--env",
+                         "TOOLS=4", "--env", "DELAY_MS=60", "--", "node", slow_tools()});
+  ASSERT_TRUE(r1.report.is_object()) << r1.err;
+  EXPECT_EQ(files_in(one).size(), 1u);
+  EXPECT_EQ(comparable(r1.report, one), comparable(r.report, log));
+}
+
+TEST(Jobs, ABadValueIsAUsageError) {
+  for (const std::string bad : {"0", "-1", "x", "2x", "65", ""}) {
+    SCOPED_TRACE(bad);
+    auto r = run_harness({"--jobs", bad, "--", "true"}, false);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_NE(r.err.find("--jobs"), std::string::npos) << r.err;
+  }
+}
+
+// A signal while both workers wait on a slow call: the run stops within seconds (not after
+// --timeout), writes its report marked interrupted, and both servers are gone.
+TEST(Jobs, ASignalStopsEveryWorkerAndLeavesNoServer) {
+  REQUIRE_NPM(sdk_dir());
+  const std::string log = scratch("signal");
+  const std::string json_path = log + "/report.json";
+  std::vector<std::string> args = {harness_binary(), "--json", json_path, "--jobs", "2", "--timeout", "60000", "--no-cases",
+                                   "--env", "CALL_LOG=" + log, "--env", "DELAY_MS=50000", "--env", "TOOLS=2", "--",
+                                   "node", slow_tools()};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, (log + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  pid_t pid = 0;
+  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&actions);
+  // Both servers inside a call: two logs.
+  std::vector<pid_t> servers;
+  const auto start = std::chrono::steady_clock::now();
+  while (servers.size() < 2 && std::chrono::steady_clock::now() - start < std::chrono::seconds(60)) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    servers.clear();
+    for (const auto& e : std::filesystem::directory_iterator(log))
+      if (e.path().extension() == ".log") servers.push_back(std::stoi(e.path().stem().string()));
+  }
+  if (servers.size() < 2) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+    FAIL() << "the two servers were never both in a call\n" << slurp(log + ".err");
+  }
+  ASSERT_EQ(::kill(pid, SIGINT), 0);
+  const auto signalled = std::chrono::steady_clock::now();
+  int status = 0;
+  pid_t done = 0;
+  while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 &&
+         std::chrono::steady_clock::now() - signalled < std::chrono::seconds(30))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (done == 0) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, &status, 0);
+    FAIL() << "still running 30 s after the signal";
+  }
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status) << "\n" << slurp(log + ".err");
+  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
+  EXPECT_LT(seconds, 5.0) << "a worker waited on its call instead of stopping";
+  const auto report = nlohmann::json::parse(slurp(json_path), nullptr, false);
+  ASSERT_TRUE(report.is_object()) << slurp(log + ".err");
+  EXPECT_EQ(report.value("interrupted", false), true);
+  for (pid_t server : servers) {
+    bool gone = false;
+    for (int i = 0; i < 100 && !gone; ++i) {
+      gone = ::kill(server, 0) != 0;
+      if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+    EXPECT_TRUE(gone) << "server " << server << " outlived the run";
+    if (!gone) ::kill(server, SIGKILL);
+  }
+}
+
+}  // namespace
+}  // namespace ctxo::test
