@@ -667,8 +667,6 @@ class Runner {
         drive(tr, *ts, t0, S().alive);
       }, [](ToolRun&) {});
     }
-    // The sweep and hint following run on the first session: the workers' servers end here.
-    finish_workers(End::kFinal);
     S().alive = S().alive && !dead_;
     const bool alive = S().alive;
     rep_.harvested = harvest_.size();
@@ -789,15 +787,18 @@ class Runner {
 
   // What the tools of a phase gave, into the run, in tool order.
   void merge_phase(const std::vector<ToolRun*>& phase) {
-    for (ToolRun* tr : phase) {
-      ToolOut out = std::move(tr->out);
-      tr->out = ToolOut{};
-      for (auto& f : out.findings) merge_finding(rep_, index_, std::move(f));
-      for (auto& n : out.notes) rep_.notes.push_back(std::move(n));
-      for (auto& sc : out.sweep_calls)
-        if (sweep_calls_.size() < kMaxSweepCalls) sweep_calls_.push_back(std::move(sc));
-      harvest_.absorb(out.harvest);
-    }
+    for (ToolRun* tr : phase) merge_out(tr->out);
+  }
+
+  // What one piece of parallel work gave, into the run (it is left empty).
+  void merge_out(ToolOut& from) {
+    ToolOut out = std::move(from);
+    from = ToolOut{};
+    for (auto& f : out.findings) merge_finding(rep_, index_, std::move(f));
+    for (auto& n : out.notes) rep_.notes.push_back(std::move(n));
+    for (auto& sc : out.sweep_calls)
+      if (sweep_calls_.size() < kMaxSweepCalls) sweep_calls_.push_back(std::move(sc));
+    harvest_.absorb(out.harvest);
   }
 
   // Calls task(i) for i in [0, n): on this thread when --jobs is 1, else on up to --jobs workers,
@@ -805,7 +806,8 @@ class Runner {
   // A worker whose server cannot be restarted takes no more tasks, and none is started after the
   // first such worker (as a run of one worker stops there). The first exception (a signal) stops
   // the others and is thrown here once they are done.
-  void for_each_worker(std::size_t n, const std::function<void(std::size_t)>& task) {
+  // `start_sessions` false: the tasks start their own servers (the limit sweep: another environment).
+  void for_each_worker(std::size_t n, const std::function<void(std::size_t)>& task, bool start_sessions = true) {
     const std::size_t workers = std::min<std::size_t>(jobs_, n);
     if (workers <= 1) {
       for (std::size_t i = 0; i < n && S().alive && !dead_; ++i) task(i);
@@ -829,7 +831,7 @@ class Runner {
       tl_ = &ctx;
       try {
         while (next < n && !failure && !dead_) {
-          if (S().alive && !S().transport) {
+          if (start_sessions && S().alive && !S().transport) {
             auto st = start(negotiated_, false);
             if (!st.ok()) {
               note("a --jobs worker could not start the server: " + st.error().message);
@@ -1432,34 +1434,63 @@ class Runner {
       const std::int64_t main_limit = points.empty() ? 0 : points[0][0].limit;
       std::set<std::int64_t> all_limits;
       for (const auto& ls : call_limits) all_limits.insert(ls.begin(), ls.end());
-      for (std::int64_t limit : all_limits) {
-        if (limit == main_limit || limit <= 0) continue;
-        S().env = o_.env;
-        S().env[*lim.env] = std::to_string(limit);
-        finish_session(End::kReplaced);
-        rep_.sweep_runs++;
-        auto started = start(negotiated_, false);
-        if (!started.ok()) {
-          note("the limit sweep could not start the server with " + *lim.env + "=" + std::to_string(limit) + ": " +
-               started.error().message);
-          continue;
-        }
-        bool alive = true;
-        for (std::size_t k = 0; k < idx.size() && alive; ++k) {
-          if (std::find(call_limits[k].begin(), call_limits[k].end(), limit) == call_limits[k].end()) continue;
-          const auto& sc = sweep_calls_[idx[k]];
-          ToolSummary* ts = summary_of((*sc.tool)["name"].get<std::string>());
-          std::size_t troubles = 0;
-          Reply reply = do_call(*ts, sc.args, troubles, alive);
-          if (reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) continue;
-          checks::Judged j = judge_->call(exchange(ts->name, sc.args, reply, "", prof, true));
-          take(ts->name, std::move(j.outcomes));
-          if (reply.kind != Reply::Kind::kResult || !j.envelope.profile) continue;
-          checks::ParsedEnvelope pe = std::move(j.envelope);
-          pe.limit = limit;
-          points[k].push_back(checks::SweepPoint{limit, false, std::move(pe)});
-          answers[k].push_back(j.answer.value_or(SIZE_MAX));
-        }
+      // One server run per other limit, on the --jobs workers; their answers are put in order of
+      // limit, and what they found merged in that order, so N does not change the sweep.
+      std::vector<std::int64_t> runs;
+      for (std::int64_t limit : all_limits)
+        if (limit != main_limit && limit > 0) runs.push_back(limit);
+      struct LimitRun {
+        std::vector<std::optional<std::pair<checks::SweepPoint, std::size_t>>> got;  ///< Per call: its point and answer id.
+        ToolOut out;
+      };
+      std::vector<LimitRun> limit_runs(runs.size());
+      for (auto& lr : limit_runs) lr.got.resize(idx.size());
+      try {
+        for_each_worker(runs.size(), [&](std::size_t li) {
+          const std::int64_t limit = runs[li];
+          LimitRun& lr = limit_runs[li];
+          cx().out = &lr.out;
+          struct Reset {
+            Ctx& c;
+            ~Reset() { c.out = nullptr; }
+          } reset{cx()};
+          S().env = o_.env;
+          S().env[*lim.env] = std::to_string(limit);
+          finish_session(End::kReplaced);
+          rep_.sweep_runs++;
+          auto started = start(negotiated_, false);
+          if (!started.ok()) {
+            note("the limit sweep could not start the server with " + *lim.env + "=" + std::to_string(limit) + ": " +
+                 started.error().message);
+            return;
+          }
+          bool alive = true;
+          for (std::size_t k = 0; k < idx.size() && alive; ++k) {
+            if (std::find(call_limits[k].begin(), call_limits[k].end(), limit) == call_limits[k].end()) continue;
+            const auto& sc = sweep_calls_[idx[k]];
+            ToolSummary* ts = summary_of((*sc.tool)["name"].get<std::string>());
+            std::size_t troubles = 0;
+            Reply reply = do_call(*ts, sc.args, troubles, alive);
+            if (reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) continue;
+            checks::Judged j = judge_->call(exchange(ts->name, sc.args, reply, "", prof, true));
+            take(ts->name, std::move(j.outcomes));
+            if (reply.kind != Reply::Kind::kResult || !j.envelope.profile) continue;
+            checks::ParsedEnvelope pe = std::move(j.envelope);
+            pe.limit = limit;
+            lr.got[k].emplace(checks::SweepPoint{limit, false, std::move(pe)}, j.answer.value_or(SIZE_MAX));
+          }
+        }, false);
+      } catch (...) {
+        for (auto& lr : limit_runs) merge_out(lr.out);
+        throw;
+      }
+      for (auto& lr : limit_runs) {
+        merge_out(lr.out);
+        for (std::size_t k = 0; k < idx.size(); ++k)
+          if (lr.got[k]) {
+            points[k].push_back(std::move(lr.got[k]->first));
+            answers[k].push_back(lr.got[k]->second);
+          }
       }
       S().env = o_.env;  // findings the judge held carry the environment they were answered under
       for (std::size_t k = 0; k < idx.size(); ++k) {

@@ -18,6 +18,7 @@
 #include <thread>
 
 #include "../support/run_harness.h"
+#include "../support/signals.h"
 
 extern char** environ;
 
@@ -224,16 +225,8 @@ TEST(Signals, AnInterruptedRunWritesItsReportsAndExitsWithTheShellsCode) {
     for (const auto& p : {mark, json_path, md_path}) std::filesystem::remove(p);
     std::vector<std::string> args = {harness_binary(), "--json", json_path, "--markdown", md_path, "--timeout", "30000",
                                      "--no-cases", "--env", "MARK=" + mark, "--", "python3", server};
-    std::vector<char*> argv;
-    for (auto& a : args) argv.push_back(a.data());
-    argv.push_back(nullptr);
-    posix_spawn_file_actions_t actions;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, (stem + ".out").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, (stem + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-    pid_t pid = 0;
-    ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-    posix_spawn_file_actions_destroy(&actions);
+    const pid_t pid = spawn_logged(args, stem + ".out", stem + ".err");
+    ASSERT_GT(pid, 0);
     // Wait for the server to be inside its slow call.
     const auto start = std::chrono::steady_clock::now();
     while (!std::filesystem::exists(mark) && std::chrono::steady_clock::now() - start < std::chrono::seconds(30))
@@ -241,23 +234,12 @@ TEST(Signals, AnInterruptedRunWritesItsReportsAndExitsWithTheShellsCode) {
     std::this_thread::sleep_for(std::chrono::milliseconds(100));  // the pid is written
     ASSERT_TRUE(std::filesystem::exists(mark)) << slurp(stem + ".err");
     const pid_t server_pid = std::stoi(slurp(mark));
-    ASSERT_EQ(::kill(pid, sig), 0);
-    const auto signalled = std::chrono::steady_clock::now();
-    int status = 0;
-    pid_t done = 0;
-    while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 &&
-           std::chrono::steady_clock::now() - signalled < std::chrono::seconds(30))
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (done == 0) {
-      ::kill(pid, SIGKILL);
-      ::waitpid(pid, &status, 0);
-      FAIL() << "still running 30 s after the signal";
-    }
-    const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
+    const Stopped stopped = signal_and_reap(pid, sig);
+    ASSERT_TRUE(stopped.in_time) << "still running 30 s after the signal";
     // Not the watchdog (kInterruptGraceSeconds, which kills with the signal itself): the run's own exit.
-    ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status) << "\n" << slurp(stem + ".err");
-    EXPECT_EQ(WEXITSTATUS(status), 128 + sig);
-    EXPECT_LT(seconds, 5.0);
+    ASSERT_TRUE(WIFEXITED(stopped.status)) << "ended by signal " << WTERMSIG(stopped.status) << "\n" << slurp(stem + ".err");
+    EXPECT_EQ(WEXITSTATUS(stopped.status), 128 + sig);
+    EXPECT_LT(stopped.seconds, 5.0);
     const auto report = nlohmann::json::parse(slurp(json_path), nullptr, false);
     ASSERT_TRUE(report.is_object()) << slurp(stem + ".err");
     EXPECT_TRUE(report_schema_violations(report).empty()) << report_schema_violations(report).front();
@@ -268,13 +250,7 @@ TEST(Signals, AnInterruptedRunWritesItsReportsAndExitsWithTheShellsCode) {
     EXPECT_EQ(report["findings"][0]["invariant"], "T-FRAMING");
     EXPECT_NE(slurp(md_path).find("**Interrupted**"), std::string::npos);
     // The server was stopped with the run (it would sleep for another minute).
-    bool gone = false;
-    for (int i = 0; i < 100 && !gone; ++i) {
-      gone = ::kill(server_pid, 0) != 0;
-      if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    EXPECT_TRUE(gone) << "server " << server_pid << " outlived the run";
-    if (!gone) ::kill(server_pid, SIGKILL);
+    EXPECT_TRUE(gone_or_killed(server_pid)) << "server " << server_pid << " outlived the run";
   }
 }
 

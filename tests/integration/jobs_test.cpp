@@ -6,12 +6,6 @@
 // run at once (slow-tools.mjs logs each call's start and end per process), and a signal stops
 // every worker, writes the report and leaves no server behind.
 #include <gtest/gtest.h>
-#include <fcntl.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -20,6 +14,7 @@
 
 #include "../support/npm.h"
 #include "../support/run_harness.h"
+#include "../support/signals.h"
 
 namespace ctxo::test {
 namespace {
@@ -144,16 +139,8 @@ TEST(Jobs, ASignalStopsEveryWorkerAndLeavesNoServer) {
   std::vector<std::string> args = {harness_binary(), "--json", json_path, "--jobs", "2", "--timeout", "60000", "--no-cases",
                                    "--env", "CALL_LOG=" + log, "--env", "DELAY_MS=50000", "--env", "TOOLS=2", "--",
                                    "node", slow_tools()};
-  std::vector<char*> argv;
-  for (auto& a : args) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  posix_spawn_file_actions_t actions;
-  posix_spawn_file_actions_init(&actions);
-  posix_spawn_file_actions_addopen(&actions, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, (log + ".err").c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  pid_t pid = 0;
-  ASSERT_EQ(posix_spawn(&pid, argv[0], &actions, nullptr, argv.data(), environ), 0);
-  posix_spawn_file_actions_destroy(&actions);
+  const pid_t pid = spawn_logged(args, "/dev/null", log + ".err");
+  ASSERT_GT(pid, 0);
   // Both servers inside a call: two logs.
   std::vector<pid_t> servers;
   const auto start = std::chrono::steady_clock::now();
@@ -168,34 +155,15 @@ TEST(Jobs, ASignalStopsEveryWorkerAndLeavesNoServer) {
     ::waitpid(pid, nullptr, 0);
     FAIL() << "the two servers were never both in a call\n" << slurp(log + ".err");
   }
-  ASSERT_EQ(::kill(pid, SIGINT), 0);
-  const auto signalled = std::chrono::steady_clock::now();
-  int status = 0;
-  pid_t done = 0;
-  while ((done = ::waitpid(pid, &status, WNOHANG)) == 0 &&
-         std::chrono::steady_clock::now() - signalled < std::chrono::seconds(30))
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  if (done == 0) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, &status, 0);
-    FAIL() << "still running 30 s after the signal";
-  }
-  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - signalled).count();
-  ASSERT_TRUE(WIFEXITED(status)) << "ended by signal " << WTERMSIG(status) << "\n" << slurp(log + ".err");
-  EXPECT_EQ(WEXITSTATUS(status), 128 + SIGINT);
-  EXPECT_LT(seconds, 5.0) << "a worker waited on its call instead of stopping";
+  const Stopped stopped = signal_and_reap(pid, SIGINT);
+  ASSERT_TRUE(stopped.in_time) << "still running 30 s after the signal";
+  ASSERT_TRUE(WIFEXITED(stopped.status)) << "ended by signal " << WTERMSIG(stopped.status) << "\n" << slurp(log + ".err");
+  EXPECT_EQ(WEXITSTATUS(stopped.status), 128 + SIGINT);
+  EXPECT_LT(stopped.seconds, 5.0) << "a worker waited on its call instead of stopping";
   const auto report = nlohmann::json::parse(slurp(json_path), nullptr, false);
   ASSERT_TRUE(report.is_object()) << slurp(log + ".err");
   EXPECT_EQ(report.value("interrupted", false), true);
-  for (pid_t server : servers) {
-    bool gone = false;
-    for (int i = 0; i < 100 && !gone; ++i) {
-      gone = ::kill(server, 0) != 0;
-      if (!gone) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    EXPECT_TRUE(gone) << "server " << server << " outlived the run";
-    if (!gone) ::kill(server, SIGKILL);
-  }
+  for (pid_t server : servers) EXPECT_TRUE(gone_or_killed(server)) << "server " << server << " outlived the run";
 }
 
 }  // namespace
