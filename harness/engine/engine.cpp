@@ -773,9 +773,9 @@ class Runner {
         ToolSummary* ts = summary_of(tr.name);
         for (const auto& [owner, k] : shrinks) {
           if (owner != &tr || !S().alive) continue;
-          PendingShrink& p = tr.out.shrinks[k];
-          Finding& f = tr.out.findings[p.finding];
-          f = shrink(*ts, tr.tc, p.arguments, f, p.broken, run_t0_, S().alive);
+          const PendingShrink p = tr.out.shrinks[k];  // (a copy: the shrink may add to the tool's lists)
+          Finding shrunk = shrink(*ts, tr.tc, p.arguments, tr.out.findings[p.finding], p.broken, run_t0_, S().alive);
+          tr.out.findings[p.finding] = std::move(shrunk);
         }
       });
     } catch (...) {
