@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <memory>
 #include <utility>
 #include <vector>
 
@@ -107,16 +108,18 @@ rc::Shrinkable<T> lazy_tree(T value, rc::Gen<T> gen, const rc::Random& random, i
 /// split of the Random at one size more), but the accepted value is computed once and kept.
 template <typename T, typename Pred>
 rc::Gen<T> such_that(rc::Gen<T> gen, Pred pred) {
-  return rc::Gen<T>([gen = std::move(gen), pred = std::move(pred)](const rc::Random& random, int size) {
+  // The predicate is shared: the shrink tree keeps it, and a copy per value drawn would cost.
+  return rc::Gen<T>([gen = std::move(gen), pred = std::make_shared<const Pred>(std::move(pred))](const rc::Random& random,
+                                                                                               int size) {
     rc::Random r(random);
     int current = size;
     for (int tries = 0; tries < 100; ++tries) {
       rc::Shrinkable<T> s = gen(r.split(), current);
       T value = s.value();
-      if (pred(value)) {
+      if ((*pred)(value)) {
         auto filtered = rc::shrinkable::mapShrinks(std::move(s), [pred](rc::Seq<rc::Shrinkable<T>>&& shrinks) {
           return rc::seq::mapMaybe(std::move(shrinks),
-                                   [pred](rc::Shrinkable<T>&& x) { return rc::shrinkable::filter(std::move(x), pred); });
+                                   [pred](rc::Shrinkable<T>&& x) { return rc::shrinkable::filter(std::move(x), *pred); });
         });
         return cached(std::move(value), std::move(filtered));
       }

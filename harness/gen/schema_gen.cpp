@@ -122,7 +122,9 @@ Gen one_of(const std::vector<Gen>& gens) {
 
 Gen element_of(const std::vector<json>& values) {
   if (values.empty()) return fail_gen("no value left");
-  return rc::gen::map(any_in<std::size_t>(0, values.size() - 1, 0), [values](std::size_t i) { return values[i]; });
+  // Shared, not captured by value: the mapper is copied into every value drawn.
+  auto shared = std::make_shared<const std::vector<json>>(values);
+  return rc::gen::map(any_in<std::size_t>(0, values.size() - 1, 0), [shared](std::size_t i) { return (*shared)[i]; });
 }
 
 std::string utf8(const std::vector<std::uint32_t>& cps) {
@@ -1005,8 +1007,8 @@ bool type_allows(const std::vector<std::string>& types, const std::string& t) {
 
 // Replaces the value at `path` (a JSON Pointer into `doc`) with `v`, or erases it when v is discarded.
 json replaced(const json& doc, const std::string& path, const json& v) {
-  json out = doc;
   if (path.empty()) return v;
+  json out = doc;
   json::json_pointer p(path);
   if (v.is_discarded()) {
     json& parent = out[p.parent_pointer()];
@@ -1134,16 +1136,18 @@ rc::Gen<InvalidCase> invalid_value(const json& schema, const json& root, const G
     doc["$ref"] = "#/$ctxo-target";
   }
   if (auto r = profile::SchemaValidator::compile(doc)) *validator = std::move(*r);
-  json sub = schema;
-  json rootc = root;
+  // Shared, not captured by value: RapidCheck copies a mapcat's mapper on every draw.
+  auto sub = std::make_shared<const json>(schema);
+  auto rootc = std::make_shared<const json>(root);
   rc::Gen<InvalidCase> g = rc::gen::mapcat(valid_value(schema, root, options), [sub, rootc](const json& v) {
-    Breaker b(rootc);
-    b.walk(sub, v, "", 0);
+    Breaker b(*rootc);
+    b.walk(*sub, v, "", 0);
     if (b.sites.empty()) return rc::gen::just(InvalidCase{v, ""});
     auto sites = std::make_shared<const std::vector<Site>>(std::move(b.sites));
-    return rc::gen::map(any_in<std::size_t>(0, sites->size() - 1, 0), [sites, v](std::size_t i) {
+    auto value = std::make_shared<const json>(v);
+    return rc::gen::map(any_in<std::size_t>(0, sites->size() - 1, 0), [sites, value](std::size_t i) {
       const Site& s = (*sites)[i];
-      return InvalidCase{replaced(v, s.path, s.value), s.label};
+      return InvalidCase{replaced(*value, s.path, s.value), s.label};
     });
   });
   return such_that(g, [validator](const InvalidCase& c) {
