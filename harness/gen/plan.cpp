@@ -15,6 +15,7 @@
 
 #include "core/json_bounded.h"
 #include "core/text.h"
+#include "gen/rc_util.h"
 #include "gen/simple.h"
 #include "profile/schema_validator.h"
 
@@ -45,6 +46,13 @@ std::vector<std::string> split_code_points(const std::string& s) {
     i += n;
   }
   return out;
+}
+
+// A schema's `properties` object (an empty one when it has none), not copied.
+const json& properties_of(const json& schema) {
+  static const json kNone = json::object();
+  auto it = schema.find("properties");
+  return it != schema.end() && it->is_object() ? *it : kNone;
 }
 
 std::string join(const std::vector<std::string>& parts) {
@@ -453,22 +461,23 @@ std::optional<PlannedCall> ToolPlan::next_random(const Harvest& harvest) {
   const int size = static_cast<int>(std::min<std::size_t>(rc::kNominalSize, 5 + index * rc::kNominalSize / total));
   for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
     rc::Shrinkable<json> drawn = rc::shrinkable::just(json::object());
+    json value;
     try {
       drawn = (*valid_)(rc::Random(mix(seed_, index * 16 + static_cast<std::size_t>(attempt))), size);
-      (void)drawn.value();
+      value = drawn.value();  // valid_value keeps its value: this is a copy, not a second draw
     } catch (const rc::GenerationFailure& e) {
       random_over_ = true;  // the schema admits no value we can make
       cannot_generate_ = e.what();
       return std::nullopt;
     }
     std::string label = "random #" + std::to_string(index + 1);
-    const json with_harvest = harvested(drawn.value(), index, harvest);
-    if (with_harvest != drawn.value()) {
+    if (std::optional<json> with_harvest = harvested(value, index, harvest)) {
       label += " (harvested values)";
-      drawn = shrinkable_json(with_harvest);
+      value = std::move(*with_harvest);
+      drawn = shrinkable_json(value);
     }
-    if (!sent_.insert(drawn.value().dump()).second) continue;
-    return PlannedCall{Phase::kRandom, label, std::move(drawn)};
+    if (!sent_.insert(value.dump()).second) continue;
+    return PlannedCall{Phase::kRandom, std::move(label), std::move(drawn)};
   }
   return std::nullopt;
 }
@@ -490,11 +499,11 @@ std::optional<json> with_value(const profile::SchemaValidator& v, const json& ar
 // Replaces, on about half of the random calls, each top-level property that is offered harvested
 // values by one of them (kept only when the arguments stay schema-valid): the n-th such call takes
 // the n-th offer, so the best matches come first and later calls reach further down the pools.
-json ToolPlan::harvested(const json& args, std::size_t index, const Harvest& harvest) {
+std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, const Harvest& harvest) {
   if (!validator_ || !args.is_object() || harvest.size() == 0 || mix(seed_ ^ 0x4841525645535400ull, index) % 2 == 0)
-    return args;
+    return std::nullopt;
   json out = args;
-  const json props = schema_.contains("properties") && schema_["properties"].is_object() ? schema_["properties"] : json::object();
+  const json& props = properties_of(schema_);
   bool any = false;
   for (auto it = props.begin(); it != props.end(); ++it) {
     const std::vector<json> offers = harvest.offers(it.key());
@@ -508,6 +517,7 @@ json ToolPlan::harvested(const json& args, std::size_t index, const Harvest& har
     }
   }
   if (any) ++harvested_calls_;
+  if (out == args) return std::nullopt;
   return out;
 }
 
@@ -521,7 +531,7 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
   std::vector<PlannedCall> out;
   if (!validator_ || harvest.size() == 0) return out;
   const json base = boundary_.empty() ? json::object() : boundary_.front().arguments;
-  const json props = schema_.contains("properties") && schema_["properties"].is_object() ? schema_["properties"] : json::object();
+  const json& props = properties_of(schema_);
   std::map<std::string, std::vector<json>> offers;
   std::size_t deepest = 0;
   for (auto it = props.begin(); it != props.end(); ++it) {
@@ -551,7 +561,7 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
 std::vector<PlannedCall> ToolPlan::driven(const json& args, const std::string& after) {
   std::vector<PlannedCall> out;
   if (!args.is_object()) return out;
-  const json props = schema_.contains("properties") && schema_["properties"].is_object() ? schema_["properties"] : json::object();
+  const json& props = properties_of(schema_);
   for (auto it = props.begin(); it != props.end(); ++it) {
     if (!budget_parameter(it.key()) || !it.value().is_object()) continue;
     const json& ps = it.value();
@@ -588,10 +598,11 @@ std::optional<PlannedCall> ToolPlan::next_invalid() {
   for (int attempt = 0; attempt < kDrawAttempts; ++attempt) {
     try {
       auto drawn = (*invalid_)(rc::Random(mix(seed_ ^ 0x494e56414c4944ull, index * 16 + static_cast<std::size_t>(attempt))), 30);
-      InvalidCase c = drawn.value();
+      InvalidCase c = drawn.value();  // invalid_value keeps its value: a copy, not a second draw
       if (!sent_.insert(c.value.dump()).second) continue;
-      auto args = rc::shrinkable::map(std::move(drawn), [](const InvalidCase& ic) { return ic.value; });
-      return PlannedCall{Phase::kInvalid, c.label, std::move(args)};
+      auto args = cached(std::move(c.value),
+                         rc::shrinkable::map(std::move(drawn), [](const InvalidCase& ic) { return ic.value; }));
+      return PlannedCall{Phase::kInvalid, std::move(c.label), std::move(args)};
     } catch (const rc::GenerationFailure&) {
       return std::nullopt;
     }

@@ -151,7 +151,8 @@ class ToolPlan {
  private:
   std::optional<PlannedCall> next_random(const Harvest& harvest);
   std::optional<PlannedCall> next_invalid();
-  json harvested(const json& args, std::size_t index, const Harvest& harvest);
+  /// `args` with harvested values, or nullopt when it takes none.
+  std::optional<json> harvested(const json& args, std::size_t index, const Harvest& harvest);
   std::optional<PlannedCall> fresh(json args, Phase phase, std::string label);
 
   json schema_;

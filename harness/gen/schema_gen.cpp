@@ -122,7 +122,9 @@ Gen one_of(const std::vector<Gen>& gens) {
 
 Gen element_of(const std::vector<json>& values) {
   if (values.empty()) return fail_gen("no value left");
-  return rc::gen::map(any_in<std::size_t>(0, values.size() - 1, 0), [values](std::size_t i) { return values[i]; });
+  // Shared, not captured by value: the mapper is copied into every value drawn.
+  auto shared = std::make_shared<const std::vector<json>>(values);
+  return rc::gen::map(any_in<std::size_t>(0, values.size() - 1, 0), [shared](std::size_t i) { return (*shared)[i]; });
 }
 
 std::string utf8(const std::vector<std::uint32_t>& cps) {
@@ -295,7 +297,7 @@ class Builder {
     const auto* v = ctx_->validator(*ptr);
     if (v == nullptr) return b;
     profile::SchemaValidator copy = *v;
-    return {rc::gen::suchThat(b.gen, [copy](const json& x) { return copy.is_valid(x); }), true};
+    return {such_that(b.gen, [copy](const json& x) { return copy.is_valid(x); }), true};
   }
 
   Built ref(const json& s, const std::string& ref, const Ptr& ptr, int depth) {
@@ -583,45 +585,49 @@ class Builder {
         if (ok(v)) edges.push_back(number_json(v));
       if (!edges.empty()) parts.push_back(element_of(edges));
     }
-    Gen g = rc::gen::suchThat(one_of(parts), [ok](const json& j) { return ok(j.get<double>()); });
+    Gen g = such_that(one_of(parts), [ok](const json& j) { return ok(j.get<double>()); });
     return {g, !mult.has_value()};
   }
 
   // Code-point generators, ASCII first so shrinking lands on plain letters.
   // One code point from edge-heavy blocks, drawn with a single random number (strings of
   // thousands of characters stay cheap). Shrinks to 'a', else towards the start of its block.
-  static rc::Gen<std::uint32_t> edge_char() {
-    struct Block {
-      std::uint32_t weight, lo, hi;
-    };
-    static constexpr Block kBlocks[] = {
-        {40, 'a', 'z'},
-        {15, 0x20, 0x7E},
-        {10, 0x1F600, 0x1F64F},  // astral emoji
-        {10, 0x4E00, 0x9FFF},    // CJK
-        {5, 0x05D0, 0x05EA},     // Hebrew (RTL)
-        {4, 0x0627, 0x064A},     // Arabic (RTL)
-        {6, 0x0300, 0x036F},     // combining marks
-        {4, 0x01, 0x1F},         // control characters, never NUL
-        {1, 0x200B, 0x200F},     // zero-width space and direction marks
-        {1, 0xFEFF, 0xFEFF},     // byte order mark
-    };
-    return rc::Gen<std::uint32_t>([](const rc::Random& random, int) {
-      std::uint64_t total = 0;
-      for (const auto& b : kBlocks) total += b.weight;
-      std::uint64_t x = rc::Random(random).next();
-      std::uint64_t pick = x % total;
-      const Block* block = &kBlocks[0];
-      for (const auto& b : kBlocks) {
-        if (pick < b.weight) {
-          block = &b;
-          break;
-        }
-        pick -= b.weight;
+  struct Block {
+    std::uint32_t weight, lo, hi;
+  };
+  static constexpr Block kBlocks[] = {
+      {40, 'a', 'z'},
+      {15, 0x20, 0x7E},
+      {10, 0x1F600, 0x1F64F},  // astral emoji
+      {10, 0x4E00, 0x9FFF},    // CJK
+      {5, 0x05D0, 0x05EA},     // Hebrew (RTL)
+      {4, 0x0627, 0x064A},     // Arabic (RTL)
+      {6, 0x0300, 0x036F},     // combining marks
+      {4, 0x01, 0x1F},         // control characters, never NUL
+      {1, 0x200B, 0x200F},     // zero-width space and direction marks
+      {1, 0xFEFF, 0xFEFF},     // byte order mark
+  };
+
+  // The code point edge_char makes of random number x, and the start of its block.
+  static std::pair<std::uint32_t, std::uint32_t> edge_code_point(std::uint64_t x) {
+    std::uint64_t total = 0;
+    for (const auto& b : kBlocks) total += b.weight;
+    std::uint64_t pick = x % total;
+    const Block* block = &kBlocks[0];
+    for (const auto& b : kBlocks) {
+      if (pick < b.weight) {
+        block = &b;
+        break;
       }
-      auto cp = static_cast<std::uint32_t>(block->lo + (x / total) % (block->hi - block->lo + 1));
-      std::uint32_t lo = block->lo;
-      return rc::shrinkable::shrinkRecur(cp, [lo](std::uint32_t c) {
+      pick -= b.weight;
+    }
+    return {static_cast<std::uint32_t>(block->lo + (x / total) % (block->hi - block->lo + 1)), block->lo};
+  }
+
+  static rc::Gen<std::uint32_t> edge_char() {
+    return rc::Gen<std::uint32_t>([](const rc::Random& random, int) {
+      auto [cp, lo] = edge_code_point(rc::Random(random).next());
+      return rc::shrinkable::shrinkRecur(cp, [lo = lo](std::uint32_t c) {
         rc::Seq<std::uint32_t> towards = c > lo ? rc::shrink::towards<std::uint32_t>(c, lo) : rc::Seq<std::uint32_t>();
         if (c == 'a') return towards;
         return rc::seq::concat(rc::seq::just(std::uint32_t{'a'}), std::move(towards));
@@ -629,10 +635,36 @@ class Builder {
     });
   }
 
-  Gen chars_gen(std::size_t lo, std::size_t hi, bool edges) const {
+  // Strings of lo to hi code points (edge_char's, else 'a'..'z'). The value is drawn whole, with
+  // the very random numbers bounded_vector and the per-character generators would draw; the
+  // shrink tree (a Shrinkable per character) is the RapidCheck composition's, built only when a
+  // failing call is shrunk.
+  static Gen chars_gen(std::size_t lo, std::size_t hi, bool edges) {
     rc::Gen<std::uint32_t> ch = edges ? edge_char() : any_in<std::uint32_t>('a', 'z', 'a');
-    return rc::gen::map(bounded_vector<std::uint32_t>(lo, hi - lo, ch),
-                        [](const std::vector<std::uint32_t>& v) { return json(utf8(v)); });
+    Gen tree = rc::gen::map(bounded_vector<std::uint32_t>(lo, hi - lo, ch),
+                            [](const std::vector<std::uint32_t>& v) { return json(utf8(v)); });
+    const std::size_t extra = hi - lo;
+    // any_in('a', 'z') is inRange('a', 'z' + 1) at the nominal size.
+    const std::uint64_t letters = rc::gen::detail::scaleInteger(std::uint64_t{'z' - 'a'}, rc::kNominalSize) + 1;
+    return Gen([tree, lo, extra, edges, letters](const rc::Random& random, int size) {
+      std::string text;
+      auto put = [&](const rc::Random& r) {
+        const std::uint64_t x = rc::Random(r).next();
+        append_utf8(text, static_cast<char32_t>(edges ? edge_code_point(x).first
+                                                      : static_cast<std::uint32_t>('a' + x % letters)));
+      };
+      // bounded_vector: a tuple of `lo` elements and a container of up to `cap` more.
+      const auto s = static_cast<std::size_t>(std::clamp(size, 0, rc::kNominalSize));
+      const std::size_t cap = (extra * s + rc::kNominalSize - 1) / rc::kNominalSize;
+      rc::Random r(random);
+      rc::Random fixed = r.split();
+      rc::Random more = r.split();
+      text.reserve((lo + cap) * (edges ? 2 : 1));
+      for (std::size_t i = 0; i < lo; ++i) put(fixed.split());
+      const std::size_t count = more.split().next() % (cap + 1);
+      for (std::size_t i = 0; i < count; ++i) put(more.split());
+      return lazy_tree(json(std::move(text)), tree, random, size);
+    });
   }
 
   Built string_gen(const json& s) {
@@ -655,7 +687,7 @@ class Builder {
     };
     std::shared_ptr<const std::regex> re = pattern ? ctx_->regex(*pattern) : nullptr;
     auto filter = [len_ok, re](const Gen& g) {
-      return rc::gen::suchThat(g, [len_ok, re](const json& j) {
+      return such_that(g, [len_ok, re](const json& j) {
         // A subject longer than kMaxPatternSubject is never matched (std::regex recurses per
         // character): it is not sent as a value of a patterned string.
         const auto& text = j.get_ref<const std::string&>();
@@ -814,14 +846,14 @@ class Builder {
           return a;
         });
       }
-      return unique ? rc::gen::suchThat(acc, unique_items) : acc;
+      return unique ? such_that(acc, unique_items) : acc;
     };
     Gen main = rc::gen::mapcat(any_in<std::size_t>(min_items, hi, min_items), exactly);
     if (prefix.empty() && rest) {
       // Homogeneous arrays: the tail beyond minItems shrinks by removing any element.
       Gen body = rc::gen::map(bounded_vector<json>(min_items, hi - min_items, *rest),
                               [](const std::vector<json>& v) { return json(v); });
-      main = unique ? rc::gen::suchThat(body, unique_items) : body;
+      main = unique ? such_that(body, unique_items) : body;
     }
     std::vector<std::pair<std::size_t, Gen>> opts{
         {6, main}};
@@ -870,9 +902,9 @@ class Builder {
                                                   !s.contains("patternProperties")) {
       Built vb = build(*it, child1(ptr, "additionalProperties"), depth + 1);
       exact = exact && vb.exact;
-      Gen key_gen = rc::gen::suchThat(word(1, 10), [defined](const json& k) { return defined.count(k.get<std::string>()) == 0; });
+      Gen key_gen = such_that(word(1, 10), [defined](const json& k) { return defined.count(k.get<std::string>()) == 0; });
       if (auto pn = s.find("propertyNames"); pn != s.end() && pn->is_object()) {
-        key_gen = rc::gen::suchThat(build(*pn, child1(ptr, "propertyNames"), depth + 1).gen, [defined](const json& k) {
+        key_gen = such_that(build(*pn, child1(ptr, "propertyNames"), depth + 1).gen, [defined](const json& k) {
           return k.is_string() && defined.count(k.get<std::string>()) == 0;
         });
       }
@@ -941,7 +973,7 @@ Gen top_gen(const json& schema, const json& root, const GenOptions& options) {
 rc::Gen<json> valid_value(const json& schema, const json& root, const GenOptions& options) {
   Gen g = top_gen(schema, root, options);
   std::size_t limit = options.max_value_bytes;
-  return rc::gen::suchThat(g, [limit](const json& v) { return v.dump().size() < limit; });
+  return such_that(g, [limit](const json& v) { return v.dump().size() < limit; });
 }
 
 // ---- invalid values -----------------------------------------------------------------------
@@ -975,8 +1007,8 @@ bool type_allows(const std::vector<std::string>& types, const std::string& t) {
 
 // Replaces the value at `path` (a JSON Pointer into `doc`) with `v`, or erases it when v is discarded.
 json replaced(const json& doc, const std::string& path, const json& v) {
-  json out = doc;
   if (path.empty()) return v;
+  json out = doc;
   json::json_pointer p(path);
   if (v.is_discarded()) {
     json& parent = out[p.parent_pointer()];
@@ -1104,19 +1136,21 @@ rc::Gen<InvalidCase> invalid_value(const json& schema, const json& root, const G
     doc["$ref"] = "#/$ctxo-target";
   }
   if (auto r = profile::SchemaValidator::compile(doc)) *validator = std::move(*r);
-  json sub = schema;
-  json rootc = root;
+  // Shared, not captured by value: RapidCheck copies a mapcat's mapper on every draw.
+  auto sub = std::make_shared<const json>(schema);
+  auto rootc = std::make_shared<const json>(root);
   rc::Gen<InvalidCase> g = rc::gen::mapcat(valid_value(schema, root, options), [sub, rootc](const json& v) {
-    Breaker b(rootc);
-    b.walk(sub, v, "", 0);
+    Breaker b(*rootc);
+    b.walk(*sub, v, "", 0);
     if (b.sites.empty()) return rc::gen::just(InvalidCase{v, ""});
     auto sites = std::make_shared<const std::vector<Site>>(std::move(b.sites));
-    return rc::gen::map(any_in<std::size_t>(0, sites->size() - 1, 0), [sites, v](std::size_t i) {
+    auto value = std::make_shared<const json>(v);
+    return rc::gen::map(any_in<std::size_t>(0, sites->size() - 1, 0), [sites, value](std::size_t i) {
       const Site& s = (*sites)[i];
-      return InvalidCase{replaced(v, s.path, s.value), s.label};
+      return InvalidCase{replaced(*value, s.path, s.value), s.label};
     });
   });
-  return rc::gen::suchThat(g, [validator](const InvalidCase& c) {
+  return such_that(g, [validator](const InvalidCase& c) {
     return !c.label.empty() && *validator && !(*validator)->is_valid(c.value);
   });
 }
