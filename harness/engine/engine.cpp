@@ -457,20 +457,28 @@ class Runner {
   void finish_session(End end) {
     if (!S().transport) return;
     const bool final = end != End::kAbandoned;
-    if (S().client) {
+    // A stdio server's late lines (a late answer, a stray line) are read from what it writes
+    // until it exits, after its end-of-file (see close()); an HTTP server gets a moment first.
+    if (S().client && http()) {
       {
         Unlocked waiting(cx());
         S().client->drain(std::chrono::milliseconds(final ? 100 : 0));
       }
       take_observations();
-      rep_.notifications += S().client->traffic().notifications;
-      rep_.server_requests += S().client->traffic().server_requests;
     }
     auto before = S().transport->exit_status();
     auto status = [&] {
       Unlocked waiting(cx());
       return S().transport->close(final ? o_.grace : std::chrono::milliseconds(300));
     }();
+    if (S().client) {
+      if (final && !http()) {
+        Unlocked waiting(cx());
+        S().client->drain(std::chrono::milliseconds(10));  // what close() kept: no waiting
+      }
+      rep_.notifications += S().client->traffic().notifications;
+      rep_.server_requests += S().client->traffic().server_requests;
+    }
     take_observations();  // what ending the session showed (HTTP: the session used after DELETE)
     // The transport's own rules it had a subject for (HTTP: a session, a stream) held, unless a
     // finding says otherwise; the others stay not applicable.

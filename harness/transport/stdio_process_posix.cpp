@@ -405,6 +405,9 @@ class StdioProcess final : public Transport {
     }
     queue_.clear();
     queue_off_ = 0;
+    // What the server writes between its end-of-file and its exit is kept (bounded) for receive():
+    // the client reads it after close (late answers, stray lines) instead of waiting before it.
+    closing_ = true;
     if (!dead_before) {
       if (!terminate_on_close_ && wait_exit(grace)) {
         status_->after_eof = true;
@@ -488,6 +491,7 @@ class StdioProcess final : public Transport {
       const ssize_t n = ::read(out_.get(), buf, sizeof buf);
       if (n > 0) {
         if (keep) framer_.feed(std::string_view(buf, static_cast<std::size_t>(n)));
+        if (keep && closing_) kept_closing_ += static_cast<std::size_t>(n);
         continue;
       }
       if (n < 0 && errno == EINTR) continue;
@@ -534,7 +538,7 @@ class StdioProcess final : public Transport {
       if (now >= deadline) return false;
       // No fd tells us about the exit itself: look again at least every 10 ms.
       // With both pipes closed, poll() on no fds is a plain sleep.
-      pump(std::min(poll_ms(deadline - now), 10), false);
+      pump(std::min(poll_ms(deadline - now), 10), closing_ && kept_closing_ < kKeptClosingBytes);
     }
   }
 
@@ -564,6 +568,9 @@ class StdioProcess final : public Transport {
   bool stdout_eof_ = false;
   bool finished_ = false;
   bool closed_ = false;
+  bool closing_ = false;          ///< close() is waiting for the exit: stdout is kept, up to the bound.
+  std::size_t kept_closing_ = 0;  ///< Bytes of stdout kept since close() began.
+  static constexpr std::size_t kKeptClosingBytes = 1u << 20;
   std::optional<ExitStatus> status_;
 };
 

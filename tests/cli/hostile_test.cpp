@@ -254,6 +254,21 @@ TEST(Signals, AnInterruptedRunWritesItsReportsAndExitsWithTheShellsCode) {
   }
 }
 
+// What a server writes on stdout after its end-of-file, before it exits, is read and judged: a
+// farewell line there is stdout pollution (T-FRAMING) like any other; the same server exiting
+// quietly has no finding.
+TEST(Shutdown, ALineWrittenAfterEndOfFileIsJudged) {
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/goodbye_server.py";
+  auto r = run_harness({"--calls", "3", "--no-cases", "--", "python3", server});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.error_ids(), std::set<std::string>{"T-FRAMING"}) << r.report["findings"].dump(2);
+  EXPECT_NE(r.report["findings"].dump().find("goodbye"), std::string::npos) << r.report["findings"].dump(2);
+  auto quiet = run_harness({"--calls", "3", "--no-cases", "--env", "GOODBYE=0", "--", "python3", server});
+  ASSERT_TRUE(quiet.report.is_object()) << quiet.err;
+  EXPECT_EQ(quiet.exit_code, 0) << quiet.report["findings"].dump(2);
+  EXPECT_TRUE(quiet.report["findings"].empty());
+}
+
 // A server that stops exiting on end-of-file only after a certain call: its T-SHUTDOWN case
 // carries the calls made on that server instance, and `replay` makes them again first, so it
 // still fails (without them the replay would say "no longer fails"), and the case's shell replay
