@@ -111,6 +111,15 @@ class Runner {
   Ctx& cx() const { return *tl_; }
   Session& S() const { return *tl_->session; }
 
+  // The work under way on this thread gives `out` (Ctx::out) until the scope ends, however it ends.
+  struct WorkingFor {
+    Ctx& c;
+    WorkingFor(Ctx& ctx, ToolOut& out) : c(ctx) { c.out = &out; }
+    ~WorkingFor() { c.out = nullptr; }
+    WorkingFor(const WorkingFor&) = delete;
+    WorkingFor& operator=(const WorkingFor&) = delete;
+  };
+
   // Lets the other workers run while this one waits on its server (--jobs): every use of the
   // run's shared state is made holding the workers' lock (for_each_worker), and only waiting on a
   // server is done without it.
@@ -741,11 +750,7 @@ class Runner {
     auto one = [&](std::size_t i) {
       ToolRun& tr = *phase[i];
       done[i] = true;
-      cx().out = &tr.out;
-      struct Reset {
-        Ctx& c;
-        ~Reset() { c.out = nullptr; }
-      } reset{cx()};
+      WorkingFor working(cx(), tr.out);
       work(tr);
     };
     try {
@@ -773,11 +778,7 @@ class Runner {
         if (shrinking.empty() || shrinking.back() != tr) shrinking.push_back(tr);
       for_each_worker(shrinking.size(), [&](std::size_t i) {
         ToolRun& tr = *shrinking[i];
-        cx().out = &tr.out;
-        struct Reset {
-          Ctx& c;
-          ~Reset() { c.out = nullptr; }
-        } reset{cx()};
+        WorkingFor working(cx(), tr.out);
         ToolSummary* ts = summary_of(tr.name);
         for (const auto& [owner, k] : shrinks) {
           if (owner != &tr || !S().alive) continue;
@@ -1405,7 +1406,10 @@ class Runner {
     }
     std::map<const profile::Profile*, std::vector<std::size_t>> by_profile;
     for (std::size_t i = 0; i < sweep_calls_.size(); ++i) by_profile[sweep_calls_[i].profile].push_back(i);
-    for (const auto& [prof, idx] : by_profile) {
+    for (const auto& by : by_profile) {
+      // Named, not structured bindings: the workers' lambda below captures them (clang 14 cannot).
+      const profile::Profile* prof = by.first;
+      const std::vector<std::size_t>& idx = by.second;
       const auto& lim = *prof->limit;
       // Each call's limits depend only on its own tool's answers, so a sharded run sweeps a tool
       // exactly as the unsharded run does.
@@ -1457,11 +1461,7 @@ class Runner {
         for_each_worker(runs.size(), [&](std::size_t li) {
           const std::int64_t limit = runs[li];
           LimitRun& lr = limit_runs[li];
-          cx().out = &lr.out;
-          struct Reset {
-            Ctx& c;
-            ~Reset() { c.out = nullptr; }
-          } reset{cx()};
+          WorkingFor working(cx(), lr.out);
           S().env = o_.env;
           S().env[*lim.env] = std::to_string(limit);
           finish_session(End::kReplaced);
