@@ -368,14 +368,6 @@ std::string cell_text(Outcome o, std::size_t n) {
   return "";
 }
 
-std::string verdict_word(const std::string& verdict) {
-  return verdict == "fail"          ? "FAIL"
-         : verdict == "error"       ? "ERROR"
-         : verdict == "untested"    ? "UNTESTED"
-         : verdict == "interrupted" ? "INTERRUPTED"
-                                    : "PASS";
-}
-
 /// Indexes of findings in display order: errors, then warnings, each in report order.
 std::vector<std::size_t> ordered(const engine::RunReport& r, bool baselined) {
   std::vector<std::size_t> idx;
@@ -390,9 +382,8 @@ std::vector<std::size_t> ordered(const engine::RunReport& r, bool baselined) {
 
 void write_header(std::string& o, const engine::RunReport& r, const std::string& version) {
   const std::size_t errors = r.error_count(), warnings = r.warning_count(), base = r.baselined_count();
-  std::string verdict =
-      r.verdict == "fail" || r.verdict == "error" || r.verdict == "untested" || r.verdict == "interrupted" ? r.verdict : "pass";
-  std::string word = verdict_word(verdict);
+  const std::string verdict = engine::to_string(r.verdict);
+  std::string word = engine::verdict_word(r.verdict);
   std::size_t called = static_cast<std::size_t>(
       std::count_if(r.tools.begin(), r.tools.end(), [](const engine::ToolSummary& t) { return t.calls > 0; }));
   std::string server = r.server_name.empty() ? "(unnamed server)" : r.server_name;
@@ -661,7 +652,7 @@ void write_tools(std::string& o, const engine::RunReport& r) {
 
 std::string to_html(const engine::RunReport& r, const std::string& version) {
   std::string server = r.server_name.empty() ? "(unnamed server)" : r.server_name;
-  std::string word = verdict_word(r.verdict);
+  std::string word = engine::verdict_word(r.verdict);
   std::string o;
   o.reserve(16384 + r.findings.size() * 2048);
   o += "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";

@@ -109,7 +109,7 @@ json to_json(const engine::RunReport& r, const std::string& version) {
               {"duration_ms", r.duration.count()},
               {"server", server},
               {"profile", r.profile},
-              {"verdict", r.verdict},
+              {"verdict", engine::to_string(r.verdict)},
               {"exit_code", r.exit_code},
               {"stats",
                {{"tools", r.tools.size()},
@@ -165,7 +165,11 @@ Result<engine::RunReport> from_json(const json& doc) {
     return make_error("parse", "not a ctxo-conform JSON report: " + problems.front());
   try {
     engine::RunReport r;
-    read(doc, "verdict", r.verdict);
+    std::string verdict;
+    read(doc, "verdict", verdict);
+    auto v = engine::parse_verdict(verdict);
+    if (!v) return make_error("parse", "not a ctxo-conform JSON report: unknown verdict '" + verdict + "'");
+    r.verdict = *v;
     read(doc, "exit_code", r.exit_code);
     read(doc, "seed", r.seed);
     read(doc, "started_at", r.started_at);
@@ -355,13 +359,13 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
   double secs = static_cast<double>(r.duration.count()) / 1000.0;
   char timebuf[32];
   std::snprintf(timebuf, sizeof timebuf, "%.1fs", secs);
-  if (r.verdict == "error") {
+  if (r.verdict == engine::Verdict::kError) {
     out << c.red << c.bold << "ERROR" << c.reset << ": the run could not complete";
-  } else if (r.verdict == "fail") {
+  } else if (r.verdict == engine::Verdict::kFail) {
     out << c.red << c.bold << "FAIL" << c.reset;
-  } else if (r.verdict == "untested") {
+  } else if (r.verdict == engine::Verdict::kUntested) {
     out << c.yellow << c.bold << "UNTESTED" << c.reset << ": no call reached the server's tools";
-  } else if (r.verdict == "interrupted") {
+  } else if (r.verdict == engine::Verdict::kInterrupted) {
     out << c.yellow << c.bold << "INTERRUPTED" << c.reset << ": no verdict";
   } else {
     out << c.green << c.bold << "PASS" << c.reset;
@@ -373,7 +377,7 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
   if (r.restarts) out << "; " << r.restarts << " restart" << (r.restarts == 1 ? "" : "s");
   if (auto accepted = r.baselined_count()) out << "; " << accepted << " accepted by the baseline";
   out << "\n";
-  if (r.verdict == "untested" && style.verbosity >= 1) out << "  " << untested_reason(r) << "; exit code 4\n";
+  if (r.verdict == engine::Verdict::kUntested && style.verbosity >= 1) out << "  " << untested_reason(r) << "; exit code 4\n";
   if (r.interrupted) out << "  " << interrupted_reason(r) << "\n";
   if (style.verbosity >= 1) {
     // What the calls reached: one line, and with -v one line per tool.

@@ -10,7 +10,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "engine/engine.h"
+#include "engine/listener.h"
+#include "engine/report.h"
 
 namespace ctxo::reports {
 

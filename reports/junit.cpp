@@ -173,7 +173,7 @@ class Writer {
     prop("protocol", r_.protocol_version);
     if (!r_.era.empty()) prop("era", r_.era);
     prop("profile", r_.profile);
-    prop("verdict", r_.verdict);
+    prop("verdict", engine::to_string(r_.verdict));
     prop("exit_code", std::to_string(r_.exit_code));
     if (r_.root) prop("root", *r_.root);
   }

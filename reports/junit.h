@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine/engine.h"
+#include "engine/report.h"
 
 namespace ctxo::reports {
 

@@ -135,16 +135,12 @@ std::vector<std::size_t> ordered(const engine::RunReport& r, bool baselined) {
 
 void write_header(std::string& o, const engine::RunReport& r, const std::string& version) {
   const std::size_t errors = r.error_count(), warnings = r.warning_count(), base = r.baselined_count();
-  std::string word = r.verdict == "fail"       ? "FAIL"
-                     : r.verdict == "error"    ? "ERROR"
-                     : r.verdict == "untested" ? "UNTESTED"
-                     : r.verdict == "interrupted" ? "INTERRUPTED"
-                                               : "PASS";
+  const std::string word = engine::verdict_word(r.verdict);
   std::string server = r.server_name.empty() ? "(unnamed server)" : r.server_name;
   if (!r.server_version.empty()) server += " " + r.server_version;
   o += "# ctxo-conform: " + word + " — ";
-  bool counts = r.verdict != "error" || errors || warnings || base;
-  if (r.verdict == "error") o += counts ? "run incomplete, " : "run incomplete";
+  bool counts = r.verdict != engine::Verdict::kError || errors || warnings || base;
+  if (r.verdict == engine::Verdict::kError) o += counts ? "run incomplete, " : "run incomplete";
   if (counts) o += plural(errors, "error", "errors") + ", " + plural(warnings, "warning", "warnings");
   if (base) o += " (" + std::to_string(base) + " baselined)";
   o += " on " + md_text(server) + "\n\n";
@@ -153,7 +149,7 @@ void write_header(std::string& o, const engine::RunReport& r, const std::string&
     if (!r.error->code.empty()) o += " (" + md_code(r.error->code) + ")";
     o += ": " + md_text(r.error->message, true) + "\n\n";
   }
-  if (r.verdict == "untested") o += "> **Untested** (exit code 4): " + md_text("no call reached the server's tools: " + untested_reason(r)) + ".\n\n";
+  if (r.verdict == engine::Verdict::kUntested) o += "> **Untested** (exit code 4): " + md_text("no call reached the server's tools: " + untested_reason(r)) + ".\n\n";
   if (r.interrupted) o += "> **Interrupted**: " + md_text(interrupted_reason(r)) + ".\n\n";
 
   std::size_t called = static_cast<std::size_t>(

@@ -5,7 +5,7 @@
 
 #include <string>
 
-#include "engine/engine.h"
+#include "engine/report.h"
 
 namespace ctxo::reports {
 

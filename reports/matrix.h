@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/engine.h"
+#include "engine/report.h"
 
 namespace ctxo::reports {
 

@@ -215,7 +215,7 @@ json to_sarif(const engine::RunReport& r, const std::string& version) {
       {"properties",
        {{"seed", r.seed},
         {"profile", sanitize_utf8(r.profile)},
-        {"verdict", sanitize_utf8(r.verdict)},
+        {"verdict", engine::to_string(r.verdict)},
         {"server",
          {{"name", sanitize_utf8(r.server_name)},
           {"version", sanitize_utf8(r.server_version)},

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "engine/engine.h"
+#include "engine/report.h"
 
 namespace ctxo::reports {
 

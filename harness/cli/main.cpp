@@ -36,10 +36,11 @@ namespace {
 
 constexpr const char* kVersion = CTXO_VERSION;
 
-constexpr int kExitPass = 0;
-constexpr int kExitFail = 1;
-constexpr int kExitUsage = 2;
-constexpr int kExitServer = 3;
+// The exit codes (engine::ExitCode, README's table), as main() returns them.
+constexpr int kExitPass = ctxo::engine::code(ctxo::engine::ExitCode::kPass);
+constexpr int kExitFail = ctxo::engine::code(ctxo::engine::ExitCode::kFail);
+constexpr int kExitUsage = ctxo::engine::code(ctxo::engine::ExitCode::kUsage);
+constexpr int kExitServer = ctxo::engine::code(ctxo::engine::ExitCode::kServer);
 
 std::vector<std::string> split_csv(const std::vector<std::string>& items) {
   std::vector<std::string> out;
@@ -492,9 +493,9 @@ int main(int argc, char** argv) {
   ctxo::engine::RunReport pre;  // for a report written when configuration fails
   auto fail_config = [&](const std::string& message) {
     if (!cli.outputs.json.empty()) {
-      pre.verdict = "error";
+      pre.verdict = ctxo::engine::Verdict::kError;
       pre.exit_code = kExitUsage;
-      pre.error = ctxo::make_error("usage", message);
+      pre.error = ctxo::make_error(ctxo::errc::kUsage, message);
       pre.command = cli.command;
       pre.url = cli.url;
       (void)ctxo::reports::write_text(cli.outputs.json, ctxo::reports::to_json(pre, kVersion).dump(2) + "\n");
@@ -552,17 +553,18 @@ int main(int argc, char** argv) {
                          "2024-11-05)");
     o.protocol = cli.protocol;
   }
-  if (cli.profile != "auto") {
-    if (auto loaded = ctxo::engine::load_profile_set(cli.profile); !loaded.ok()) {
-      std::string known;
-      for (const auto& n : ctxo::profile::builtin_names()) known += (known.empty() ? "" : ", ") + n;
-      return fail_config(loaded.error().message + " (built-in profiles: auto, " + known + ")");
-    }
+  // --profile and --host are loaded once, here: a bad value is refused before a server starts,
+  // and the run judges by what was loaded.
+  auto judging = ctxo::engine::load_judging(cli.profile, cli.host);
+  if (!judging.ok()) {
+    if (judging.error().message.rfind("--profile ", 0) != 0) return fail_config(judging.error().message);
+    std::string known;
+    for (const auto& n : ctxo::profile::builtin_names()) known += (known.empty() ? "" : ", ") + n;
+    return fail_config(judging.error().message + " (built-in profiles: auto, " + known + ")");
   }
   o.profile = cli.profile;
-  if (auto hosts = ctxo::profile::load_hosts(cli.host); !hosts.ok())
-    return fail_config("--host: " + hosts.error().message);
   o.host = cli.host;
+  o.judging = std::make_shared<const ctxo::engine::Judging>(std::move(judging.value()));
   // Bounds that keep every later computation (timeout x 5, deadlines) far from overflow.
   constexpr long kDay = 24L * 60 * 60 * 1000;
   if (cli.timeout_ms <= 0 || cli.timeout_ms > kDay)
@@ -656,7 +658,7 @@ int main(int argc, char** argv) {
 
   if (report.error) {
     std::cerr << "error: "
-              << (report.error->code == "spawn" || report.error->code == "io" ? "" : "the server could not be initialised: ")
+              << (report.error->code == ctxo::errc::kSpawn || report.error->code == ctxo::errc::kIo ? "" : "the server could not be initialised: ")
               << ctxo::reports::display_text(report.error->message, false) << "\n";
     if (report.exit_code != kExitUsage) report.exit_code = kExitServer;
   }
@@ -664,6 +666,5 @@ int main(int argc, char** argv) {
   if (!cli.no_cases && !report.findings.empty()) {
     if (auto w = ctxo::engine::write_cases(report, o, cli.cases); !w.ok()) std::cerr << "error: " << w.error().message << "\n";
   }
-  (void)kExitFail;
   return finish(report, cli.outputs, cli.color, cli.verbosity);
 }

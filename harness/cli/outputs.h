@@ -8,7 +8,7 @@
 #include <CLI/CLI.hpp>
 
 #include "core/result.h"
-#include "engine/engine.h"
+#include "engine/report.h"
 
 namespace ctxo::cli {
 

@@ -9,6 +9,16 @@
 
 namespace ctxo {
 
+/// The Error codes a run's report carries (its "error"."code"), one name each.
+namespace errc {
+inline constexpr const char* kUsage = "usage";    ///< A bad flag, configuration, case or profile (exit 2).
+inline constexpr const char* kIo = "io";          ///< A file we could not read or write (exit 2).
+inline constexpr const char* kSpawn = "spawn";    ///< The server command could not be started (exit 3).
+inline constexpr const char* kInit = "init";      ///< The server did not complete the handshake (exit 3).
+inline constexpr const char* kParse = "parse";    ///< A transcript or report that is not what it should be.
+inline constexpr const char* kConfig = "config";  ///< The harness's own files (schemas) are missing.
+}  // namespace errc
+
 /// Why the harness itself could not do something (bad input, I/O failure, unparsable schema).
 struct Error {
   std::string code;     ///< Stable, machine-matchable: "spawn", "io", "timeout", "parse", "usage", ...

@@ -9,7 +9,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "engine/engine.h"
+#include "engine/options.h"
+#include "engine/report.h"
 
 namespace ctxo::engine {
 

@@ -6,6 +6,7 @@
 #include <set>
 
 #include "checks/registry.h"
+#include "engine/selection.h"
 #include "profile/profile.h"
 
 namespace ctxo::engine {
@@ -48,26 +49,27 @@ Result<std::vector<BaselineEntry>> load_baseline(const std::string& path) {
 }
 
 void settle_verdict(RunReport& r) {
-  if (r.error || r.verdict == "error") {
-    r.verdict = "error";
-    if (r.exit_code != 2 && r.exit_code != 3) r.exit_code = 3;
+  if (r.error || r.verdict == Verdict::kError) {
+    r.verdict = Verdict::kError;
+    if (r.exit_code != code(ExitCode::kUsage) && r.exit_code != code(ExitCode::kServer))
+      r.exit_code = code(ExitCode::kServer);
     return;
   }
   if (r.error_count() > 0) {
-    r.verdict = "fail";
-    r.exit_code = 1;
+    r.verdict = Verdict::kFail;
+    r.exit_code = code(ExitCode::kFail);
   } else if (r.calls == 0 || r.successes == 0) {
     // Nothing was exercised: no call made, or every call answered with an error. Not a pass.
-    r.verdict = "untested";
-    r.exit_code = 4;
+    r.verdict = Verdict::kUntested;
+    r.exit_code = code(ExitCode::kUntested);
   } else {
-    r.verdict = "pass";
-    r.exit_code = 0;
+    r.verdict = Verdict::kPass;
+    r.exit_code = code(ExitCode::kPass);
   }
   // Stopped by a signal: the findings so far are true, a pass is not earned. The shell's code.
   if (r.interrupted > 0) {
-    if (r.verdict != "fail") r.verdict = "interrupted";
-    r.exit_code = 128 + r.interrupted;
+    if (r.verdict != Verdict::kFail) r.verdict = Verdict::kInterrupted;
+    r.exit_code = interrupted_exit_code(r.interrupted);
   }
 }
 

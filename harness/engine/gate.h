@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "core/result.h"
-#include "engine/engine.h"
+#include "engine/report.h"
 
 namespace ctxo::engine {
 

@@ -3,6 +3,9 @@
 
 #include "core/json_bounded.h"
 #include "engine/gate.h"
+#include "engine/profiles.h"
+#include "engine/selection.h"
+#include "engine/sink.h"
 
 #include <cerrno>
 #include <cstring>
@@ -24,12 +27,6 @@ namespace ctxo::engine {
 using nlohmann::json;
 
 namespace {
-
-// The tool a tools/call request names ("" otherwise).
-std::string tool_name_of(const json& request) {
-  if (!request.is_object() || !request.contains("params") || !request["params"].is_object()) return "";
-  return request["params"].value("name", "");
-}
 
 
 struct Line {
@@ -96,38 +93,29 @@ mcp::Reply reply_of(const Line& line) {
 Result<RunReport> check_transcript(const CheckOptions& o) {
   auto lines = read_transcript(o.transcript);
   if (!lines.ok()) return lines.error();
-  auto profiles = load_profile_set(o.profile);
-  if (!profiles.ok()) return profiles.error();
-  auto hosts = profile::load_hosts(o.host);
-  if (!hosts.ok()) return make_error(hosts.error().code, "--host: " + hosts.error().message);
-  const profile::Profile* forced = profiles->forced ? &*profiles->forced : nullptr;
+  auto judging = load_judging(o.profile, o.host);
+  if (!judging.ok()) return judging.error();
+  const profile::Profile* forced = judging->profiles.forced ? &*judging->profiles.forced : nullptr;
 
   RunReport rep;
   rep.profile = o.profile;
   rep.command = {"check", o.transcript};
-  std::map<std::string, std::size_t> index;
   std::map<std::string, std::size_t> line_of;  // request (compact) -> its transcript line
   for (const auto& line : *lines) line_of.emplace(line.request.dump(), line.number);
-  std::map<std::string, checks::Outcomes> outcomes;  // tool -> what its checks said ("" = server)
+  FindingSink sink(rep, o.selection);
   // What checks said about `tool`: statuses kept, findings reported with the line they came from.
   auto take = [&](const std::string& tool, checks::Outcomes out) {
-    for (auto& f : out.take_findings()) {
-      if (!o.selection.enabled(f.invariant)) continue;
-      if (f.tool.empty() && f.request.is_object() && f.request.value("method", "") == "tools/call")
-        f.tool = f.request["params"].value("name", "");
-      if (f.tool.empty()) f.tool = tool;
+    for (auto& f : sink.take(tool, std::move(out))) {
+      if (!sink.admit(f)) continue;
       if (f.replay.empty()) {
         auto it = line_of.find(f.request.dump());
         f.replay = o.transcript + (it == line_of.end() ? std::string() : ":" + std::to_string(it->second));
       }
-      merge_finding(rep, index, std::move(f));
+      sink.merge(std::move(f));
     }
-    outcomes[tool].merge(std::move(out));
   };
-  for (const auto& inv : checks::registry())
-    if (inv.implemented && inv.family != "transport" && o.selection.enabled(inv.id))
-      rep.invariants_checked.push_back(inv.id);
-  rep.invariants_checked.push_back("T-ID");
+  rep.invariants_checked = invariants_checked(o.selection, false);
+  for (const auto& n : judging->notes) rep.notes.push_back(n);
 
   // Tools: from --tools-list, and from any tools/list exchange in the transcript.
   std::vector<json> tools;
@@ -152,8 +140,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     if (seen) continue;
     ToolSummary ts;
     ts.name = t["name"].get<std::string>();
-    ts.read_only = t.contains("annotations") && t["annotations"].is_object() &&
-                   t["annotations"].value("readOnlyHint", false) == true;
+    ts.read_only = annotated_read_only(t);
     rep.tools.push_back(ts);
   }
 
@@ -169,15 +156,16 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   auto make_judge = [&] {
     checks::JudgeSetup js;
     js.forced = forced;
-    js.candidates = &profiles->candidates;
+    js.candidates = &judging->profiles.candidates;
     js.tools = tools;
     js.tools_known = !tools.empty();
     js.root = o.root;
     js.era = era;
-    js.hosts = *hosts;
+    js.hosts = judging->hosts;
     return std::make_unique<checks::Judge>(std::move(js));
   };
   std::map<std::string, checks::Coverage> coverage;  // the judge's, once it has judged everything
+  std::optional<std::string> unprofiled;             // the note when results matched no profile
 
   std::size_t unanswered = 0;
   for (const auto& line : *lines) {
@@ -187,7 +175,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
       continue;
     }
     mcp::Reply reply = reply_of(line);
-    const std::string tool = method == "tools/call" ? tool_name_of(line.request) : "";
+    const std::string tool = tool_of(line.request);
     if (line.request.contains("id")) {
       checks::Outcomes ids;
       ids.pass("T-ID");
@@ -225,25 +213,10 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
       continue;
     }
     if (method != "tools/call") continue;
-    rep.calls++;
     const json params = line.request.value("params", json::object());
     const json args = params.is_object() && params.contains("arguments") ? params["arguments"] : json::object();
-    const bool success = reply.kind == mcp::Reply::Kind::kResult && !reply.is_error_result();
-    if (success) rep.successes++;
-    bool listed = false;
-    for (auto& ts : rep.tools)
-      if (ts.name == tool) {
-        ts.calls++;
-        ts.successes += success ? 1 : 0;
-        listed = true;
-      }
-    if (!listed) {  // called but not in any tools/list: still a row of the reports
-      ToolSummary ts;
-      ts.name = tool;
-      ts.calls = 1;
-      ts.successes = success ? 1 : 0;
-      rep.tools.push_back(ts);
-    }
+    // A tool called but not in any tools/list is still a row of the reports.
+    count_call(rep, row_of(rep, tool), reply.kind == mcp::Reply::Kind::kResult && !reply.is_error_result());
     if (!judge) judge = make_judge();
     checks::Exchange x;
     x.tool = tool;
@@ -261,13 +234,13 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   }
 
   // Host rules on every listed tool (H-NAME, H-SCHEMA, H-DECLARED), called or not.
-  if (!judge && !tools.empty() && !hosts->empty()) judge = make_judge();
+  if (!judge && !tools.empty() && !judging->hosts.empty()) judge = make_judge();
   if (judge)
     for (const auto& ts : rep.tools) take(ts.name, judge->listing(ts.name));
   if (judge) {
     for (const auto& [key, answers] : same_call) {
       if (answers.size() < 2) continue;
-      take(tool_name_of(answers[0].env.request), judge->stable(answers[0].env, answers[1].env));
+      take(tool_of(answers[0].env.request), judge->stable(answers[0].env, answers[1].env));
     }
     for (const auto& [key, answers] : same_args) {
       const profile::Profile* prof = answers.front().env.profile;
@@ -284,29 +257,17 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
         ids.push_back(a.answer.value_or(SIZE_MAX));
       }
       if (points.size() < 2) continue;
-      take(tool_name_of(answers.front().env.request), judge->sweep(points, ids));
+      take(tool_of(answers.front().env.request), judge->sweep(points, ids));
     }
     for (auto& [tool, out] : judge->finish()) take(tool, std::move(out));
-    for (const auto& [name, tp] : judge->tool_profiles())
-      for (auto& ts : rep.tools)
-        if (ts.name == name) {
-          ts.profile = tp.profile ? tp.profile->name : "";
-          ts.profile_reason = tp.reason;
-        }
-    for (const auto& [name, big] : judge->largest())
-      for (auto& ts : rep.tools)
-        if (ts.name == name) ts.largest = big;
-    for (const auto& [name, n] : judge->profiles_detected()) rep.profiles_detected[name] = n;
-    rep.unprofiled_results = judge->unprofiled();
+    unprofiled = settle_rows(rep, *judge, forced != nullptr, !judging->profiles.candidates.empty(), false);
     coverage = judge->coverage();
   }
 
   if (unanswered > 0)
     rep.notes.push_back(std::to_string(unanswered) + " transcript line(s) had no response object and were skipped");
-  if (rep.unprofiled_results > 0 && !forced && !profiles->candidates.empty())
-    rep.notes.push_back(std::to_string(rep.unprofiled_results) +
-                        " tool result(s) matched no envelope profile; only protocol checks applied to them");
-  publish_outcomes(rep, outcomes, o.selection);
+  if (unprofiled) rep.notes.push_back(std::move(*unprofiled));
+  sink.publish();
   for (auto& n : publish_coverage(rep, coverage, "no recorded call reached anything it has"))
     rep.notes.push_back(std::move(n));
   rep.root = o.root;

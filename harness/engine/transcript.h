@@ -12,7 +12,8 @@
 #include <nlohmann/json.hpp>
 
 #include "core/result.h"
-#include "engine/engine.h"
+#include "checks/registry.h"
+#include "engine/report.h"
 
 namespace ctxo::engine {
 

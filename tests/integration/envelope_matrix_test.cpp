@@ -124,6 +124,62 @@ TEST(Transcript, CheckFindsWhatTheLiveRunFound) {
   EXPECT_GT(offline_ok.report["profiles_detected"].value("ctxo", 0), 0);
 }
 
+// Live and offline runs share their glue (engine/sink.h): on the same exchanges they agree on
+// each tool's row (calls, successes, the profile it was judged by), the profiles detected, the
+// results no profile matched and its note, and the ids checked (offline: no transport rule but
+// T-ID). Once on an envelope server with a defect, once on a server outside every profile.
+TEST(Transcript, LiveAndOfflineAgreeOnRowsCountersAndIds) {
+  struct Server {
+    std::string name;
+    std::vector<std::string> command;
+  };
+  const std::vector<Server> servers = {
+      {"count-off", {reference_server(), "--profile", "ctxo", "--defect", "count-off"}},
+      {"no-profile", {fixture_server()}},
+  };
+  for (const auto& sv : servers) {
+    SCOPED_TRACE(sv.name);
+    const std::string rec = std::string(CTXO_BINARY_DIR) + "/test-tmp/agree-" + sv.name + ".jsonl";
+    std::vector<std::string> args = {"--seed", "7", "--calls", "12", "--record", rec, "--"};
+    args.insert(args.end(), sv.command.begin(), sv.command.end());
+    HarnessRun live = run_harness(args);
+    ASSERT_TRUE(live.report.is_object()) << live.err;
+    HarnessRun offline = run_harness({"check", rec});
+    ASSERT_TRUE(offline.report.is_object()) << offline.err;
+    EXPECT_EQ(offline.all_ids(), live.all_ids());
+    EXPECT_EQ(offline.report["stats"]["calls"], live.report["stats"]["calls"]);
+    EXPECT_EQ(offline.report["profiles_detected"], live.report["profiles_detected"]);
+    EXPECT_EQ(offline.report["unprofiled_results"], live.report["unprofiled_results"]);
+    std::size_t called = 0;
+    for (const auto& lt : live.report["tools"]) {
+      if (lt["calls"].get<std::size_t>() == 0) continue;
+      ++called;
+      const nlohmann::json* ot = nullptr;
+      for (const auto& t : offline.report["tools"])
+        if (t["name"] == lt["name"]) ot = &t;
+      ASSERT_NE(ot, nullptr) << lt["name"];
+      EXPECT_EQ((*ot)["calls"], lt["calls"]) << lt["name"];
+      EXPECT_EQ((*ot)["successes"], lt["successes"]) << lt["name"];
+      EXPECT_EQ((*ot)["profile"], lt["profile"]) << lt["name"];
+    }
+    EXPECT_GT(called, 0u);
+    // The note on results outside every profile: the same count, each run naming what it applied.
+    auto unprofiled_note = [](const nlohmann::json& report) {
+      for (const auto& n : report["notes"])
+        if (n.get<std::string>().find("matched no envelope profile") != std::string::npos)
+          return n.get<std::string>().substr(0, n.get<std::string>().find(';'));
+      return std::string();
+    };
+    EXPECT_EQ(unprofiled_note(offline.report), unprofiled_note(live.report));
+    EXPECT_EQ(unprofiled_note(live.report).empty(), live.report["unprofiled_results"] == 0);
+    std::set<std::string> live_ids, offline_ids;
+    for (const auto& id : live.report["invariants_checked"])
+      if (id.get<std::string>().rfind("T-", 0) != 0 || id == "T-ID") live_ids.insert(id.get<std::string>());
+    for (const auto& id : offline.report["invariants_checked"]) offline_ids.insert(id.get<std::string>());
+    EXPECT_EQ(offline_ids, live_ids);
+  }
+}
+
 TEST(Transcript, NotificationsAndIdlessLinesAreTolerated) {
   const std::string t = std::string(CTXO_BINARY_DIR) + "/test-tmp/notes.jsonl";
   std::ofstream(t) << R"({"request":{"jsonrpc":"2.0","method":"notifications/initialized"}})" << "\n"

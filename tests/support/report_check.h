@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "engine/engine.h"
+#include "engine/report.h"
 #include "reports/json_report.h"
 
 namespace ctxo::test {

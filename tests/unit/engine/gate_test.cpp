@@ -46,17 +46,17 @@ RunReport report_with(std::vector<Finding> fs) {
 // "untested" (exit 4); a finding still fails the run.
 TEST(Verdict, NothingExercisedIsUntested) {
   RunReport r = report_with({});
-  EXPECT_EQ(r.verdict, "pass");
+  EXPECT_EQ(r.verdict, Verdict::kPass);
   r.successes = 0;
   settle_verdict(r);
-  EXPECT_EQ(r.verdict, "untested");
+  EXPECT_EQ(r.verdict, Verdict::kUntested);
   EXPECT_EQ(r.exit_code, 4);
   r.calls = 0;
   settle_verdict(r);
   EXPECT_EQ(r.exit_code, 4);
   r.findings.push_back(ReportedFinding{finding("P-LIST", "", "names twice"), 1, false, "", {}});
   settle_verdict(r);
-  EXPECT_EQ(r.verdict, "fail");
+  EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(r.exit_code, 1);
 }
 
@@ -64,7 +64,7 @@ TEST(Baseline, AcceptedFindingsDoNotFailAndStaleEntriesAreListed) {
   RunReport r = report_with({finding("TR-HINT", "search", "no hint"), finding("T-SHUTDOWN", "", "did not exit")});
   ASSERT_EQ(r.exit_code, 1);
   apply_baseline(r, {{"TR-HINT", "sea*"}, {"T-SHUTDOWN", ""}, {"B-USED", "read"}, {"B-USED", "write"}});
-  EXPECT_EQ(r.verdict, "pass");
+  EXPECT_EQ(r.verdict, Verdict::kPass);
   EXPECT_EQ(r.exit_code, 0);
   EXPECT_EQ(r.baselined_count(), 2u);
   EXPECT_EQ(r.error_count(), 0u);
@@ -88,7 +88,7 @@ TEST(Baseline, ARunErrorStaysAnError) {
   r.error = Error{"spawn", "no such file"};
   r.exit_code = 3;
   apply_baseline(r, {});
-  EXPECT_EQ(r.verdict, "error");
+  EXPECT_EQ(r.verdict, Verdict::kError);
   EXPECT_EQ(r.exit_code, 3);
 }
 
@@ -142,7 +142,7 @@ TEST(Merge, ShardsBecomeOneReport) {
     EXPECT_EQ(t.findings, 1u) << t.name;
   }
   EXPECT_EQ(m->invariants_checked, (std::vector<std::string>{"T-SHUTDOWN", "TR-HINT", "B-USED"}));  // registry order
-  EXPECT_EQ(m->verdict, "fail");
+  EXPECT_EQ(m->verdict, Verdict::kFail);
   EXPECT_EQ(m->exit_code, 1);
 }
 
@@ -156,7 +156,7 @@ TEST(Merge, StaleInOneShardButFailingInAnotherIsNotStale) {
   ASSERT_TRUE(m.ok());
   ASSERT_EQ(m->baseline_stale.size(), 1u);
   EXPECT_EQ(m->baseline_stale[0].invariant, "B-USED");
-  EXPECT_EQ(m->verdict, "pass");
+  EXPECT_EQ(m->verdict, Verdict::kPass);
 }
 
 TEST(Merge, RefusesDifferentRuns) {
@@ -174,10 +174,10 @@ TEST(Merge, AShardThatCouldNotRunMakesTheMergedRunAnError) {
   RunReport a = report_with({}), b = report_with({});
   b.error = Error{"init", "server died"};
   b.exit_code = 3;
-  b.verdict = "error";
+  b.verdict = Verdict::kError;
   auto m = merge_reports({a, b});
   ASSERT_TRUE(m.ok());
-  EXPECT_EQ(m->verdict, "error");
+  EXPECT_EQ(m->verdict, Verdict::kError);
   EXPECT_EQ(m->exit_code, 3);
 }
 

@@ -57,7 +57,7 @@ TEST(Console, NoProgressWhenNotATerminalOrQuiet) {
 TEST(Console, QuietSummaryIsOneLine) {
   engine::RunReport r;
   r.seed = 3;
-  r.verdict = "pass";
+  r.verdict = engine::Verdict::kPass;
   std::ostringstream out;
   ConsoleStyle style;
   style.verbosity = 0;
@@ -70,7 +70,7 @@ TEST(Console, QuietSummaryIsOneLine) {
 engine::RunReport judged() {
   engine::RunReport r;
   r.seed = 5;
-  r.verdict = "pass";
+  r.verdict = engine::Verdict::kPass;
   r.calls = 6;
   r.successes = 6;
   engine::ToolSummary a;
@@ -190,7 +190,7 @@ TEST(Console, ServerTextCannotDriveTheTerminal) {
 
 TEST(Console, UntestedSaysWhy) {
   engine::RunReport r;
-  r.verdict = "untested";
+  r.verdict = engine::Verdict::kUntested;
   r.exit_code = 4;
   r.calls = 3;
   std::ostringstream out;

@@ -58,7 +58,7 @@ engine::RunReport sample() {
   r.baseline_stale = {{"B-USED", "read"}};
   r.calls = 6;
   r.duration = std::chrono::milliseconds(1234);
-  r.verdict = "fail";
+  r.verdict = engine::Verdict::kFail;
   r.exit_code = 1;
   return r;
 }
@@ -271,12 +271,12 @@ TEST(Matrix, AToolThatReachedNoDataIsWhyItsRulesWereNotObserved) {
 TEST(JsonReport, UntestedVerdictValidates) {
   engine::RunReport r;
   r.command = {"./srv"};
-  r.verdict = "untested";
+  r.verdict = engine::Verdict::kUntested;
   r.exit_code = 4;
   r.calls = 3;
   auto back = from_json(to_json(r, "1.0.0"));
   ASSERT_TRUE(back.ok()) << back.error().message;
-  EXPECT_EQ(back->verdict, "untested");
+  EXPECT_EQ(back->verdict, engine::Verdict::kUntested);
   EXPECT_EQ(back->exit_code, 4);
 }
 

@@ -14,7 +14,7 @@
 #include <string>
 
 #include "../../support/report_check.h"
-#include "engine/engine.h"
+#include "engine/report.h"
 
 namespace ctxo::test {
 
@@ -103,7 +103,7 @@ inline engine::RunReport judged_run() {
 /// Every call answered with an error: nothing was exercised.
 inline engine::RunReport untested_run() {
   engine::RunReport r = passing_run();
-  r.verdict = "untested";
+  r.verdict = engine::Verdict::kUntested;
   r.exit_code = 4;
   return as_written(std::move(r));
 }
@@ -154,7 +154,7 @@ inline engine::RunReport failing_run() {
 
   r.notes = {"2 answers matched no envelope profile"};
   r.baseline_stale = {{"TR-CAP", "search"}};
-  r.verdict = "fail";
+  r.verdict = engine::Verdict::kFail;
   r.exit_code = 1;
   return as_written(std::move(r));
 }
@@ -166,7 +166,7 @@ inline engine::RunReport error_run() {
   r.server_name.clear();
   r.server_version.clear();
   r.protocol_version.clear();
-  r.verdict = "error";
+  r.verdict = engine::Verdict::kError;
   r.exit_code = 3;
   r.error = Error{"spawn", "cannot start './server': No such file or directory\n(second line)"};
   r.stderr_tail = "boom \x01 at startup";

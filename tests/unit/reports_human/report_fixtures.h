@@ -10,7 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "../../support/report_check.h"
-#include "engine/engine.h"
+#include "engine/report.h"
 
 namespace ctxo::test {
 
@@ -80,7 +80,7 @@ inline engine::RunReport passing_report() {
 /// (P-ACCEPT on search), 1 baselined error (TR-COUNT on read_file), 2 stale baseline entries.
 inline engine::RunReport failing_report() {
   engine::RunReport r = base_report();
-  r.verdict = "fail";
+  r.verdict = engine::Verdict::kFail;
   r.exit_code = 1;
   r.findings.push_back(finding("P-ACCEPT", "search", Severity::kWarning, call_request(3, "search", {{"query", "é"}}),
                                R"({"jsonrpc":"2.0","id":3,"result":{"isError":true}})",
@@ -132,7 +132,7 @@ inline engine::RunReport judged_report() {
 /// Every call answered with an error: verdict untested, exit code 4.
 inline engine::RunReport untested_report() {
   engine::RunReport r = base_report();
-  r.verdict = "untested";
+  r.verdict = engine::Verdict::kUntested;
   r.exit_code = 4;
   r.successes = 0;
   return as_written(std::move(r));
@@ -140,7 +140,7 @@ inline engine::RunReport untested_report() {
 
 inline engine::RunReport error_report() {
   engine::RunReport r;
-  r.verdict = "error";
+  r.verdict = engine::Verdict::kError;
   r.exit_code = 3;
   r.seed = 5;
   r.command = {"./missing-server"};

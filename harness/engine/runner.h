@@ -1,0 +1,275 @@
+// SPDX-License-Identifier: MIT
+// Inside the run loop (not installed, not included outside harness/engine): the Runner, its
+// sessions and its workers' context. The run is split by concern, one file each:
+//   engine.cpp     the outline of a run (options in, report out) and the tools' phases
+//   session.cpp    a server instance: start, handshake, end, restart, crash
+//   workers.cpp    --jobs: the workers, a phase's tools shared among them, their outputs merged
+//   calls.cpp      one tool's calls: the plan, driven budgets, E-STABLE, E-MISS, a call's outcome
+//   shrink.cpp     shrinking a failing call
+//   sweep.cpp      the limit sweep and following truncation hints (TR-RESUME)
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <set>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+#include <rapidcheck.h>
+
+#include "checks/judge.h"
+#include "engine/engine.h"
+#include "engine/profiles.h"
+#include "engine/replay_command.h"
+#include "engine/sink.h"
+#include "engine/transcript.h"
+#include "gen/plan.h"
+#include "mcp/client.h"
+#include "transport/transport.h"
+
+namespace ctxo::engine::detail {
+
+using Clock = std::chrono::steady_clock;
+using mcp::Reply;
+
+/// One server process and the MCP session on it. The run has one (the main session); --jobs N
+/// gives each of the N workers its own.
+struct Session {
+  std::unique_ptr<transport::Transport> transport;
+  std::unique_ptr<mcp::Client> client;
+  std::map<std::string, std::string> env;          ///< Environment of the current (or next) server process.
+  std::map<std::string, std::string> started_env;  ///< Environment the running server got.
+  /// tools/call requests made on the running server instance (a T-SHUTDOWN case replays them).
+  std::vector<json> calls;
+  bool wrote = false;  ///< A tool not annotated read-only was called on this instance.
+  bool alive = true;   ///< False once the server could not be (re)started.
+  bool main = true;    ///< The run's first session: it probes (HTTP) and starts the --url command.
+};
+
+/// A finding held for shrinking when its phase ends.
+struct PendingShrink {
+  rc::Shrinkable<json> arguments;
+  std::size_t finding;  ///< Index in ToolOut::findings of the finding to shrink.
+  std::string broken;
+};
+
+/// A success answer of a profile with a limit variable: replayed by the limit sweep.
+struct SweepCall {
+  const json* tool;
+  json args;
+  const profile::Profile* profile;
+  checks::ParsedEnvelope main;
+  std::size_t answer;  ///< The judge's id of the main answer (its held findings).
+};
+
+/// What one piece of parallel work (a tool's work in a phase, a limit's server run) gives the
+/// run. Kept apart while the work runs and merged in a fixed order when the phase ends, so the
+/// report, the notes and the values later tools are fed do not depend on which worker finished
+/// first (as libFuzzer's fork mode merges each job's outputs).
+struct ToolOut {
+  std::vector<Finding> findings;
+  std::vector<std::string> notes;
+  std::vector<PendingShrink> shrinks;
+  std::vector<SweepCall> sweep_calls;
+  gen::Harvest harvest;  ///< The phase's harvest at its start, plus what this work's answers gave.
+};
+
+/// A worker's context, passed to everything that talks to a server: the session it talks to,
+/// and the work under way on it.
+struct Worker {
+  explicit Worker(Session& session) : s(session) {}
+  Session& s;
+  std::vector<Finding>* capture = nullptr;  ///< Where findings go during an attempt (Runner::add).
+  bool shrinking = false;
+  bool probing = false;    ///< Making asked_to_wait's quick call (no probe of the probe).
+  ToolOut* out = nullptr;  ///< The work this is for (nullptr: report directly).
+  std::unique_lock<std::mutex>* lock = nullptr;  ///< The hold on the workers' lock (nullptr: no workers).
+};
+
+/// The work under way on `w` gives `out` until the scope ends, however it ends.
+struct WorkingFor {
+  Worker& w;
+  WorkingFor(Worker& worker, ToolOut& out) : w(worker) { w.out = &out; }
+  ~WorkingFor() { w.out = nullptr; }
+  WorkingFor(const WorkingFor&) = delete;
+  WorkingFor& operator=(const WorkingFor&) = delete;
+};
+
+/// Lets the other workers run while this one waits on its server (--jobs): every use of the
+/// run's shared state is made holding the workers' lock (for_each_worker), and only waiting on a
+/// server is done without it.
+struct Unlocked {
+  std::unique_lock<std::mutex>* lock;
+  explicit Unlocked(const Worker& w) : lock(w.lock && w.lock->owns_lock() ? w.lock : nullptr) {
+    if (lock) lock->unlock();
+  }
+  ~Unlocked() {
+    if (lock) lock->lock();
+  }
+  Unlocked(const Unlocked&) = delete;
+  Unlocked& operator=(const Unlocked&) = delete;
+};
+
+/// What one tools/call came to: its reply, whether it was trouble (a hang or a crash, after
+/// which the server was restarted), and whether the server is lost (it could not be restarted).
+struct Called {
+  Reply reply;
+  std::size_t troubles = 0;
+  bool lost = false;
+};
+
+/// One tool's calls across the run's passes.
+struct ToolRun {
+  std::string name;
+  const json* tool = nullptr;
+  const checks::ToolValidators* validators = nullptr;
+  std::optional<gen::ToolPlan> plan;
+  std::size_t troubles = 0;
+  std::size_t slow = 0;           ///< Calls answered (or still working) after --timeout.
+  std::set<std::string> shrunk;   ///< Invariants already shrunk on this tool.
+  bool repeated = false;          ///< E-STABLE made on this tool.
+  std::optional<std::pair<json, checks::ParsedEnvelope>> stable_fallback;  ///< A hintless candidate.
+  std::vector<std::pair<json, std::string>> data_calls;  ///< Calls that reached data (args, label).
+  std::size_t driven_from = 0;    ///< data_calls already repeated with a budget parameter driven small.
+  bool needs_identifier = false;  ///< A required property names an identifier: it runs in the second phase.
+  ToolOut out;                    ///< What its work in the current phase gave, merged when the phase ends.
+};
+
+/// A generated call and every per-call check on its answer; the findings are returned, not
+/// reported (the caller decides: shrinking).
+struct Attempt {
+  Called called;
+  checks::ParsedEnvelope envelope;
+  std::vector<Finding> findings;
+  checks::Reach reach = checks::Reach::kNoAnswer;  ///< What the answer reached (the judge's reading).
+};
+
+/// How a server instance ends. T-SHUTDOWN applies to an idle server: at the normal end of the
+/// run and when it is replaced (the limit sweep's restarts with another environment), not to one
+/// that crashed, hung in a call, or is stopped by a signal.
+enum class End { kFinal, kReplaced, kAbandoned };
+
+class Runner {
+ public:
+  Runner(const RunOptions& o, Listener& l);
+  RunReport run();
+
+ private:
+  // --- engine.cpp: the outline, findings, notes ------------------------------------------
+  void body(Worker& w);
+  void add(Worker& w, Finding f);
+  void take(Worker& w, const std::string& tool, checks::Outcomes o);
+  void note(Worker& w, std::string n);
+  void settle_judge(Worker& w);
+  void publish_reach(Worker& w);
+  std::string replay_of(const json& request, const std::map<std::string, std::string>& env,
+                        const json& sequence = json()) const;
+  bool http() const { return !o_.url.empty(); }
+  gen::Harvest& harvest(Worker& w) { return w.out ? w.out->harvest : harvest_; }
+  bool over_budget(Clock::time_point t0);
+  bool tool_over_budget(Worker& w, ToolSummary& ts);
+  bool invariant_wanted(std::string_view id) const { return o_.selection.enabled(id); }
+  bool envelope_wanted() const;
+  void record(Worker& w, const Reply& reply);
+  ToolSummary* summary_of(const std::string& name) { return &row_of(rep_, name); }
+  void run_phases(Worker& w, const std::vector<const json*>& selected);
+
+  // --- session.cpp ---------------------------------------------------------------------------
+  Result<void> start(Worker& w, const std::string& forced, bool first);
+  void finish_session(Worker& w, End end);
+  bool restart(Worker& w);
+  void take_observations(Worker& w);
+  void crash_finding(Worker& w, const Reply& reply, const char* what);
+
+  // --- workers.cpp -----------------------------------------------------------------------------
+  void run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std::function<void(Worker&, ToolRun&)>& work,
+                 const std::function<void(ToolRun&)>& skip);
+  void merge_phase(const std::vector<ToolRun*>& phase);
+  void merge_out(ToolOut& from);
+  void for_each_worker(Worker& w, std::size_t n, const std::function<void(Worker&, std::size_t)>& task,
+                       bool start_sessions = true);
+  void finish_workers(End end);
+
+  // --- calls.cpp ----------------------------------------------------------------------------------
+  void tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_t& started, std::size_t total);
+  void miss(Worker& w, ToolRun& tr, ToolSummary& ts, const json& input_schema, Clock::time_point t0);
+  void second_pass(Worker& w, ToolRun& tr, Clock::time_point t0);
+  void make_call(Worker& w, ToolRun& tr, ToolSummary& ts, gen::PlannedCall pc, Clock::time_point t0);
+  void drive(Worker& w, ToolRun& tr, ToolSummary& ts, Clock::time_point t0);
+  std::size_t repeat(Worker& w, ToolSummary& ts, const json& args, const std::string& broken,
+                     const checks::ParsedEnvelope& first);
+  checks::Exchange exchange(Worker& w, const std::string& tool, const json& args, const Reply& reply,
+                            const std::string& broken, const profile::Profile* prof, bool hold) const;
+  Called do_call(Worker& w, ToolSummary& ts, const json& args);
+  Attempt attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const json& args, const std::string& broken, bool main);
+
+  // --- shrink.cpp -----------------------------------------------------------------------------
+  Finding shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrinkable<json> current, Finding found,
+                 const std::string& broken, Clock::time_point t0);
+
+  // --- sweep.cpp ------------------------------------------------------------------------------
+  void sweep(Worker& w);
+  void resume(Worker& w);
+  std::map<std::string, std::string> env_for(const std::string& var, const checks::SweepPoint& pt) const;
+
+  const RunOptions& o_;
+  Listener& l_;
+  RunReport rep_;
+  FindingSink sink_;
+  ReplayTarget target_;              ///< The server a replay line reaches.
+  std::vector<std::string> prelude_;
+  std::string negotiated_;
+  bool budget_hit_ = false;
+  std::size_t jobs_ = 1;             ///< --jobs, resolved.
+  std::vector<std::unique_ptr<Session>> sessions_;  ///< [0]: the run's; then the --jobs workers'.
+  bool dead_ = false;                ///< A server could not be (re)started: no more tools are started.
+  Clock::time_point run_t0_;         ///< When the tools' calls began (--time-budget).
+  std::set<std::string> printed_;    ///< Root causes (finding_key) already shown to the listener.
+  /// Tool -> the id its next tools/call gets: each tool has its own range, so its requests (and
+  /// the reports quoting them) do not depend on which session made them, nor after which calls.
+  std::map<std::string, std::int64_t> tool_ids_;
+  static constexpr std::int64_t kIdsPerTool = 1000000;
+  std::map<std::string, std::string> shrunk_causes_;    ///< Cause (finding_key without the tool) -> tool shrunk on.
+  std::map<std::string, std::size_t> shrinks_shared_;   ///< Tool shrunk on -> findings elsewhere not shrunk for it.
+  Judging judging_;                          ///< --profile and --host, loaded.
+  const profile::Profile* forced_ = nullptr; ///< --profile NAME|FILE (in judging_).
+  std::vector<json> all_tools_;              ///< tools/list, as listed (E-HINT-REF).
+  /// Input schemas naming a host other than loopback, for pinning remote URL defaults (none with
+  /// --allow-remote-urls).
+  std::map<std::string, json> input_schemas_;
+  std::set<std::string> pinned_noted_;       ///< Tools whose pinned defaults were noted.
+  std::unique_ptr<checks::Judge> judge_;     ///< Made once tools/list is known.
+  static constexpr std::size_t kSecondPassCalls = 8;  ///< Per tool that reached no data.
+  /// A tool's calls stop after this many answered (or still working) after --timeout: each can
+  /// cost a minute (a tool that does the long work an argument asks for), and more say nothing new.
+  static constexpr std::size_t kMaxSlowCalls = 4;
+  static constexpr std::size_t kDrivenSources = 3;    ///< Calls that reached data, driven per tool.
+  static constexpr std::size_t kMaxSweepCalls = 200;
+  static constexpr std::size_t kMaxSweepCallsPerTool = 16;  ///< The first successes of each tool.
+  std::map<std::string, std::size_t> sweep_per_tool_;
+  std::vector<SweepCall> sweep_calls_;
+  std::map<std::size_t, json> full_arrays_;  ///< sweep call -> its complete array (largest limit)
+  struct ResumeStart {
+    std::map<std::string, std::string> env;  ///< The environment the first page was cut under.
+    checks::ParsedEnvelope first_page;
+  };
+  std::map<std::size_t, ResumeStart> resume_starts_;
+  static constexpr std::size_t kMaxResumeChains = 8;
+  static constexpr std::size_t kMaxResumePages = 50;
+  std::optional<Recorder> recorder_;
+  gen::Harvest harvest_;                      ///< Identifiers from answers, fed to later calls.
+  std::size_t main_restarts_ = 0;             ///< Restarts outside shrinking (--max-restarts).
+  static constexpr std::size_t kShrinkCandidates = 1024;  ///< Shrinks of one value considered per step.
+  static constexpr std::size_t kShrinkExamined = 8192;    ///< Shrinks looked at per step, kept or skipped.
+  std::vector<std::string> shrinks_cut_;  ///< Shrinks stopped by --shrink-budget ("INV on tool").
+  static constexpr std::size_t kMaxSessionCalls = 1000;
+};
+
+}  // namespace ctxo::engine::detail

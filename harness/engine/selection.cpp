@@ -1,0 +1,96 @@
+// SPDX-License-Identifier: MIT
+#include "engine/selection.h"
+
+#include <algorithm>
+#include <set>
+
+#include "gen/simple.h"
+
+namespace ctxo::engine {
+
+using nlohmann::json;
+
+bool glob_match(std::string_view p, std::string_view t) {
+  std::size_t pi = 0, ti = 0, star = std::string_view::npos, mark = 0;
+  while (ti < t.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == t[ti])) {
+      ++pi, ++ti;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = ti;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      ti = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+bool annotated_read_only(const json& tool) {
+  return tool.contains("annotations") && tool["annotations"].is_object() &&
+         tool["annotations"].value("readOnlyHint", false) == true;
+}
+
+bool needs_identifier(const json& tool) {
+  if (!tool.contains("inputSchema") || !tool["inputSchema"].is_object()) return false;
+  const json& schema = tool["inputSchema"];
+  if (!schema.contains("required") || !schema["required"].is_array()) return false;
+  for (const auto& r : schema["required"])
+    if (r.is_string() && gen::identifier_like(r.get<std::string>())) return true;
+  return false;
+}
+
+ToolSelection select_tools(const std::vector<json>& listed, const RunOptions& o) {
+  std::vector<const json*> tools;
+  std::set<std::string> names;
+  for (const auto& t : listed) {
+    if (!t.is_object() || !t.contains("name") || !t["name"].is_string()) continue;
+    if (!names.insert(t["name"].get<std::string>()).second) continue;
+    tools.push_back(&t);
+  }
+  std::sort(tools.begin(), tools.end(),
+            [](const json* a, const json* b) { return (*a)["name"].get<std::string>() < (*b)["name"].get<std::string>(); });
+  ToolSelection out;
+  std::size_t eligible = 0;
+  for (const json* t : tools) {
+    ToolSummary ts;
+    ts.name = (*t)["name"].get<std::string>();
+    ts.read_only = annotated_read_only(*t);
+    bool in = o.tool_globs.empty();
+    for (const auto& g : o.tool_globs) in = in || glob_match(g, ts.name);
+    for (const auto& g : o.exclude_globs)
+      if (glob_match(g, ts.name)) in = false;
+    if (o.replay) in = ts.name == o.replay->tool;
+    if (in && o.read_only && !ts.read_only) {
+      in = false;
+      ts.skipped = "not annotated readOnlyHint:true (--read-only)";
+    }
+    if (in) {
+      if (static_cast<int>(eligible % static_cast<std::size_t>(o.shard_count)) != o.shard_index) {
+        in = false;
+        ts.skipped = "in another shard";
+      }
+      ++eligible;
+    } else if (ts.skipped.empty()) {
+      ts.skipped = o.replay ? "not the replayed case's tool" : "not selected (--tools / --exclude-tools)";
+    }
+    ts.selected = in;
+    out.rows.push_back(std::move(ts));
+    if (in) out.selected.push_back(t);
+  }
+  return out;
+}
+
+std::optional<std::string> writers_note(const std::vector<ToolSummary>& rows) {
+  std::string list;
+  for (const auto& ts : rows)
+    if (ts.selected && !ts.read_only) list += (list.empty() ? "" : ", ") + ts.name;
+  if (list.empty()) return std::nullopt;
+  return "calling tools not annotated readOnlyHint:true (they may write, move or delete): " + list +
+         " (use --read-only to skip them, and run the server in a throwaway directory)";
+}
+
+}  // namespace ctxo::engine

@@ -1,0 +1,210 @@
+// SPDX-License-Identifier: MIT
+// A server instance and the MCP session on it: start (spawn or connect, handshake, the legacy
+// retry), end (drain, close, T-SHUTDOWN), restart after a crash or hang, and what the client
+// observed on the wire.
+#include <thread>
+
+#include "checks/liveness.h"
+#include "checks/protocol.h"
+#include "core/text.h"
+#include "engine/runner.h"
+
+namespace ctxo::engine::detail {
+
+Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
+  Session& s = w.s;
+  transport::SpawnOptions so;
+  so.argv = o_.command;
+  so.env = s.env;
+  so.cwd = o_.cwd;
+  so.max_line_bytes = o_.max_message_bytes;
+  Result<std::unique_ptr<transport::Transport>> t = make_error("spawn", "no transport");
+  if (http()) {
+    transport::HttpOptions ho;
+    ho.url = o_.url;
+    ho.headers = o_.headers;
+    ho.connect_timeout = o_.timeout;
+    ho.max_message_bytes = o_.max_message_bytes;
+    // One server process, however many sessions: a worker's session only connects to it.
+    if (!o_.command.empty() && s.main) ho.server = so;
+    ho.probe = first;  // the session probes once per run
+    Unlocked waiting(w);
+    t = transport::connect_http(ho);
+  } else {
+    Unlocked waiting(w);
+    t = transport::spawn_stdio(so);
+  }
+  if (!t.ok()) return t.error();
+  s.transport = std::move(t.value());
+  mcp::ClientOptions co;
+  co.timeout = o_.timeout;
+  co.client_version = CTXO_VERSION;
+  s.client = std::make_unique<mcp::Client>(*s.transport, co);
+  std::vector<Reply> attempts;
+  auto info = [&] {
+    Unlocked waiting(w);
+    return s.client->handshake(forced, &attempts);
+  }();
+  if (!info.ok() && info.error().code == "init-probe") {
+    // The server died on the server/discover probe: a legacy server that cannot take an
+    // unknown method. Start it again and speak the legacy era from the first line.
+    finish_session(w, End::kAbandoned);
+    auto again = start(w, "legacy", first);
+    if (!again.ok()) return again;
+    return {};
+  }
+  // Not reached, or refused as a client (HTTP 401): nothing the server said is to be judged.
+  const std::string unreachable = info.ok() ? std::string() : s.transport->failure();
+  if (!info.ok() && !unreachable.empty()) {
+    take_observations(w);
+    rep_.stderr_tail = s.transport->stderr_tail();
+    s.transport->close(std::chrono::milliseconds(300));
+    s.client.reset();
+    s.transport.reset();
+    return make_error(errc::kInit, unreachable);
+  }
+  if (!info.ok()) {
+    if (first) {
+      for (const auto& a : attempts) {
+        if (a.request.value("method", "") == "server/discover") continue;
+        if (a.kind == Reply::Kind::kTimeout && !a.oversize) add(w, checks::no_answer(a.request, "initialize", o_.timeout));
+      }
+      take(w, "", checks::check_failed_init(attempts));
+    }
+    take_observations(w);
+    std::string msg = info.error().message;
+    auto status = s.transport->close(std::chrono::milliseconds(300));
+    if (status.how != transport::ExitStatus::How::kRunning && !status.we_signaled && msg.find("exit") == std::string::npos)
+      msg += " (" + status.describe() + ")";
+    std::string tail = s.transport->stderr_tail();
+    if (!tail.empty()) msg += "; its stderr ended with: " + excerpt(tail.substr(tail.size() > 300 ? tail.size() - 300 : 0), 300);
+    rep_.stderr_tail = tail;
+    s.client.reset();
+    s.transport.reset();
+    return make_error(errc::kInit, msg);
+  }
+  // A case replays the handshake of the run's first session, whichever session found it.
+  if (first) prelude_ = s.client->replay_prelude();
+  s.started_env = s.env;
+  if (first) {
+    if (recorder_) {
+      Reply init;
+      init.kind = Reply::Kind::kResult;
+      init.request = info->init_request;
+      init.result = info->init_result;
+      record(w, init);
+    }
+    rep_.server_name = info->name;
+    rep_.server_version = info->version;
+    rep_.protocol_version = info->protocol_version;
+    rep_.era = info->era;
+    checks::Outcomes init = checks::check_init(*info);
+    for (const char* id : {"T-FRAMING", "T-ID", "T-HANG", "T-CRASH"}) init.pass(id);
+    take(w, "", std::move(init));
+  }
+  negotiated_ = info->era == "modern" ? mcp::kModernVersion : info->protocol_version;
+  s.transport->handshake_done();
+  take_observations(w);
+  return {};
+}
+
+// Ends the worker's current server.
+void Runner::finish_session(Worker& w, End end) {
+  Session& s = w.s;
+  if (!s.transport) return;
+  const bool final = end != End::kAbandoned;
+  // A stdio server's late lines (a late answer, a stray line) are read from what it writes
+  // until it exits, after its end-of-file (see close()); an HTTP server gets a moment first.
+  if (s.client && http()) {
+    {
+      Unlocked waiting(w);
+      s.client->drain(std::chrono::milliseconds(final ? 100 : 0));
+    }
+    take_observations(w);
+  }
+  auto before = s.transport->exit_status();
+  auto status = [&] {
+    Unlocked waiting(w);
+    return s.transport->close(final ? o_.grace : std::chrono::milliseconds(300));
+  }();
+  if (s.client) {
+    if (final && !http()) {
+      Unlocked waiting(w);
+      s.client->drain(std::chrono::milliseconds(10));  // what close() kept: no waiting
+    }
+    rep_.notifications += s.client->traffic().notifications;
+    rep_.server_requests += s.client->traffic().server_requests;
+  }
+  take_observations(w);  // what ending the session showed (HTTP: the session used after DELETE)
+  // The transport's own rules it had a subject for (HTTP: a session, a stream) held, unless a
+  // finding says otherwise; the others stay not applicable.
+  for (const auto& id : s.transport->exercised()) sink_.pass("", id);
+  for (auto& n : s.transport->take_notes()) note(w, std::move(n));
+  // T-SHUTDOWN is stdio's rule (exit when stdin closes): an HTTP server is stopped by a signal.
+  if (final && !http()) sink_.pass("", "T-SHUTDOWN");
+  if (final && !http() && !before && !status.after_eof) {
+    Finding f = checks::no_exit_at_eof(o_.grace, end == End::kReplaced, s.calls.size(), status.describe());
+    // Its state may be why: the calls made on this instance are part of the case.
+    if (!s.calls.empty()) f.sequence = json(s.calls);
+    f.replay = replay_of(json(), s.started_env, f.sequence);
+    add(w, std::move(f));
+  }
+  s.calls.clear();
+  s.wrote = false;
+  rep_.stderr_tail = s.transport->stderr_tail();
+  s.client.reset();
+  s.transport.reset();
+}
+
+// Shrinking a crash restarts the server once per reproducing candidate; those restarts are
+// bounded by the shrink's own call limit, not by --max-restarts.
+bool Runner::restart(Worker& w) {
+  if (!w.shrinking && main_restarts_ >= o_.max_restarts) {
+    note(w, "stopped restarting the server after " + std::to_string(main_restarts_) + " restarts");
+    return false;
+  }
+  if (!w.shrinking) main_restarts_++;
+  rep_.restarts++;
+  finish_session(w, End::kAbandoned);
+  auto r = start(w, negotiated_, false);
+  if (!r.ok()) {
+    note(w, "the server could not be restarted: " + r.error().message);
+    return false;
+  }
+  return true;
+}
+
+// What the client saw on the wire (a log line on stdout, a stray id, an HTTP rule), as findings.
+void Runner::take_observations(Worker& w) {
+  if (!w.s.client) return;
+  for (auto& ob : w.s.client->take_observations()) {
+    Finding f;
+    f.invariant = ob.invariant;
+    f.severity = ob.warning ? Severity::kWarning : Severity::kError;
+    f.request = ob.related_request;
+    f.response_excerpt = ob.excerpt;
+    f.diagnosis = ob.diagnosis;
+    add(w, std::move(f));
+  }
+}
+
+void Runner::crash_finding(Worker& w, const Reply& reply, const char* what) {
+  // The process closed stdout; give it a moment to be reaped so the status is known.
+  // receive() returns at once after EOF, so sleep between polls: an aborting process (core
+  // dump) can take a while to be reapable. At most about 2 s.
+  Session& s = w.s;
+  std::optional<transport::ExitStatus> st = s.transport->exit_status();
+  const bool ours = !http() || !o_.command.empty();  // a process of ours to learn the status of
+  for (int i = 0; ours && i < 200 && !st; ++i) {
+    {
+      Unlocked waiting(w);
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    st = s.transport->exit_status();
+  }
+  std::string how = st ? st->describe() : std::string("closed its stdout");
+  if (http() && !st) how = "went away (" + s.transport->failure() + ")";
+  add(w, checks::crashed(reply.request, how, what, s.transport->stderr_tail()));
+}
+
+}  // namespace ctxo::engine::detail

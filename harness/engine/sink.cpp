@@ -1,0 +1,76 @@
+// SPDX-License-Identifier: MIT
+#include "engine/sink.h"
+
+namespace ctxo::engine {
+
+using nlohmann::json;
+
+std::string tool_of(const json& request) {
+  if (request.is_object() && request.value("method", "") == "tools/call" && request.contains("params") &&
+      request["params"].is_object())
+    return request["params"].value("name", "");
+  return "";
+}
+
+bool http_rule(const std::string& id) { return id.rfind("T-HTTP-", 0) == 0; }
+
+std::vector<std::string> invariants_checked(const checks::Selection& selection, bool live) {
+  std::vector<std::string> ids;
+  for (const auto& inv : checks::registry())
+    if (inv.implemented && (live || inv.family != "transport") && selection.enabled(inv.id)) ids.push_back(inv.id);
+  if (!live) ids.push_back("T-ID");
+  return ids;
+}
+
+ToolSummary& row_of(RunReport& report, const std::string& name) {
+  for (auto& t : report.tools)
+    if (t.name == name) return t;
+  ToolSummary t;
+  t.name = name;
+  report.tools.push_back(t);
+  return report.tools.back();
+}
+
+void count_call(RunReport& report, ToolSummary& row, bool success) {
+  report.calls++;
+  row.calls++;
+  if (success) {
+    row.successes++;
+    report.successes++;
+  }
+}
+
+bool FindingSink::admit(Finding& f, const std::string& tool) const {
+  if (!selection_.enabled(f.invariant)) return false;
+  if (f.tool.empty()) f.tool = tool;
+  if (f.tool.empty() && !http_rule(f.invariant)) f.tool = tool_of(f.request);
+  return true;
+}
+
+std::vector<Finding> FindingSink::take(const std::string& tool, checks::Outcomes o) {
+  std::vector<Finding> fs = o.take_findings();
+  for (auto& f : fs)
+    if (f.tool.empty() && !tool.empty()) f.tool = tool;
+  outcomes_[tool].merge(std::move(o));
+  return fs;
+}
+
+std::optional<std::string> settle_rows(RunReport& report, const checks::Judge& judge, bool forced, bool candidates,
+                                       bool live) {
+  for (const auto& [name, tp] : judge.tool_profiles())
+    for (auto& ts : report.tools)
+      if (ts.name == name) {
+        ts.profile = tp.profile ? tp.profile->name : "";
+        ts.profile_reason = tp.reason;
+      }
+  for (const auto& [name, big] : judge.largest())
+    for (auto& ts : report.tools)
+      if (ts.name == name) ts.largest = big;
+  for (const auto& [name, n] : judge.profiles_detected()) report.profiles_detected[name] = n;
+  report.unprofiled_results = judge.unprofiled();
+  if (forced || !candidates || report.unprofiled_results == 0) return std::nullopt;
+  return std::to_string(report.unprofiled_results) + " tool result(s) matched no envelope profile; only " +
+         (live ? "transport and protocol" : "protocol") + " checks applied to them";
+}
+
+}  // namespace ctxo::engine

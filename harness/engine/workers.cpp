@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: MIT
+// --jobs: a phase's tools shared among N workers, each with its own server; what each tool gives
+// (ToolOut) kept apart and merged in tool order when the phase ends, after its findings are
+// shrunk once per root cause. With one worker everything runs on the caller's thread.
+#include <exception>
+#include <thread>
+
+#include "engine/runner.h"
+
+namespace ctxo::engine::detail {
+
+// Runs `work` for each tool of a phase: in order on this thread, or with --jobs N on N workers,
+// each with its own server (started at its first tool, kept for the next phases). A tool none
+// could run (its worker's server could not be restarted) gets `skip`. When the phase ends, the
+// findings it holds for shrinking are shrunk, once per root cause, and what every tool gave is
+// merged in tool order (merge_phase).
+void Runner::run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std::function<void(Worker&, ToolRun&)>& work,
+                       const std::function<void(ToolRun&)>& skip) {
+  for (ToolRun* tr : phase) {
+    tr->out = ToolOut{};
+    tr->out.harvest = harvest_;
+  }
+  std::vector<bool> done(phase.size(), false);
+  // One tool: its work, with what it gives kept apart from the run's.
+  auto one = [&](Worker& ww, std::size_t i) {
+    ToolRun& tr = *phase[i];
+    done[i] = true;
+    WorkingFor working(ww, tr.out);
+    work(ww, tr);
+  };
+  try {
+    for_each_worker(w, phase.size(), one);
+    for (std::size_t i = 0; i < phase.size(); ++i)
+      if (!done[i]) skip(*phase[i]);
+    std::vector<std::pair<ToolRun*, std::size_t>> shrinks;  // (tool, its pending shrink)
+    for (ToolRun* tr : phase) {
+      for (std::size_t k = 0; k < tr->out.shrinks.size(); ++k) {
+        // One root cause, one shrink: the same invariant and diagnosis (numbers aside) already
+        // shrunk on an earlier tool is reported as generated.
+        Finding cause = tr->out.findings[tr->out.shrinks[k].finding];
+        cause.tool.clear();
+        const std::string key = finding_key(cause);
+        if (auto it = shrunk_causes_.find(key); it != shrunk_causes_.end() && it->second != tr->name) {
+          shrinks_shared_[it->second]++;
+          continue;
+        }
+        shrunk_causes_.emplace(key, tr->name);
+        shrinks.emplace_back(tr, k);
+      }
+    }
+    std::vector<ToolRun*> shrinking;
+    for (const auto& [tr, k] : shrinks)
+      if (shrinking.empty() || shrinking.back() != tr) shrinking.push_back(tr);
+    for_each_worker(w, shrinking.size(), [&](Worker& ww, std::size_t i) {
+      ToolRun& tr = *shrinking[i];
+      WorkingFor working(ww, tr.out);
+      ToolSummary* ts = summary_of(tr.name);
+      for (const auto& [owner, k] : shrinks) {
+        if (owner != &tr || !ww.s.alive) continue;
+        const PendingShrink p = tr.out.shrinks[k];  // (a copy: the shrink may add to the tool's lists)
+        Finding shrunk = shrink(ww, *ts, tr, p.arguments, tr.out.findings[p.finding], p.broken, run_t0_);
+        tr.out.findings[p.finding] = std::move(shrunk);
+      }
+    });
+  } catch (...) {
+    merge_phase(phase);  // what was found before the signal is reported
+    throw;
+  }
+  merge_phase(phase);
+}
+
+// What the tools of a phase gave, into the run, in tool order.
+void Runner::merge_phase(const std::vector<ToolRun*>& phase) {
+  for (ToolRun* tr : phase) merge_out(tr->out);
+}
+
+// What one piece of parallel work gave, into the run (it is left empty).
+void Runner::merge_out(ToolOut& from) {
+  ToolOut out = std::move(from);
+  from = ToolOut{};
+  for (auto& f : out.findings) sink_.merge(std::move(f));
+  for (auto& n : out.notes) rep_.notes.push_back(std::move(n));
+  for (auto& sc : out.sweep_calls)
+    if (sweep_calls_.size() < kMaxSweepCalls) sweep_calls_.push_back(std::move(sc));
+  harvest_.absorb(out.harvest);
+}
+
+// Calls task(worker, i) for i in [0, n): on `w` when --jobs is 1, else on up to --jobs workers,
+// each on its own session (`w`'s is the first). Only waiting on a server is done without
+// holding their lock (Unlocked). A worker whose server cannot be restarted takes no more tasks,
+// and none is started after the first such worker (as a run of one worker stops there). The
+// first exception (a signal) stops the others and is thrown here once they are done.
+// `start_sessions` false: the tasks start their own servers (the limit sweep: another environment).
+void Runner::for_each_worker(Worker& w, std::size_t n, const std::function<void(Worker&, std::size_t)>& task,
+                             bool start_sessions) {
+  const std::size_t workers = std::min<std::size_t>(jobs_, n);
+  if (workers <= 1) {
+    for (std::size_t i = 0; i < n && w.s.alive && !dead_; ++i) task(w, i);
+    dead_ = dead_ || !w.s.alive;
+    return;
+  }
+  while (sessions_.size() < workers) {
+    sessions_.push_back(std::make_unique<Session>());
+    sessions_.back()->main = false;
+    sessions_.back()->env = o_.env;
+  }
+  std::mutex gil;
+  std::size_t next = 0;
+  std::exception_ptr failure;
+  auto worker = [&](std::size_t k) {
+    Worker ww(*sessions_[k]);
+    std::unique_lock<std::mutex> lock(gil);
+    ww.lock = &lock;
+    try {
+      while (next < n && !failure && !dead_) {
+        if (start_sessions && ww.s.alive && !ww.s.transport) {
+          auto st = start(ww, negotiated_, false);
+          if (!st.ok()) {
+            note(ww, "a --jobs worker could not start the server: " + st.error().message);
+            ww.s.alive = false;
+          }
+        }
+        if (!ww.s.alive) {
+          dead_ = true;
+          break;
+        }
+        // Starting the server let the others run: they may have taken the rest.
+        if (next >= n || failure || dead_) break;
+        task(ww, next++);
+        if (!ww.s.alive) dead_ = true;
+      }
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t k = 1; k < workers; ++k) threads.emplace_back(worker, k);
+  worker(0);
+  for (auto& t : threads) t.join();
+  if (failure) std::rethrow_exception(failure);
+}
+
+// Ends the workers' sessions (all but the first).
+void Runner::finish_workers(End end) {
+  for (std::size_t k = 1; k < sessions_.size(); ++k) {
+    Worker ww(*sessions_[k]);
+    finish_session(ww, end);
+  }
+}
+
+}  // namespace ctxo::engine::detail
