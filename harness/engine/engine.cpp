@@ -163,7 +163,7 @@ class Runner {
     } current(&main_ctx);
     S().env = o_.env;
     if (!o_.record_path.empty()) {
-      auto r = Recorder::open(o_.record_path);
+      auto r = Recorder::open(o_.record_path, o_.redactor);
       if (!r.ok()) {
         rep_.error = r.error();
         rep_.exit_code = 2;

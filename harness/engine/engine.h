@@ -19,6 +19,7 @@
 #include "checks/outcome.h"
 #include "checks/registry.h"
 #include "core/finding.h"
+#include "core/redact.h"
 #include "core/result.h"
 #include "profile/profile.h"
 
@@ -82,6 +83,9 @@ struct RunOptions {
   bool allow_remote_urls = false;
   /// --host: the host profiles for H-* checks ("" = the defaults, "none" = none; see profile::load_hosts).
   std::string host;
+  /// The credentials to scrub from what the run writes itself while it runs (the --record
+  /// transcript); null = none. The CLI scrubs the report, the console and case files with it.
+  std::shared_ptr<const core::Redactor> redactor;
 };
 
 /// Per-tool outcome.
