@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -20,8 +21,10 @@
 #include "checks/registry.h"
 #include "cli/config.h"
 #include "cli/outputs.h"
-#include "engine/cases.h"
+#include "cli/scrub.h"
+#include "core/redact.h"
 #include "core/text.h"
+#include "engine/cases.h"
 #include "engine/engine.h"
 #include "engine/gate.h"
 #include "engine/transcript.h"
@@ -131,15 +134,22 @@ ctxo::reports::ConsoleStyle console_style(const std::string& color, int verbosit
 }
 
 // Writes the reports and the console summary of a finished report; returns its exit code (2 when
-// a report cannot be written).
+// a report cannot be written). With a `redactor`, the report must have been scrubbed
+// (cli::scrub_report); the rendered reports and the console text are scrubbed once more.
 int finish(const ctxo::engine::RunReport& report, const ctxo::cli::Outputs& outputs, const std::string& color,
-           int verbosity) {
+           int verbosity, const ctxo::core::Redactor* redactor = nullptr) {
+  if (redactor && redactor->empty()) redactor = nullptr;
   const bool to_stderr = outputs.to_stdout() > 0;
-  std::ostream& con = to_stderr ? std::cerr : std::cout;
+  std::ostream& raw = to_stderr ? std::cerr : std::cout;
   auto style = console_style(color, verbosity, to_stderr);
-  auto w = outputs.write(report, kVersion);
-  ctxo::reports::print_summary(con, report, style);
-  if (!w.ok()) return usage_error(w.error().message);
+  auto w = outputs.write(report, kVersion, redactor);
+  if (redactor) {
+    ctxo::cli::ScrubbingStream con(raw, *redactor);
+    ctxo::reports::print_summary(con, report, style);
+  } else {
+    ctxo::reports::print_summary(raw, report, style);
+  }
+  if (!w.ok()) return usage_error(redactor ? redactor->scrub(w.error().message) : w.error().message);
   return report.exit_code;
 }
 
@@ -266,6 +276,8 @@ int run_replay(int argc, char** argv) {
                "A run writes a case file per finding (--cases DIR). The replay starts the server as the run\n"
                "did (command, environment, working directory, protocol version), makes the recorded call\n"
                "(the shrunk one), and checks the case's invariant; limit-sweep invariants sweep again.\n"
+               "An env value the run redacted (<redacted>: a name holding TOKEN, KEY, SECRET, PASS, AUTH,\n"
+               "CREDENTIAL or COOKIE) is taken from the environment variable of the same name.\n"
                "Exit codes: 0 it no longer fails, 1 it still fails, 2 bad case file or option,\n"
                "            3 the server could not be started or initialised.",
                "ctxo-conform replay"};
@@ -279,7 +291,7 @@ int run_replay(int argc, char** argv) {
   app.add_option("--timeout", timeout_ms, "Per-request timeout in milliseconds (default: the run's)")->type_name("MS");
   app.add_option("--url", url, "An HTTP case: reach the server at URL instead of the recorded one")->type_name("URL");
   app.add_option("--header", headers, "An HTTP case: header sent with every request (repeatable; case files keep "
-                                      "only the names of the run's headers)")
+                                      "only the names of the run's headers; its value is never printed)")
       ->type_name("K:V")
       ->allow_extra_args(false);
   outputs.add_options(app);
@@ -308,8 +320,20 @@ int run_replay(int argc, char** argv) {
       return usage_error("--timeout must be a number of milliseconds from 1 to 86400000 (a day)");
     c.options.timeout = std::chrono::milliseconds(*timeout_ms);
   }
+  // The run that wrote the case redacted its secret env values: they come from the environment.
+  if (auto missing = ctxo::cli::resolve_redacted_env(c.options.env); !missing.empty()) {
+    std::string names;
+    for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
+    return usage_error("the case's server environment holds redacted value(s) of " + names +
+                       " (the run never writes secrets): set " + (missing.size() == 1 ? "it" : "them") +
+                       " in the environment (export " + missing.front() + "=...) and replay again");
+  }
+  const auto redactor = std::make_shared<const ctxo::core::Redactor>(
+      ctxo::core::Redactor::for_run(c.options.headers, c.options.env));
+  if (!redactor->empty()) c.options.redactor = redactor;
   const bool to_stderr = outputs.to_stdout() > 0;
-  std::ostream& con = to_stderr ? std::cerr : std::cout;
+  std::ostream& raw = to_stderr ? std::cerr : std::cout;
+  ctxo::cli::ScrubbingStream con(raw, *redactor);
   auto style = console_style(color, verbosity, to_stderr);
   if (c.options.headers.empty() && c.doc["server"].contains("headers") && c.doc["server"]["headers"].is_array() &&
       !c.doc["server"]["headers"].empty()) {
@@ -322,19 +346,22 @@ int run_replay(int argc, char** argv) {
     con << "replaying " << c.invariant << (c.tool.empty() ? std::string() : " on tool " + c.tool) << " from " << case_path
         << "\n";
   ctxo::reports::ConsoleListener listener(con, style);
+  ctxo::cli::ScrubbingListener scrubbing(listener, *redactor);
   ctxo::transport::adopt_orphans();
-  auto report = ctxo::engine::run(c.options, listener);
+  auto report = ctxo::engine::run(c.options, scrubbing);
   listener.clear_line();
+  con.flush();
+  ctxo::cli::scrub_report(report, *redactor);
   if (report.error) {
     std::cerr << "error: the server could not be started: " << ctxo::reports::display_text(report.error->message, false)
               << "\n";
     report.exit_code = report.exit_code == kExitUsage ? kExitUsage : kExitServer;
-    return finish(report, outputs, color, verbosity);
+    return finish(report, outputs, color, verbosity, redactor.get());
   }
   const auto same = std::find_if(report.findings.begin(), report.findings.end(), [&](const auto& rf) {
     return rf.finding.invariant == c.invariant && rf.finding.tool == c.tool;
   });
-  const int code = finish(report, outputs, color, verbosity);
+  const int code = finish(report, outputs, color, verbosity, redactor.get());
   if (code == kExitUsage) return code;
   if (same != report.findings.end()) {
     con << "still fails: " << c.invariant << (c.tool.empty() ? std::string() : " on " + c.tool) << ": "
@@ -412,10 +439,13 @@ int main(int argc, char** argv) {
                  "(then it can be restarted, and swept under other limits)")
       ->type_name("URL");
   app.add_option("--header", cli.headers, "HTTP header sent with every request, e.g. a bearer token (repeatable; "
-                                          "its value is never printed)")
+                                          "its value, and a server's echo of it, is never printed: <redacted>)")
       ->type_name("K:V")
       ->allow_extra_args(false);
-  app.add_option("--env", cli.env, "Extra environment for the server (repeatable)")->type_name("K=V")->allow_extra_args(false);
+  app.add_option("--env", cli.env, "Extra environment for the server (repeatable); the value of a name holding TOKEN, "
+                                    "KEY, SECRET, PASS, AUTH, CREDENTIAL or COOKIE is never printed: <redacted>")
+      ->type_name("K=V")
+      ->allow_extra_args(false);
   app.add_option("--cwd", cli.cwd, "The server's working directory")->type_name("DIR");
   app.add_option("--protocol", cli.protocol,
                  "Force a protocol version (2026-07-28, 2025-11-25, 2025-06-18, 2025-03-26, 2024-11-05)")
@@ -649,12 +679,21 @@ int main(int argc, char** argv) {
 
   // --- run ------------------------------------------------------------------------------------
   // Console output goes to stdout unless a report does; then to stderr.
-  std::ostream& con = stdout_reports ? std::cerr : std::cout;
+  // Secrets (core/redact.h) are scrubbed on the way out: the console's events and text as the run
+  // goes, the transcript (--record) by the engine, then the finished report, before anything
+  // else reads it (baseline, case files, reports, summary).
+  const auto redactor = std::make_shared<const ctxo::core::Redactor>(ctxo::core::Redactor::for_run(o.headers, o.env));
+  if (!redactor->empty()) o.redactor = redactor;
+  std::ostream& raw = stdout_reports ? std::cerr : std::cout;
+  ctxo::cli::ScrubbingStream con(raw, *redactor);
   auto style = console_style(cli.color, cli.verbosity, stdout_reports > 0);
   ctxo::reports::ConsoleListener listener(con, style);
+  ctxo::cli::ScrubbingListener scrubbing(listener, *redactor);
   ctxo::transport::adopt_orphans();
-  auto report = ctxo::engine::run(o, listener);
+  auto report = ctxo::engine::run(o, scrubbing);
   listener.clear_line();
+  con.flush();
+  ctxo::cli::scrub_report(report, *redactor);
 
   if (report.error) {
     std::cerr << "error: "
@@ -664,7 +703,8 @@ int main(int argc, char** argv) {
   }
   if (!cli.baseline.empty()) ctxo::engine::apply_baseline(report, accepted);
   if (!cli.no_cases && !report.findings.empty()) {
-    if (auto w = ctxo::engine::write_cases(report, o, cli.cases); !w.ok()) std::cerr << "error: " << w.error().message << "\n";
+    if (auto w = ctxo::engine::write_cases(report, o, cli.cases, redactor.get()); !w.ok())
+      std::cerr << "error: " << redactor->scrub(w.error().message) << "\n";
   }
-  return finish(report, cli.outputs, cli.color, cli.verbosity);
+  return finish(report, cli.outputs, cli.color, cli.verbosity, redactor.get());
 }

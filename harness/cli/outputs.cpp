@@ -87,12 +87,15 @@ void Outputs::remove_stale() const {
   }
 }
 
-Result<void> Outputs::write(const engine::RunReport& report, const std::string& version) const {
+Result<void> Outputs::write(const engine::RunReport& report, const std::string& version,
+                            const core::Redactor* redactor) const {
   std::optional<Error> first;
   for (const auto& f : formats()) {
     const std::string& p = this->*f.path;
     if (p.empty()) continue;
-    auto w = reports::write_text(p, f.render(report, version));
+    std::string text = f.render(report, version);
+    if (redactor) redactor->scrub_in_place(text);
+    auto w = reports::write_text(p, text);
     if (!w.ok() && !first) first = w.error();  // write the others anyway
   }
   if (first) return *first;

@@ -7,6 +7,7 @@
 
 #include <CLI/CLI.hpp>
 
+#include "core/redact.h"
 #include "core/result.h"
 #include "engine/report.h"
 
@@ -25,8 +26,12 @@ struct Outputs {
   /// writes its own (killed, interrupted) leaves no stale verdict for CI to publish. For a live run
   /// or replay only, after --baseline is read (`check` and `merge` may read the same paths).
   void remove_stale() const;
-  /// Renders and writes every requested report. Error "io" naming the path.
-  Result<void> write(const engine::RunReport& report, const std::string& version) const;
+  /// Renders and writes every requested report. Error "io" naming the path. With a `redactor`
+  /// (pass the report already scrubbed: cli::scrub_report), each rendered text is scrubbed once
+  /// more as written: a secret that only rendering put together (text of two fields side by side)
+  /// does not leave either.
+  Result<void> write(const engine::RunReport& report, const std::string& version,
+                     const core::Redactor* redactor = nullptr) const;
 };
 
 }  // namespace ctxo::cli

@@ -42,7 +42,8 @@ std::optional<ReplayCall> call_of(const json& request, bool as_miss) {
 
 }  // namespace
 
-json case_json(const ReportedFinding& rf, const RunReport& report, const RunOptions& options) {
+json case_json(const ReportedFinding& rf, const RunReport& report, const RunOptions& options,
+               const core::Redactor* redactor) {
   const Finding& f = rf.finding;
   json server = {{"command", options.command},
                  {"env", f.env.empty() ? options.env : f.env},
@@ -75,25 +76,39 @@ json case_json(const ReportedFinding& rf, const RunReport& report, const RunOpti
               {"limits", options.limits}};
   if (options.root) doc["root"] = *options.root;
   if (f.sequence.is_array() && !f.sequence.empty()) doc["sequence"] = f.sequence;
+  if (redactor) redactor->scrub_json(doc);
   return doc;
 }
 
-std::string case_file_name(const Finding& f) {
+std::string case_file_name(const Finding& f, const core::Redactor* redactor) {
   char hex[17];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(finding_key(f))));
-  return safe_name(f.invariant) + "-" + (f.tool.empty() ? std::string("server") : safe_name(f.tool)) + "-" +
-         std::string(hex, 8) + ".json";
+  auto name = [&](const std::string& tool) {
+    return safe_name(f.invariant) + "-" + (f.tool.empty() ? std::string("server") : tool) + "-" + std::string(hex, 8) +
+           ".json";
+  };
+  if (!redactor) return name(safe_name(f.tool));
+  // The tool name scrubbed before it is cut to a file name's characters and length (so a cut
+  // cannot leave part of the marker and the rest of a secret); what safe_name makes of it is
+  // looked at again, as is the whole name.
+  std::string n = name(safe_name(redactor->scrub(f.tool)));
+  if (redactor->contains(n)) n = name("tool");
+  return n;
 }
 
-Result<void> write_cases(RunReport& report, const RunOptions& options, const std::string& dir) {
+Result<void> write_cases(RunReport& report, const RunOptions& options, const std::string& dir,
+                         const core::Redactor* redactor) {
+  if (redactor && redactor->empty()) redactor = nullptr;
   if (report.findings.empty()) return {};
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return make_error("io", "cannot create the case directory '" + dir + "': " + ec.message());
   for (auto& rf : report.findings) {
-    const std::string path = (std::filesystem::path(dir) / case_file_name(rf.finding)).string();
+    const std::string path = (std::filesystem::path(dir) / case_file_name(rf.finding, redactor)).string();
+    std::string text = case_json(rf, report, options, redactor).dump(2);
+    if (redactor) redactor->scrub_in_place(text);  // a last look at the text as written
     std::ofstream out(path, std::ios::trunc);
-    out << case_json(rf, report, options).dump(2) << "\n";
+    out << text << "\n";
     out.close();
     if (!out) return make_error("io", "cannot write the case file '" + path + "'");
     rf.case_file = path;

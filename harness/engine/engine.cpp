@@ -62,7 +62,7 @@ RunReport Runner::run() {
     return std::move(rep_);
   };
   if (!o_.record_path.empty()) {
-    auto r = Recorder::open(o_.record_path);
+    auto r = Recorder::open(o_.record_path, o_.redactor);
     if (!r.ok()) return fail(r.error());
     recorder_.emplace(std::move(r.value()));
     if (http()) recorder_->set_server({{"url", o_.url}});

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/registry.h"
+#include "core/redact.h"
 #include "engine/profiles.h"
 
 namespace ctxo::engine {
@@ -80,6 +81,9 @@ struct RunOptions {
   /// --profile and --host already loaded (the command line loads them once to refuse a bad
   /// value before a server starts); null: the run loads `profile` and `host`.
   std::shared_ptr<const Judging> judging;
+  /// The credentials to scrub from what the run writes itself while it runs (the --record
+  /// transcript); null = none. The CLI scrubs the report, the console and case files with it.
+  std::shared_ptr<const core::Redactor> redactor;
 };
 
 }  // namespace ctxo::engine

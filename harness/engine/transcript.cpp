@@ -275,11 +275,12 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   return rep;
 }
 
-Result<Recorder> Recorder::open(const std::string& path) {
+Result<Recorder> Recorder::open(const std::string& path, std::shared_ptr<const core::Redactor> redactor) {
   std::ofstream f(path, std::ios::binary | std::ios::trunc);
   if (!f) return make_error("io", "cannot write --record file '" + path + "'");
   Recorder r;
   r.path_ = path;
+  if (redactor && !redactor->empty()) r.redactor_ = std::move(redactor);
   return r;
 }
 
@@ -292,8 +293,18 @@ void Recorder::record(const json& request, const json& response, const std::map<
     line["server"] = std::move(server_);
     server_ = nullptr;
   }
+  std::string text;
+  if (redactor_) {
+    // Secrets the server echoed (or harvested values that carry them) are scrubbed string by
+    // string, so every escaped form in the dump is covered; the dumped line is checked again.
+    redactor_->scrub_json(line);
+    text = line.dump(-1, ' ', false, json::error_handler_t::replace);
+    redactor_->scrub_in_place(text);
+  } else {
+    text = line.dump(-1, ' ', false, json::error_handler_t::replace);
+  }
   errno = 0;
-  f << line.dump(-1, ' ', false, json::error_handler_t::replace) << "\n";
+  f << text << "\n";
   f.flush();
   if (!f) error_ = "cannot write --record file '" + path_ + "'" + (errno ? std::string(": ") + std::strerror(errno) : "");
 }

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/redact.h"
 #include "core/result.h"
 #include "checks/registry.h"
 #include "engine/report.h"
@@ -35,8 +37,9 @@ Result<RunReport> check_transcript(const CheckOptions& options);
 /// Appends exchanges to a transcript file as they happen.
 class Recorder {
  public:
-  /// Opens (truncates) `path`. Errors: "io".
-  static Result<Recorder> open(const std::string& path);
+  /// Opens (truncates) `path`. Errors: "io". With a `redactor`, every line is scrubbed of its
+  /// secrets before it is written (the request, the server's answer, the env, the server's URL).
+  static Result<Recorder> open(const std::string& path, std::shared_ptr<const core::Redactor> redactor = nullptr);
   /// Appends one exchange. A write that fails (a full disk) is kept in error(); later ones are
   /// not tried.
   void record(const nlohmann::json& request, const nlohmann::json& response,
@@ -49,6 +52,7 @@ class Recorder {
 
  private:
   std::string path_;
+  std::shared_ptr<const core::Redactor> redactor_;
   nlohmann::json server_;
   std::string error_;
 };
