@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include "checks/envelope_util.h"
 #include "core/json_bounded.h"
@@ -146,10 +147,12 @@ struct Judge::State {
   static constexpr std::size_t kMaxPendingBytes = 64u << 20;
 
   const json* tool_json(const std::string& name) const {
-    for (const auto& t : setup.tools)
-      if (t.is_object() && t.value("name", json()) == name) return &t;
-    return nullptr;
+    auto it = by_name.find(name);
+    return it == by_name.end() ? nullptr : it->second;
   }
+  /// Each listed name's first entry in setup.tools (a lookup per answer: a listing of 50,000
+  /// tools must not make it a scan).
+  std::unordered_map<std::string, const json*> by_name;
 
   ToolValidators& validators_of(const std::string& name) {
     auto it = validators.find(name);
@@ -317,6 +320,8 @@ struct Judge::State {
 
 Judge::Judge(JudgeSetup setup) : s_(std::make_unique<State>()) {
   s_->setup = std::move(setup);
+  for (const auto& t : s_->setup.tools)
+    if (t.is_object() && t.contains("name") && t["name"].is_string()) s_->by_name.emplace(t["name"].get<std::string>(), &t);
   if (!s_->setup.hosts.empty()) s_->meter = std::make_unique<HostMeter>(std::move(s_->setup.hosts));
 }
 

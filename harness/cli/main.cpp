@@ -21,6 +21,7 @@
 #include "checks/registry.h"
 #include "cli/config.h"
 #include "cli/outputs.h"
+#include "cli/stop.h"
 #include "cli/scrub.h"
 #include "core/redact.h"
 #include "core/text.h"
@@ -348,7 +349,21 @@ int run_replay(int argc, char** argv) {
   ctxo::reports::ConsoleListener listener(con, style);
   ctxo::cli::ScrubbingListener scrubbing(listener, *redactor);
   ctxo::transport::adopt_orphans();
+  // A stop the run cannot answer in time: the reports from its snapshot (cli/stop.h).
+  c.options.snapshot = std::make_shared<ctxo::engine::Snapshot>();
+  ctxo::engine::RunReport fallback;
+  fallback.command = c.options.command;
+  fallback.url = c.options.url;
+  fallback.seed = c.options.seed;
+  ctxo::cli::StopWriter stop(c.options.snapshot, fallback, [&](ctxo::engine::RunReport& r) {
+    listener.clear_line();
+    con.flush();
+    ctxo::cli::scrub_report(r, *redactor);
+    return finish(r, outputs, color, verbosity, redactor.get());
+  });
   auto report = ctxo::engine::run(c.options, scrubbing);
+  if (!stop.claim())
+    for (;;) ::pause();  // the stop writer is writing the reports; it exits the process
   listener.clear_line();
   con.flush();
   ctxo::cli::scrub_report(report, *redactor);
@@ -690,21 +705,35 @@ int main(int argc, char** argv) {
   ctxo::reports::ConsoleListener listener(con, style);
   ctxo::cli::ScrubbingListener scrubbing(listener, *redactor);
   ctxo::transport::adopt_orphans();
+  // A finished report, the run's or (after a signal the run could not answer in time) its
+  // snapshot's: scrubbed, the baseline applied, case files and reports written.
+  auto complete = [&](ctxo::engine::RunReport& report) {
+    listener.clear_line();
+    con.flush();
+    ctxo::cli::scrub_report(report, *redactor);
+    if (report.error) {
+      std::cerr << "error: "
+                << (report.error->code == ctxo::errc::kSpawn || report.error->code == ctxo::errc::kIo ? "" : "the server could not be initialised: ")
+                << ctxo::reports::display_text(report.error->message, false) << "\n";
+      if (report.exit_code != kExitUsage) report.exit_code = kExitServer;
+    }
+    if (!cli.baseline.empty()) ctxo::engine::apply_baseline(report, accepted);
+    if (!cli.no_cases && !report.findings.empty()) {
+      if (auto w = ctxo::engine::write_cases(report, o, cli.cases, redactor.get()); !w.ok())
+        std::cerr << "error: " << redactor->scrub(w.error().message) << "\n";
+    }
+    return finish(report, cli.outputs, cli.color, cli.verbosity, redactor.get());
+  };
+  o.snapshot = std::make_shared<ctxo::engine::Snapshot>();
+  pre.command = o.command;
+  pre.url = o.url;
+  pre.env = o.env;
+  pre.cwd = o.cwd;
+  pre.profile = o.profile;
+  pre.root = o.root;
+  ctxo::cli::StopWriter stop(o.snapshot, pre, complete);
   auto report = ctxo::engine::run(o, scrubbing);
-  listener.clear_line();
-  con.flush();
-  ctxo::cli::scrub_report(report, *redactor);
-
-  if (report.error) {
-    std::cerr << "error: "
-              << (report.error->code == ctxo::errc::kSpawn || report.error->code == ctxo::errc::kIo ? "" : "the server could not be initialised: ")
-              << ctxo::reports::display_text(report.error->message, false) << "\n";
-    if (report.exit_code != kExitUsage) report.exit_code = kExitServer;
-  }
-  if (!cli.baseline.empty()) ctxo::engine::apply_baseline(report, accepted);
-  if (!cli.no_cases && !report.findings.empty()) {
-    if (auto w = ctxo::engine::write_cases(report, o, cli.cases, redactor.get()); !w.ok())
-      std::cerr << "error: " << redactor->scrub(w.error().message) << "\n";
-  }
-  return finish(report, cli.outputs, cli.color, cli.verbosity, redactor.get());
+  if (!stop.claim())
+    for (;;) ::pause();  // the stop writer is writing the reports; it exits the process
+  return complete(report);
 }

@@ -67,6 +67,10 @@ void Runner::tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_
   const json* tool = tr.tool;
   ToolSummary* ts = summary_of(name);
   l_.on_tool(*ts, started++, total);
+  if (over_budget(t0)) {  // before its plan is built: thousands of tools past the budget cost nothing
+    ts->skipped = "time budget reached";
+    return;
+  }
   const json input_schema = tool->contains("inputSchema") && (*tool)["inputSchema"].is_object()
                                 ? (*tool)["inputSchema"]
                                 : json{{"type", "object"}};
@@ -283,6 +287,7 @@ Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args) {
   if (judge_ && ((reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) || !reply.transport_failure.empty()))
     judge_->unanswered(ts.name);
   l_.on_call(ts, rep_.calls);
+  snapshot(false);
   take_observations(w);
   // Slow is not hung: a T-HANG warning about latency, with the time it took.
   if (reply.late && !reply.progressed && (reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError))

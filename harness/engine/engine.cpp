@@ -39,7 +39,7 @@ Runner::Runner(const RunOptions& o, Listener& l) : o_(o), l_(l), sink_(rep_, o.s
 }
 
 RunReport Runner::run() {
-  const auto t0 = Clock::now();
+  const auto t0 = started_ = Clock::now();
   rep_.seed = o_.seed;
   rep_.command = o_.command;
   rep_.url = o_.url;
@@ -120,12 +120,35 @@ void Runner::add(Worker& w, Finding f) {
   }
   // Shown as it is found, once per root cause; a tool's findings join the report when its phase
   // ends (merge_phase), in tool order.
-  if (printed_.insert(finding_key(f)).second) l_.on_finding(f);
-  if (w.out) {
-    w.out->findings.push_back(std::move(f));
-    return;
+  const bool shown = printed_.insert(finding_key(f)).second;
+  if (shown) l_.on_finding(f);
+  if (w.out) w.out->findings.push_back(std::move(f));
+  else sink_.merge(std::move(f));
+  if (shown) snapshot(true);
+}
+
+// The report as it stands, published for a stop that cannot wait for the run (RunOptions::
+// snapshot): the findings merged so far and those the phase under way holds, the rows, notes,
+// counters and statuses. At most every 200 ms (`force`: a new finding, a phase's end: sooner),
+// and never more than a twentieth of the run's time: a report of thousands of rows takes a
+// while to copy.
+void Runner::snapshot(bool force) {
+  if (!o_.snapshot) return;
+  const auto now = Clock::now();
+  if (now < (force ? next_forced_snapshot_ : next_snapshot_)) return;
+  RunReport r = rep_;
+  std::map<std::string, std::size_t> index;
+  for (std::size_t i = 0; i < r.findings.size(); ++i) index.emplace(finding_key(r.findings[i].finding), i);
+  for (const ToolRun* tr : current_phase_) {
+    for (const auto& f : tr->out.findings) merge_finding(r, index, f);
+    for (const auto& n : tr->out.notes) r.notes.push_back(n);
   }
-  sink_.merge(std::move(f));
+  sink_.publish_into(r);
+  r.duration = std::chrono::duration_cast<std::chrono::milliseconds>(now - started_);
+  o_.snapshot->publish(std::move(r));
+  const auto cost = Clock::now() - now;
+  next_forced_snapshot_ = now + cost * 20;
+  next_snapshot_ = now + std::max<Clock::duration>(std::chrono::milliseconds(200), cost * 20);
 }
 
 // What checks said about `tool` ("" = the server): statuses kept, findings reported.
@@ -171,6 +194,7 @@ void Runner::body(Worker& w) {
     return;
   }
   l_.on_started(rep_);
+  snapshot(true);
 
   auto listing = w.s.client->list_tools();
   for (const auto& page : listing.pages) record(w, page);
@@ -205,6 +229,7 @@ void Runner::body(Worker& w) {
     note(w, "the case's tool '" + o_.replay->tool + "' is not in the server's tools/list any more");
   if (auto writers = writers_note(rep_.tools)) note(w, std::move(*writers));
   l_.on_tools(rep_.tools);
+  snapshot(true);
   run_phases(w, sel.selected);
   if (budget_hit_) note(w, "--time-budget reached: some generated calls were not made");
   if (!shrinks_shared_.empty()) {
@@ -232,7 +257,9 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
   // name.
   std::vector<const json*> selected = chosen;
   std::stable_partition(selected.begin(), selected.end(), [](const json* t) { return !needs_identifier(*t); });
-  const auto t0 = run_t0_ = Clock::now();
+  // --time-budget counts from the start of the run: starting the server, listing and selecting
+  // its tools are part of what a budget bounds.
+  const auto t0 = run_t0_ = started_;
   // A state-carrying case (T-SHUTDOWN): the calls that were made on the failing instance, first,
   // in order, on this one. Their own answers are not the case.
   if (o_.replay && !o_.replay->sequence.empty()) {
@@ -315,6 +342,25 @@ bool Runner::envelope_wanted() const {
     if (inv.family != "transport" && inv.family != "protocol" && inv.family != "host" && invariant_wanted(inv.id))
       return true;
   return false;
+}
+
+// The row of tool `name` (appended when it has none): a lookup per call, so not a scan of a
+// listing of 50,000 tools.
+ToolSummary* Runner::summary_of(const std::string& name) {
+  auto indexed = [&]() -> ToolSummary* {
+    auto it = row_index_.find(name);
+    if (it != row_index_.end() && it->second < rep_.tools.size() && rep_.tools[it->second].name == name)
+      return &rep_.tools[it->second];
+    return nullptr;
+  };
+  if (ToolSummary* row = indexed()) return row;
+  // The rows were set or grown since the index was made: index them all (first row of a name).
+  row_index_.clear();
+  for (std::size_t i = 0; i < rep_.tools.size(); ++i) row_index_.emplace(rep_.tools[i].name, i);
+  if (ToolSummary* row = indexed()) return row;
+  ToolSummary& row = row_of(rep_, name);
+  row_index_[name] = static_cast<std::size_t>(&row - rep_.tools.data());
+  return &row;
 }
 
 // An answered exchange, into the --record transcript.

@@ -17,6 +17,7 @@
 #include "checks/registry.h"
 #include "core/redact.h"
 #include "engine/profiles.h"
+#include "engine/snapshot.h"
 
 namespace ctxo::engine {
 
@@ -84,6 +85,10 @@ struct RunOptions {
   /// The credentials to scrub from what the run writes itself while it runs (the --record
   /// transcript); null = none. The CLI scrubs the report, the console and case files with it.
   std::shared_ptr<const core::Redactor> redactor;
+  /// Where the run publishes its report as it goes (findings as they are found, rows and
+  /// counters at most every 200 ms), for the command line to write when a stop cannot wait for
+  /// the run; null = not kept.
+  std::shared_ptr<Snapshot> snapshot;
 };
 
 }  // namespace ctxo::engine

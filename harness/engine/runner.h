@@ -17,6 +17,7 @@
 #include <mutex>
 #include <optional>
 #include <set>
+#include <unordered_map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -178,8 +179,9 @@ class Runner {
   bool invariant_wanted(std::string_view id) const { return o_.selection.enabled(id); }
   bool envelope_wanted() const;
   void record(Worker& w, const Reply& reply);
-  ToolSummary* summary_of(const std::string& name) { return &row_of(rep_, name); }
+  ToolSummary* summary_of(const std::string& name);
   void run_phases(Worker& w, const std::vector<const json*>& selected);
+  void snapshot(bool force);
 
   // --- session.cpp ---------------------------------------------------------------------------
   Result<void> start(Worker& w, const std::string& forced, bool first);
@@ -264,6 +266,11 @@ class Runner {
   static constexpr std::size_t kMaxResumeChains = 8;
   static constexpr std::size_t kMaxResumePages = 50;
   std::optional<Recorder> recorder_;
+  Clock::time_point started_;                 ///< When the run began.
+  Clock::time_point next_snapshot_;           ///< The earliest a call publishes the report again (RunOptions::snapshot).
+  Clock::time_point next_forced_snapshot_;    ///< The earliest a finding or a phase's end does.
+  std::vector<ToolRun*> current_phase_;       ///< The tools of the phase under way (their findings are pending).
+  std::unordered_map<std::string, std::size_t> row_index_;  ///< Tool name -> its row in rep_.tools (summary_of).
   gen::Harvest harvest_;                      ///< Identifiers from answers, fed to later calls.
   std::size_t main_restarts_ = 0;             ///< Restarts outside shrinking (--max-restarts).
   static constexpr std::size_t kShrinkCandidates = 1024;  ///< Shrinks of one value considered per step.

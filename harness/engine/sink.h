@@ -57,6 +57,8 @@ class FindingSink {
 
   /// The statuses kept, into the report's rows and server statuses (publish_outcomes).
   void publish() const { publish_outcomes(report_, outcomes_, selection_); }
+  /// The same, into a copy of the report (a snapshot of a run under way).
+  void publish_into(RunReport& copy) const { publish_outcomes(copy, outcomes_, selection_); }
 
  private:
   RunReport& report_;

@@ -20,6 +20,7 @@ void Runner::run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std:
     tr->out = ToolOut{};
     tr->out.harvest = harvest_;
   }
+  current_phase_ = phase;
   std::vector<bool> done(phase.size(), false);
   // One tool: its work, with what it gives kept apart from the run's.
   auto one = [&](Worker& ww, std::size_t i) {
@@ -71,7 +72,9 @@ void Runner::run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std:
 
 // What the tools of a phase gave, into the run, in tool order.
 void Runner::merge_phase(const std::vector<ToolRun*>& phase) {
+  current_phase_.clear();
   for (ToolRun* tr : phase) merge_out(tr->out);
+  snapshot(true);
 }
 
 // What one piece of parallel work gave, into the run (it is left empty).

@@ -666,6 +666,8 @@ bool adopt_orphans() {
 #endif
 }
 
+void kill_children() { kill_groups(); }
+
 void install_signal_cleanup() {
   static std::atomic<bool> installed{false};
   if (installed.exchange(true)) return;

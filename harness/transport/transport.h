@@ -191,4 +191,8 @@ bool adopt_orphans();
 inline constexpr unsigned kInterruptGraceSeconds = 10;
 void install_signal_cleanup();
 
+/// Kills (SIGKILL) the process group of every live child spawned by spawn_stdio, as the second
+/// signal does: for a stop that writes its reports and exits without waiting for the run.
+void kill_children();
+
 }  // namespace ctxo::transport

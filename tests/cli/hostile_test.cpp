@@ -254,6 +254,63 @@ TEST(Signals, AnInterruptedRunWritesItsReportsAndExitsWithTheShellsCode) {
   }
 }
 
+// A run busy where it does not look at the signal (reading a 9 MB answer of three million empty
+// objects) when SIGTERM comes, as `timeout` sends it: the reports are still written, marked
+// interrupted, from what the run had published (cli/stop.h), and the process exits 143 itself
+// well before the signal watchdog (kInterruptGraceSeconds) would kill it with nothing written.
+TEST(Signals, ARunBusyWhereItDoesNotLookStillWritesItsReports) {
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/signals-busy";
+  std::filesystem::create_directories(dir);
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/busy_server.py";
+  const std::string mark = dir + "/mark", json_path = dir + "/r.json", junit_path = dir + "/r.xml";
+  for (const auto& p : {mark, json_path, junit_path}) std::filesystem::remove(p);
+  std::vector<std::string> args = {harness_binary(), "--json", json_path, "--junit", junit_path, "--calls", "1",
+                                   "--no-cases", "--env", "MARK=" + mark, "--", "python3", server};
+  const pid_t pid = spawn_logged(args, dir + "/out", dir + "/err");
+  ASSERT_GT(pid, 0);
+  const auto start = std::chrono::steady_clock::now();
+  while (!std::filesystem::exists(mark) && std::chrono::steady_clock::now() - start < std::chrono::seconds(30))
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));  // the answer is being read
+  ASSERT_TRUE(std::filesystem::exists(mark)) << slurp(dir + "/err");
+  const pid_t server_pid = std::stoi(slurp(mark));
+  const Stopped stopped = signal_and_reap(pid, SIGTERM);
+  ASSERT_TRUE(stopped.in_time) << "still running 30 s after the signal";
+  ASSERT_TRUE(WIFEXITED(stopped.status)) << "ended by signal " << WTERMSIG(stopped.status) << "\n" << slurp(dir + "/err");
+  EXPECT_EQ(WEXITSTATUS(stopped.status), 128 + SIGTERM);
+  EXPECT_LT(stopped.seconds, 8.0);
+  const auto report = nlohmann::json::parse(slurp(json_path), nullptr, false);
+  ASSERT_TRUE(report.is_object()) << slurp(dir + "/err");
+  EXPECT_TRUE(report_schema_violations(report).empty()) << report_schema_violations(report).front();
+  EXPECT_EQ(report.value("interrupted", false), true);
+  EXPECT_EQ(report["verdict"], "interrupted");
+  EXPECT_EQ(report["exit_code"], 128 + SIGTERM);
+  EXPECT_EQ(report["server"].value("name", ""), "busy");
+  EXPECT_NE(slurp(junit_path).find("<testsuites"), std::string::npos);
+  EXPECT_TRUE(gone_or_killed(server_pid)) << "server " << server_pid << " outlived the run";
+}
+
+// 20,000 tools and --time-budget 2: what the run does before its first call (listing, selecting,
+// judging the listing) and for the tools it no longer calls (no plan is built past the budget)
+// costs a small multiple of the listing, so the run ends seconds after its budget with a report
+// of every tool. (Before: a scan per tool per lookup, minutes for 20,000 tools, 150 s of silence
+// after the banner for 50,000.)
+TEST(Budget, TwentyThousandToolsEndWithinTheirTimeBudget) {
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/many_tools_server.py";
+  const auto start = std::chrono::steady_clock::now();
+  auto r = run_harness({"--seed", "1", "--no-cases", "--time-budget", "2", "--", "python3", server, "20000"});
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_LT(seconds, 20.0);
+  EXPECT_EQ(r.report["tools"].size(), 20000u);
+  bool budget_noted = false;
+  for (const auto& n : r.report["notes"]) budget_noted = budget_noted || n.get<std::string>().rfind("--time-budget reached", 0) == 0;
+  EXPECT_TRUE(budget_noted) << r.report["notes"].dump(2);
+  std::size_t skipped = 0;
+  for (const auto& t : r.report["tools"]) skipped += t.value("skipped", "") == "time budget reached" ? 1 : 0;
+  EXPECT_GT(skipped, 10000u);
+}
+
 // What a server writes on stdout after its end-of-file, before it exits, is read and judged: a
 // farewell line there is stdout pollution (T-FRAMING) like any other; the same server exiting
 // quietly has no finding.
