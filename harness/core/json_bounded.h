@@ -3,7 +3,10 @@
 // recurses once per level, so a message of a million nested `[` would overflow the stack.
 #pragma once
 
+#include <cstddef>
+#include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -12,18 +15,101 @@ namespace ctxo {
 /// The deepest nesting kept from server-sent JSON; values below it are dropped while parsing.
 inline constexpr int kMaxJsonNesting = 256;
 
+namespace detail {
+
+// Builds the DOM from SAX events, dropping every value nested deeper than kMaxJsonNesting (the
+// top-level value is depth 0; a container's elements are one deeper). Linear in the input: the
+// parser callback of nlohmann::json scans a container's elements again at each element's end
+// (to remove the ones it discarded), so an answer of three million `{}` took minutes.
+class BoundedDom {
+ public:
+  using json = nlohmann::json;
+  explicit BoundedDom(json& root) : root_(root) {}
+
+  bool null() { return put(nullptr); }
+  bool boolean(bool v) { return put(v); }
+  bool number_integer(json::number_integer_t v) { return put(v); }
+  bool number_unsigned(json::number_unsigned_t v) { return put(v); }
+  bool number_float(json::number_float_t v, const json::string_t&) { return put(v); }
+  bool string(json::string_t& v) { return put(std::move(v)); }
+  bool binary(json::binary_t& v) { return put(json::binary(std::move(v))); }
+  bool start_object(std::size_t) { return open(json::value_t::object); }
+  bool end_object() { return close(); }
+  bool start_array(std::size_t) { return open(json::value_t::array); }
+  bool end_array() { return close(); }
+  bool key(json::string_t& k) {
+    if (skip_ == 0) key_ = std::move(k);
+    return true;
+  }
+  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) {
+    failed = true;
+    return false;
+  }
+
+  bool deep = false;    ///< A value was dropped for its depth.
+  bool failed = false;  ///< Not JSON.
+
+ private:
+  // Where the next value goes (nullptr: dropped for its depth).
+  json* place(json value) {
+    if (skip_ > 0) return nullptr;
+    if (stack_.size() > static_cast<std::size_t>(kMaxJsonNesting)) {
+      deep = true;
+      return nullptr;
+    }
+    if (stack_.empty()) {
+      root_ = std::move(value);
+      return &root_;
+    }
+    json& parent = *stack_.back();
+    if (parent.is_array()) {
+      parent.push_back(std::move(value));
+      return &parent.back();
+    }
+    json& slot = parent[key_];
+    slot = std::move(value);
+    return &slot;
+  }
+  bool put(json value) {
+    place(std::move(value));
+    return true;
+  }
+  bool open(json::value_t type) {
+    if (skip_ > 0) {
+      ++skip_;
+      return true;
+    }
+    json* c = place(json(type));
+    if (!c) {
+      skip_ = 1;  // the container and all it holds are dropped
+      return true;
+    }
+    stack_.push_back(c);
+    return true;
+  }
+  bool close() {
+    if (skip_ > 0) --skip_;
+    else stack_.pop_back();
+    return true;
+  }
+
+  json& root_;
+  std::vector<json*> stack_;
+  std::size_t skip_ = 0;  ///< Open containers being dropped.
+  json::string_t key_;
+};
+
+}  // namespace detail
+
 /// json::parse(text, nullptr, false) (discarded when not JSON), except that values nested deeper
 /// than kMaxJsonNesting are dropped; `too_deep`, when given, says whether any was. The parser
-/// itself keeps its stacks on the heap, so any depth is read without recursion.
+/// itself keeps its stacks on the heap, so any depth is read without recursion, in linear time.
 inline nlohmann::json parse_bounded(std::string_view text, bool* too_deep = nullptr) {
-  bool deep = false;
-  nlohmann::json::parser_callback_t keep = [&deep](int depth, nlohmann::json::parse_event_t, nlohmann::json&) {
-    if (depth <= kMaxJsonNesting) return true;
-    deep = true;
-    return false;
-  };
-  nlohmann::json j = nlohmann::json::parse(text.begin(), text.end(), keep, false);
-  if (too_deep) *too_deep = deep;
+  nlohmann::json j;
+  detail::BoundedDom dom(j);
+  const bool ok = nlohmann::json::sax_parse(text.begin(), text.end(), &dom) && !dom.failed;
+  if (too_deep) *too_deep = dom.deep;
+  if (!ok) return nlohmann::json(nlohmann::json::value_t::discarded);
   return j;
 }
 
