@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: MIT
 // Bounded by design (issue 27): what a server does cannot cost the harness memory or CPU without
 // end. A server that floods requests of its own and never reads its stdin gets one T-FRAMING
-// finding, not our memory (our answers waiting for it are bounded by mcp::kMaxUnsentBytes). Each
-// run ends by itself with a schema-valid report, its server reaped.
+// finding, not our memory (our answers waiting for it are bounded by mcp::kMaxUnsentBytes); an
+// outputSchema pattern that backtracks exponentially under std::regex is matched by RE2 in linear
+// time. Each run ends by itself with a schema-valid report, its server reaped.
 #include <sys/resource.h>
 
 #include <chrono>
@@ -41,6 +42,22 @@ TEST(Bounds, AServerThatFloodsRequestsAndNeverReadsGetsAFindingNotOurMemory) {
   rusage usage{};
   ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &usage), 0);
   EXPECT_LT(usage.ru_maxrss, 200L * 1024L) << "peak resident set " << usage.ru_maxrss << " KiB";
+}
+
+// The tool's outputSchema has "pattern": "^(a+)+$" and every answer's structuredContent is 34 a's
+// and a 'b': std::regex would take about 2^34 steps on each (the run never ended). With RE2 the
+// run ends at once, the answer judged not to match its outputSchema.
+TEST(Bounds, AnOutputSchemaPatternThatBacktracksEndsWithinTheBudget) {
+  const auto start = std::chrono::steady_clock::now();
+  auto r = run_harness({"--calls", "5", "--no-cases", "--time-budget", "30", "--", "python3", script("redos_output_server.py")});
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(r.report.is_object()) << r.out << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  EXPECT_GE(r.report["stats"]["calls"].get<int>(), 5) << r.out;
+  bool schema_finding = false;
+  for (const auto& f : r.report["findings"]) schema_finding = schema_finding || f["diagnosis"].dump().find("/s") != std::string::npos;
+  EXPECT_TRUE(schema_finding) << r.report["findings"].dump(2);
+  EXPECT_LT(seconds, 30.0) << "the run took " << seconds << " s";
 }
 
 }  // namespace
