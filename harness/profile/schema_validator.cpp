@@ -20,6 +20,8 @@
 
 #include <re2/re2.h>
 
+#include "profile/pattern_re2.h"
+
 // valijson matches `pattern` and `patternProperties` with std::regex, whose backtracking is
 // exponential in the subject for patterns such as ^(a+)+$: a server's outputSchema could stop a run
 // for ever. valijson has no regex hook, so within this file (the only one that includes valijson:
@@ -63,13 +65,23 @@ std::string ecma_to_re2(const std::string& p) {
   return out;
 }
 
+}  // namespace ctxo::profile::detail
+
+namespace ctxo::profile {
+
 std::shared_ptr<const RE2> compile_re2(const std::string& pattern) {
   RE2::Options options;
   options.set_log_errors(false);  // a pattern RE2 cannot express goes to std::regex, silently
-  auto re = std::make_shared<const RE2>(ecma_to_re2(pattern), options);
+  auto re = std::make_shared<const RE2>(detail::ecma_to_re2(pattern), options);
   if (!re->ok()) return nullptr;
   return re;
 }
+
+bool re2_search(const RE2& re, const std::string& subject) { return RE2::PartialMatch(subject, re); }
+
+}  // namespace ctxo::profile
+
+namespace ctxo::profile::detail {
 
 // What valijson knows as std::regex: RE2 when it can, else std::regex (which throws, as before,
 // on what neither accepts).
@@ -231,7 +243,7 @@ std::optional<std::string> find_bad_pattern(const json& root) {
   std::optional<std::string> bad;
   auto check = [&bad](const std::string& re) {
     // RE2 runs in linear time whatever the pattern; std::regex only runs what RE2 cannot express.
-    if (!bad && !detail::compile_re2(re)) bad = pattern_problem(re);
+    if (!bad && !compile_re2(re)) bad = pattern_problem(re);
   };
   for_each_node(root, [&](const json& node) {
     if (!node.is_object()) return;
@@ -521,7 +533,7 @@ const json* resolve_pointer(const json& doc, std::string_view pointer) {
 }
 
 std::string_view pattern_engine(const std::string& pattern) {
-  return detail::compile_re2(pattern) ? "re2" : "std::regex";
+  return compile_re2(pattern) ? "re2" : "std::regex";
 }
 
 std::optional<std::string> pattern_problem(const std::string& re) {
