@@ -12,6 +12,7 @@ cd "$(dirname "$0")/.."
 packages=(
   cmake ninja-build g++ pkg-config
   nlohmann-json3-dev libvalijson-dev libcli11-dev libpugixml-dev librapidcheck-dev libcurl4-openssl-dev
+  libre2-dev
 )
 if [ "${1:-}" != "--build-only" ]; then
   packages+=(

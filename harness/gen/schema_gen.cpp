@@ -18,6 +18,7 @@
 #include "gen/pattern_gen.h"
 #include "gen/rc_util.h"
 #include "gen/simple.h"
+#include "profile/pattern_re2.h"
 #include "profile/schema_validator.h"
 
 namespace ctxo::gen {
@@ -196,12 +197,20 @@ bool needs_filter(const json& s) {
 
 // ---- shared context -----------------------------------------------------------------------
 
+// A `pattern` as the validator reads it (profile/schema_validator.cpp): RE2 when it can express
+// it (linear time, never backtracking), else std::regex.
+struct Pattern {
+  std::shared_ptr<const re2::RE2> re2;
+  std::shared_ptr<const std::regex> fallback;
+  bool search(const std::string& s) const { return re2 ? profile::re2_search(*re2, s) : std::regex_search(s, *fallback); }
+};
+
 struct Ctx {
   json root;
   GenOptions opt;
   std::mutex mu;
   std::map<std::string, std::optional<profile::SchemaValidator>> validators;
-  std::map<std::string, std::shared_ptr<const std::regex>> regexes;
+  std::map<std::string, std::shared_ptr<const Pattern>> regexes;
 
   // A validator for the subschema at `ptr`: the root document with `$ref` to it at the top
   // (draft-07 ignores the root's other keywords next to $ref), so local refs still resolve.
@@ -221,16 +230,19 @@ struct Ctx {
     return it->second ? &*it->second : nullptr;
   }
 
-  std::shared_ptr<const std::regex> regex(const std::string& pattern) {
+  std::shared_ptr<const Pattern> regex(const std::string& pattern) {
     std::lock_guard<std::mutex> lock(mu);
     auto it = regexes.find(pattern);
     if (it != regexes.end()) return it->second;
-    std::shared_ptr<const std::regex> re;
+    std::shared_ptr<const Pattern> re;
     if (auto why = profile::pattern_problem(pattern)) {
       opt.problems.add(*why);
+    } else if (auto fast = profile::compile_re2(pattern)) {
+      re = std::make_shared<const Pattern>(Pattern{std::move(fast), nullptr});
     } else {
       try {
-        re = std::make_shared<const std::regex>(pattern, std::regex::ECMAScript);
+        re = std::make_shared<const Pattern>(
+            Pattern{nullptr, std::make_shared<const std::regex>(pattern, std::regex::ECMAScript)});
       } catch (const std::regex_error&) {
         opt.problems.add("pattern std::regex cannot compile: " + pattern);
       }
@@ -685,13 +697,13 @@ class Builder {
       std::size_t n = code_points(j.get<std::string>());
       return n >= min_len && n <= max_len;
     };
-    std::shared_ptr<const std::regex> re = pattern ? ctx_->regex(*pattern) : nullptr;
+    std::shared_ptr<const Pattern> re = pattern ? ctx_->regex(*pattern) : nullptr;
     auto filter = [len_ok, re](const Gen& g) {
       return such_that(g, [len_ok, re](const json& j) {
         // A subject longer than kMaxPatternSubject is never matched (std::regex recurses per
         // character): it is not sent as a value of a patterned string.
         const auto& text = j.get_ref<const std::string&>();
-        return len_ok(j) && (re == nullptr || (text.size() <= profile::kMaxPatternSubject && std::regex_search(text, *re)));
+        return len_ok(j) && (re == nullptr || (text.size() <= profile::kMaxPatternSubject && re->search(text)));
       });
     };
 

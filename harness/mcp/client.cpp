@@ -227,6 +227,22 @@ void Client::handle_other(const json& msg, const std::string& raw) {
     if (msg.contains("id") && !msg["id"].is_null()) {
       ++traffic_.server_requests;
       json reply = {{"jsonrpc", "2.0"}, {"id", msg["id"]}};
+      const std::size_t unsent = transport_.unsent_bytes();
+      if (unsent >= kMaxUnsentBytes) {
+        // The server does not read what we write: an answer now would only wait in our memory.
+        ++traffic_.unanswered;
+        if (!backlog_seen_) {
+          backlog_seen_ = true;
+          observe("T-FRAMING",
+                  "the server does not read its stdin while it keeps sending requests: " +
+                      std::to_string(unsent >> 20) +
+                      " MiB of our messages (answers to its requests) were still waiting to be written, so its "
+                      "further requests were left unanswered. A stdio server must keep reading its input (JSON-RPC "
+                      "is bidirectional; a server that floods without reading deadlocks its client)",
+                  excerpt(raw, 300));
+        }
+        return;
+      }
       if (msg["method"] == "ping") {
         reply["result"] = json::object();
         ++traffic_.pings_answered;

@@ -107,11 +107,19 @@ inline constexpr std::chrono::milliseconds kMaxHangConfirm{60000};
 /// min(5 x timeout, kMaxHangConfirm).
 std::chrono::milliseconds hang_confirm_bound(const ClientOptions& options);
 
+/// The most bytes of ours that may wait for a server that does not read its stdin. Past it the
+/// server's own requests (ping, sampling, ...) go unanswered and the session records one T-FRAMING
+/// observation: a server that floods requests and never reads costs us at most this much, not
+/// memory without end. Our own requests are one at a time (an unanswered one ends the session),
+/// so they are still sent.
+inline constexpr std::size_t kMaxUnsentBytes = 4u << 20;
+
 /// Counters of interleaved traffic the client handled on its own.
 struct TrafficStats {
   std::size_t notifications = 0;
   std::size_t server_requests = 0;  ///< Server -> client requests (ping answered, others refused).
   std::size_t pings_answered = 0;
+  std::size_t unanswered = 0;  ///< Server requests left unanswered: kMaxUnsentBytes of ours were waiting.
   std::size_t progress = 0;  ///< notifications/progress for a request we were awaiting.
 };
 
@@ -199,6 +207,7 @@ class Client {
   std::vector<Observation> observations_;
   TrafficStats traffic_;
   bool closed_ = false;
+  bool backlog_seen_ = false;              ///< The kMaxUnsentBytes observation was made (once a session).
   std::string era_ = "legacy";
   std::string protocol_version_;
   std::vector<std::string> prelude_;

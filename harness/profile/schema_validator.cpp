@@ -4,6 +4,7 @@
 #include "profile/schema_validator.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <cstdlib>
 #include <exception>
@@ -13,11 +14,115 @@
 #include <utility>
 #include <vector>
 
+#include <memory>
+#include <set>
+#include <unordered_map>
+
+#include <re2/re2.h>
+
+#include "profile/pattern_re2.h"
+
+// valijson matches `pattern` and `patternProperties` with std::regex, whose backtracking is
+// exponential in the subject for patterns such as ^(a+)+$: a server's outputSchema could stop a run
+// for ever. valijson has no regex hook, so within this file (the only one that includes valijson:
+// no other translation unit instantiates its templates) its `std::regex` is spelled
+// `std::ctxo_regex`, a PatternRegex: RE2 (linear time, no backtracking) for every pattern RE2 can
+// express, std::regex only for the rest (lookaround, backreferences...: the guarded path,
+// pattern_problem() and kMaxPatternSubject). The names go in namespace std because valijson calls
+// them qualified (std::regex_search).
+namespace ctxo::profile::detail {
+
+// An ECMA-262 pattern in RE2's syntax where the two differ only in spelling: \uXXXX is \x{XXXX},
+// a named group (?<name>...) is (?P<name>...). Everything else is left for RE2 to accept or refuse.
+std::string ecma_to_re2(const std::string& p) {
+  auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+  std::string out;
+  out.reserve(p.size() + 8);
+  bool in_class = false;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    const char c = p[i];
+    if (c == '\\' && i + 1 < p.size()) {
+      if (p[i + 1] == 'u' && i + 5 < p.size() && hex(p[i + 2]) && hex(p[i + 3]) && hex(p[i + 4]) && hex(p[i + 5])) {
+        out += "\\x{" + p.substr(i + 2, 4) + "}";
+        i += 5;
+      } else {
+        out += c;
+        out += p[++i];
+      }
+      continue;
+    }
+    if (in_class) {
+      if (c == ']') in_class = false;
+    } else if (c == '[') {
+      in_class = true;
+    } else if (c == '(' && p.compare(i, 3, "(?<") == 0 && i + 3 < p.size() && p[i + 3] != '=' && p[i + 3] != '!') {
+      out += "(?P<";
+      i += 2;
+      continue;
+    }
+    out += c;
+  }
+  return out;
+}
+
+}  // namespace ctxo::profile::detail
+
+namespace ctxo::profile {
+
+std::shared_ptr<const RE2> compile_re2(const std::string& pattern) {
+  RE2::Options options;
+  options.set_log_errors(false);  // a pattern RE2 cannot express goes to std::regex, silently
+  auto re = std::make_shared<const RE2>(detail::ecma_to_re2(pattern), options);
+  if (!re->ok()) return nullptr;
+  return re;
+}
+
+bool re2_search(const RE2& re, const std::string& subject) { return RE2::PartialMatch(subject, re); }
+
+}  // namespace ctxo::profile
+
+namespace ctxo::profile::detail {
+
+// What valijson knows as std::regex: RE2 when it can, else std::regex (which throws, as before,
+// on what neither accepts).
+class PatternRegex {
+ public:
+  PatternRegex(const std::string& pattern) : pattern_(pattern), re2_(compile_re2(pattern)) {  // NOLINT: implicit, as std::regex
+    if (!re2_) std_ = std::make_shared<const std::regex>(pattern);
+  }
+  PatternRegex(const char* pattern) : PatternRegex(std::string(pattern)) {}  // NOLINT: implicit, as std::regex
+
+  bool search(const std::string& s) const { return re2_ ? RE2::PartialMatch(s, *re2_) : std::regex_search(s, *std_); }
+  bool match(const std::string& s) const { return re2_ ? RE2::FullMatch(s, *re2_) : std::regex_match(s, *std_); }
+  // With submatches (valijson's date and date-time formats, fixed patterns): std::regex.
+  bool match(const std::string& s, std::smatch& m) const {
+    if (std_) return std::regex_match(s, m, *std_);
+    const std::regex re(pattern_);
+    return std::regex_match(s, m, re);
+  }
+
+ private:
+  std::string pattern_;
+  std::shared_ptr<const RE2> re2_;
+  std::shared_ptr<const std::regex> std_;
+};
+
+}  // namespace ctxo::profile::detail
+
+namespace std {  // NOLINT(cert-dcl58-cpp): valijson calls these qualified; see above
+using ctxo_regex = ::ctxo::profile::detail::PatternRegex;
+inline bool regex_search(const std::string& s, const ctxo_regex& r) { return r.search(s); }
+inline bool regex_match(const std::string& s, const ctxo_regex& r) { return r.match(s); }
+inline bool regex_match(const std::string& s, std::smatch& m, const ctxo_regex& r) { return r.match(s, m); }
+}  // namespace std
+
+#define regex ctxo_regex  // NOLINT(cppcoreguidelines-macro-usage): valijson's std::regex, see above
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
 #include <valijson/schema.hpp>
 #include <valijson/schema_parser.hpp>
 #include <valijson/validation_results.hpp>
 #include <valijson/validator.hpp>
+#undef regex
 
 namespace ctxo::profile {
 namespace {
@@ -137,7 +242,8 @@ std::optional<std::string> find_ref_cycle(const json& root) {
 std::optional<std::string> find_bad_pattern(const json& root) {
   std::optional<std::string> bad;
   auto check = [&bad](const std::string& re) {
-    if (!bad) bad = pattern_problem(re);
+    // RE2 runs in linear time whatever the pattern; std::regex only runs what RE2 cannot express.
+    if (!bad && !compile_re2(re)) bad = pattern_problem(re);
   };
   for_each_node(root, [&](const json& node) {
     if (!node.is_object()) return;
@@ -424,6 +530,10 @@ const json* resolve_pointer(const json& doc, std::string_view pointer) {
     }
   }
   return node;
+}
+
+std::string_view pattern_engine(const std::string& pattern) {
+  return compile_re2(pattern) ? "re2" : "std::regex";
 }
 
 std::optional<std::string> pattern_problem(const std::string& re) {

@@ -4,7 +4,9 @@
 #pragma once
 
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,14 +42,17 @@ class SchemaValidator {
   SchemaValidator();
 
   /// Compiles `schema`. Errors (code "schema"): not an object or boolean, nested deeper than
-  /// kMaxJsonDepth, a cyclic chain of `$ref`s, a remote or unresolvable `$ref`, a `pattern` that
-  /// std::regex (ECMAScript) rejects or that nests groups deeper than 32, or any keyword valijson
-  /// rejects (wrong value type, unsupported combination). Never throws.
+  /// kMaxJsonDepth, a cyclic chain of `$ref`s, a remote or unresolvable `$ref`, a `pattern` RE2
+  /// cannot express that std::regex (ECMAScript) rejects or that pattern_problem() refuses (e.g.
+  /// nesting groups deeper than 32), or any keyword valijson rejects (wrong value type,
+  /// unsupported combination). Never throws.
   [[nodiscard]] static Result<SchemaValidator> compile(const nlohmann::json& schema);
 
   /// All violations of `instance`, empty when valid. A document nested deeper than kMaxJsonDepth
   /// yields one violation at the root; an error valijson raises while validating becomes a
-  /// violation at the root, too. When the instance holds a string (or key) longer than 2000 bytes,
+  /// violation at the root, too. `pattern` and `patternProperties` are matched by RE2 (linear in
+  /// the subject, never backtracking) when RE2 can express the pattern, else by std::regex (see
+  /// pattern_engine()). When the instance holds a string (or key) longer than 2000 bytes,
   /// `pattern` and `format` are not checked anywhere in it (std::regex would overflow the stack).
   /// Never throws.
   std::vector<Violation> check(const nlohmann::json& instance) const;
@@ -86,6 +91,14 @@ inline constexpr std::size_t kMaxPatternSubject = 2000;
 /// Why `pattern` must not be given to std::regex (longer, more nested or more repeated than its
 /// recursive engine survives, or no regex it accepts), or nullopt when it is safe to compile.
 std::optional<std::string> pattern_problem(const std::string& pattern);
+
+/// Which engine matches `pattern` (an ECMA-262 regex, as JSON Schema's `pattern` and
+/// `patternProperties` are) when a document is validated: "re2" when RE2 accepts it (after
+/// `\uXXXX` and `(?<name>` are spelled its way; linear time whatever the pattern and subject), else
+/// "std::regex": what RE2 lacks (lookahead, lookbehind, backreferences, `\cX`, `[^]`...) keeps
+/// the guarded std::regex path (pattern_problem, kMaxPatternSubject), whose backtracking is not
+/// bounded in time.
+std::string_view pattern_engine(const std::string& pattern);
 
 /// Escapes one reference token for a JSON Pointer (`~` -> `~0`, `/` -> `~1`).
 std::string escape_pointer_token(std::string_view token);

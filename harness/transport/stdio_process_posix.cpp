@@ -390,6 +390,8 @@ class StdioProcess final : public Transport {
     return status_;
   }
 
+  std::size_t unsent_bytes() const override { return in_.open() ? queue_.size() - queue_off_ : 0; }
+
   std::string stderr_tail() const override {
     if (tail_.size() <= tail_max_) return tail_;
     return tail_.substr(tail_.size() - tail_max_);

@@ -109,6 +109,10 @@ class Transport {
   /// Why the server could not be reached or refused us as a client, in one line ("" = it could be:
   /// e.g. "could not connect to http://127.0.0.1:9/mcp: Connection refused", "HTTP 401").
   virtual std::string failure() const { return {}; }
+  /// Bytes queued by send() that the server has not taken yet (a stdio server that does not read
+  /// its stdin). The client stops answering the server's own requests past a bound
+  /// (mcp::kMaxUnsentBytes), so that what a server does not read never becomes our memory.
+  virtual std::size_t unsent_bytes() const { return 0; }
   /// "stdio" or "http".
   virtual const char* kind() const { return "stdio"; }
   /// What the transport did on its own that the run should say (once each), e.g. sessions the

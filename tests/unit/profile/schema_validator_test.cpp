@@ -4,6 +4,7 @@
 #include "profile/schema_validator.h"
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -112,7 +113,8 @@ TEST(SchemaValidator, BadSchemasAreErrorsNotExceptions) {
       R"({"items": [1]})",
       R"({"pattern": "([a-z"})",
       R"({"pattern": "(a{99999}){99999}"})",
-      R"x({"pattern": "((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))"})x",
+      // std::regex would recurse per nested group: refused, as RE2 cannot take it either (lookahead).
+      R"x({"pattern": "(?=x)((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))"})x",
       R"({"exclusiveMaximum": true})",
       // valijson would divide by these (an integer division by zero is SIGFPE).
       R"({"type": "integer", "multipleOf": 0})",
@@ -128,6 +130,14 @@ TEST(SchemaValidator, BadSchemasAreErrorsNotExceptions) {
     EXPECT_EQ(v.error().code, "schema");
     EXPECT_FALSE(v.error().message.empty());
   }
+}
+
+// Group nesting std::regex would recurse through is no danger to RE2 (no recursion, no
+// backtracking): such a pattern is compiled and matched.
+TEST(SchemaValidator, DeeplyNestedGroupsAreMatchedByRe2) {
+  auto v = compiled(json::parse(R"x({"pattern": "^((((((((((((((((((((((((((((((((((a))))))))))))))))))))))))))))))))))$"})x"));
+  EXPECT_TRUE(v.is_valid(json("a")));
+  EXPECT_FALSE(v.is_valid(json("b")));
 }
 
 TEST(SchemaValidator, CyclicRefChainsAreRefused) {
@@ -185,6 +195,62 @@ TEST(SchemaValidator, EverydayPatternsCompile) {
     "date": {"pattern": "^\\d{4}-\\d{2}-\\d{2}$"}}})"));
   EXPECT_TRUE(v.is_valid(json::parse(R"({"uuid": "2f1c0b7e-8d4a-4c57-9e0a-2b1c3d4e5f60", "date": "2025-06-18"})")));
   EXPECT_FALSE(v.is_valid(json::parse(R"({"date": "18/06/2025"})")));
+}
+
+// Patterns are matched by RE2 (issue 27): a pattern whose backtracking is exponential under
+// std::regex (2^34 steps here: hours) is matched in linear time, in `pattern` and in
+// `patternProperties`, from check() and from is_valid().
+TEST(SchemaValidator, BacktrackingPatternsMatchInLinearTime) {
+  EXPECT_EQ(ctxo::profile::pattern_engine("^(a+)+$"), "re2");
+  auto v = compiled(json::parse(R"({"type": "object", "properties": {"s": {"type": "string", "pattern": "^(a+)+$"}},
+    "patternProperties": {"^(x+x+)+y$": {"type": "integer"}}})"));
+  const auto start = std::chrono::steady_clock::now();
+  const std::string evil = std::string(34, 'a') + "b";
+  EXPECT_FALSE(v.is_valid(json{{"s", evil}}));
+  auto out = v.check(json{{"s", evil}});
+  EXPECT_TRUE(has_pointer(out, "/s")) << out.size();
+  EXPECT_TRUE(v.is_valid(json{{"s", std::string(34, 'a')}}));
+  // A property name that makes the patternProperties regex backtrack: not matched, so not checked.
+  EXPECT_TRUE(v.is_valid(json{{std::string(40, 'x'), "not an integer"}}));
+  EXPECT_FALSE(v.is_valid(json{{"xxy", "not an integer"}}));
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  EXPECT_LT(seconds, 1.0) << "backtracking: " << seconds << " s";
+}
+
+// Ordinary patterns keep their ECMA-262 meaning under RE2: search, not full match (anchors say
+// where), classes, escapes, counted repetition, \uXXXX escapes and named groups spelled the ECMA way.
+TEST(SchemaValidator, PatternsKeepTheirMeaning) {
+  struct Case {
+    const char* pattern;
+    const char* subject;
+    bool matches;
+  };
+  const Case cases[] = {
+      {"abc", "xxabcxx", true},        {"^abc$", "xxabcxx", false},       {"^a{2,3}$", "aaaa", false},
+      {"^a{2,3}$", "aaa", true},       {"^\\d+$", "12a", false},           {"^[^\\s]+$", "no-space", true},
+      {"^\\w+@\\w+\\.com$", "me@x.com", true}, {"^\\u00e9$", "\u00e9", true},   {"^(?<year>\\d{4})-", "2025-01", true},
+      {"^[(?<]+$", "(?<", true},       {"^[(?<]+$", "(?P<", false},       {"^\\/path$", "/path", true},
+      {"^.$", "\u00e9", true},  // one character, two bytes: ECMA-262 counts characters, RE2 too
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.pattern);
+    EXPECT_EQ(ctxo::profile::pattern_engine(c.pattern), "re2");
+    auto v = compiled(json{{"type", "string"}, {"pattern", c.pattern}});
+    EXPECT_EQ(v.is_valid(json(c.subject)), c.matches) << c.subject;
+  }
+}
+
+// What RE2 cannot express (lookahead, backreferences) keeps the guarded std::regex path, with
+// its ECMA-262 meaning.
+TEST(SchemaValidator, LookaroundAndBackreferencesFallBackToStdRegex) {
+  EXPECT_EQ(ctxo::profile::pattern_engine("^(?=.*\\d)\\w+$"), "std::regex");
+  EXPECT_EQ(ctxo::profile::pattern_engine("^(a)\\1$"), "std::regex");
+  auto look = compiled(json{{"type", "string"}, {"pattern", "^(?=.*\\d)\\w+$"}});
+  EXPECT_TRUE(look.is_valid(json("abc1")));
+  EXPECT_FALSE(look.is_valid(json("abcd")));
+  auto back = compiled(json{{"type", "string"}, {"pattern", "^(a|b)\\1$"}});
+  EXPECT_TRUE(back.is_valid(json("bb")));
+  EXPECT_FALSE(back.is_valid(json("ab")));
 }
 
 TEST(SchemaValidator, BooleanSchemas) {
