@@ -173,6 +173,7 @@ void Runner::body(Worker& w) {
   l_.on_started(rep_);
 
   auto listing = w.s.client->list_tools();
+  if (refused(w)) return;  // HTTP 401/403 to tools/list: exit 3 with it
   for (const auto& page : listing.pages) record(w, page);
   take(w, "", checks::check_tools_list(listing, rep_.era));
   for (const auto& page : listing.pages) {

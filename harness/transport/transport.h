@@ -109,6 +109,10 @@ class Transport {
   /// Why the server could not be reached or refused us as a client, in one line ("" = it could be:
   /// e.g. "could not connect to http://127.0.0.1:9/mcp: Connection refused", "HTTP 401").
   virtual std::string failure() const { return {}; }
+  /// Why the server refused us as a client at some point of the session (HTTP 401 or 403 to any
+  /// message, after initialize too), in one line with its message and WWW-Authenticate ("" =
+  /// never): nothing more can be learnt, the run ends with it (exit 3).
+  virtual std::string refused() const { return {}; }
   /// "stdio" or "http".
   virtual const char* kind() const { return "stdio"; }
   /// What the transport did on its own that the run should say (once each), e.g. sessions the
