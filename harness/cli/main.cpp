@@ -511,7 +511,7 @@ int main(int argc, char** argv) {
   app.add_flag("--no-cases", cli.no_cases, "Write no case files");
   app.add_option("--record", cli.record, "Write every exchange to F as a transcript for 'ctxo-conform check'")
       ->type_name("F");
-  app.add_option("--max-message-bytes", cli.max_message_bytes, "Longest stdout line accepted from the server")
+  app.add_option("--max-message-bytes", cli.max_message_bytes, "Longest message accepted from the server (a stdout line; over HTTP a body or SSE event)")
       ->type_name("N")
       ->capture_default_str();
   app.add_option("--color", cli.color, "Colour: auto|always|never (auto honours NO_COLOR)")
@@ -713,7 +713,9 @@ int main(int argc, char** argv) {
     ctxo::cli::scrub_report(report, *redactor);
     if (report.error) {
       std::cerr << "error: "
-                << (report.error->code == ctxo::errc::kSpawn || report.error->code == ctxo::errc::kIo ? "" : "the server could not be initialised: ")
+                << (report.error->code == ctxo::errc::kSpawn || report.error->code == ctxo::errc::kIo ? ""
+                    : report.error->code == ctxo::errc::kRefused                                    ? "the server refused the run: "
+                                                                                                     : "the server could not be initialised: ")
                 << ctxo::reports::display_text(report.error->message, false) << "\n";
       if (report.exit_code != kExitUsage) report.exit_code = kExitServer;
     }

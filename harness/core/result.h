@@ -15,6 +15,7 @@ inline constexpr const char* kUsage = "usage";    ///< A bad flag, configuration
 inline constexpr const char* kIo = "io";          ///< A file we could not read or write (exit 2).
 inline constexpr const char* kSpawn = "spawn";    ///< The server command could not be started (exit 3).
 inline constexpr const char* kInit = "init";      ///< The server did not complete the handshake (exit 3).
+inline constexpr const char* kRefused = "refused";  ///< The server refused us as a client after the handshake (HTTP 401/403, exit 3).
 inline constexpr const char* kParse = "parse";    ///< A transcript or report that is not what it should be.
 inline constexpr const char* kConfig = "config";  ///< The harness's own files (schemas) are missing.
 }  // namespace errc

@@ -283,6 +283,10 @@ Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args) {
   if (!ts.read_only) w.s.wrote = true;
   ts.elapsed += reply.elapsed;
   count_call(rep_, ts, reply.kind == Reply::Kind::kResult && !reply.is_error_result());
+  if (refused(w)) {  // HTTP 401/403: the run ends (exit 3); this answer is not the tool's
+    c.lost = true;
+    return c;
+  }
   take(w, ts.name, checks::Judge::transport(reply));
   if (judge_ && ((reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) || !reply.transport_failure.empty()))
     judge_->unanswered(ts.name);

@@ -197,6 +197,7 @@ void Runner::body(Worker& w) {
   snapshot(true);
 
   auto listing = w.s.client->list_tools();
+  if (refused(w)) return;  // HTTP 401/403 to tools/list: exit 3 with it
   for (const auto& page : listing.pages) record(w, page);
   take(w, "", checks::check_tools_list(listing, rep_.era));
   for (const auto& page : listing.pages) {

@@ -188,6 +188,9 @@ class Runner {
   void finish_session(Worker& w, End end);
   bool restart(Worker& w);
   void take_observations(Worker& w);
+  /// True when the worker's server refused us as a client after initialize (HTTP 401/403): the
+  /// run's error is set (exit 3) and no more calls are made.
+  bool refused(Worker& w);
   void crash_finding(Worker& w, const Reply& reply, const char* what);
 
   // --- workers.cpp -----------------------------------------------------------------------------

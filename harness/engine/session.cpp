@@ -174,6 +174,21 @@ bool Runner::restart(Worker& w) {
   return true;
 }
 
+// HTTP 401/403 after initialize: the server refused us as a client; nothing else can be learnt,
+// so the run ends as a 401 on initialize does (one error line, exit 3), with what was found so far.
+bool Runner::refused(Worker& w) {
+  if (!w.s.transport) return dead_ && rep_.error && rep_.error->code == errc::kRefused;
+  const std::string why = w.s.transport->refused();
+  if (why.empty()) return false;
+  if (!rep_.error) {
+    rep_.error = Error{errc::kRefused, why};
+    rep_.exit_code = code(ExitCode::kServer);
+  }
+  w.s.alive = false;
+  dead_ = true;
+  return true;
+}
+
 // What the client saw on the wire (a log line on stdout, a stray id, an HTTP rule), as findings.
 void Runner::take_observations(Worker& w) {
   if (!w.s.client) return;

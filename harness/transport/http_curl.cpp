@@ -18,6 +18,7 @@
 #include <list>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <nlohmann/json.hpp>
 #include <thread>
 #include <tuple>
@@ -315,6 +316,8 @@ class HttpTransport final : public Transport {
                     " session(s) in use (HTTP 404 to their Mcp-Session-Id); each was started again with initialize, as "
                     "a client must, and the request sent again: whatever the server kept per session was lost each time");
     sessions_restarted_ = 0;
+    for (auto& n : notes_) out.push_back(std::move(n));
+    notes_.clear();
     return out;
   }
 
@@ -330,6 +333,11 @@ class HttpTransport final : public Transport {
   std::string failure() const override {
     std::lock_guard<std::mutex> lk(mu_);
     return failure_;
+  }
+
+  std::string refused() const override {
+    std::lock_guard<std::mutex> lk(mu_);
+    return refused_;
   }
 
  private:
@@ -348,7 +356,8 @@ class HttpTransport final : public Transport {
     HttpTransport* self;
     Outgoing* out;
     long status = 0;
-    std::string content_type, session_id, www_authenticate;
+    std::string content_type, session_id, www_authenticate, location;
+    std::string redirect_url;  // where a 3xx pointed (CURLINFO_REDIRECT_URL: Location made absolute)
     bool sse = false, decided = false;
     BoundedMessage body;
     SseReader events;
@@ -375,6 +384,7 @@ class HttpTransport final : public Transport {
     std::string_view h(buf, size * n);
     if (h.rfind("HTTP/", 0) == 0) {  // a new status line (after a 100 Continue, the real one)
       r->content_type.clear();
+      r->location.clear();
       auto sp = h.find(' ');
       r->status = sp == std::string_view::npos ? 0 : std::atol(std::string(h.substr(sp + 1, 3)).c_str());
       return size * n;
@@ -386,6 +396,7 @@ class HttpTransport final : public Transport {
     if (name == "content-type") r->content_type = value;
     else if (name == "mcp-session-id") r->session_id = value;
     else if (name == "www-authenticate") r->www_authenticate = value;
+    else if (name == "location") r->location = value;
     return size * n;
   }
 
@@ -590,6 +601,10 @@ class HttpTransport final : public Transport {
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
     const CURLcode code = curl_easy_perform(c);
     std::string why = err[0] ? err : curl_easy_strerror(code);
+    if (r.status >= 300 && r.status < 400) {
+      char* to = nullptr;  // never followed (CURLOPT_FOLLOWLOCATION is 0): only named
+      if (curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &to) == CURLE_OK && to) r.redirect_url = to;
+    }
     curl_easy_cleanup(c);
     return {code, std::move(why)};
   }
@@ -685,6 +700,14 @@ class HttpTransport final : public Transport {
       return;
     }
     if (code == CURLE_OPERATION_TIMEDOUT && !r.answered) return;  // the client has long given up: T-HANG
+    if (code != CURLE_OK && code != CURLE_PARTIAL_FILE && !stopped_by_us && !r.answered) {
+      // libcurl refused the answer (too many or too long header lines, a NUL in a header, a bad
+      // chunk, a reset): what the server meant cannot be known, and nothing of it is judged.
+      unreadable(out, r.status,
+                 "libcurl could not read the answer to " + what_of(out) + " (HTTP " + std::to_string(r.status) +
+                     " began): " + excerpt(why, 300));
+      return;
+    }
     const std::string mt = media_type(r.content_type);
     if (!r.decided) r.sse = mt == "text/event-stream" && r.status >= 200 && r.status < 300;  // an empty stream
     const long st = r.status;
@@ -700,15 +723,30 @@ class HttpTransport final : public Transport {
       if (m.is_object() && m.contains("error") && m["error"].is_object() && m["error"].contains("message"))
         said = m["error"]["message"].is_string() ? m["error"]["message"].get<std::string>()
                                                  : m["error"]["message"].dump(-1, ' ', false, json::error_handler_t::replace);
-      const std::string what = "HTTP " + std::to_string(st) + (st == 401 ? " Unauthorized" : " Forbidden") + " from " +
-                               o_.url + (said.empty() ? std::string() : " (\"" + excerpt(said, 120) + "\")") +
-                               (r.www_authenticate.empty() ? std::string() : ", WWW-Authenticate: " + excerpt(r.www_authenticate, 120));
+      const std::string what =
+          "HTTP " + std::to_string(st) + (st == 401 ? " Unauthorized" : " Forbidden") + " from " + o_.url +
+          (out.method == "initialize" ? std::string() : " to " + what_of(out) + ", after initialize") +
+          (said.empty() ? std::string() : " (\"" + excerpt(said, 120) + "\")") +
+          (r.www_authenticate.empty() ? std::string() : ", WWW-Authenticate: " + excerpt(r.www_authenticate, 120));
       {
         std::lock_guard<std::mutex> lk(mu_);
-        if (failure_.empty())
-          failure_ = what + ": give the credentials it needs with --header (e.g. --header 'Authorization: Bearer TOKEN')";
+        const std::string line =
+            what + ": give the credentials it needs with --header (e.g. --header 'Authorization: Bearer TOKEN')";
+        if (failure_.empty()) failure_ = line;
+        if (refused_.empty()) refused_ = line;
       }
       if (out.request()) answer_for(out, -32600, what, false, st, r.body.text());
+      return;
+    }
+    if (st >= 300 && st < 400) {
+      // A redirect is never followed (a credential must not go elsewhere): named, with where to.
+      const std::string to = !r.redirect_url.empty() ? r.redirect_url : r.location;
+      unreadable(out, st,
+                 "the server answered HTTP " + std::to_string(st) + " to " + what_of(out) +
+                     (to.empty() ? std::string(" with no Location")
+                                 : " redirecting to " + excerpt(to, 300) +
+                                       "; ctxo-conform does not follow redirects: give --url " + excerpt(to, 300)),
+                 r.body.text());
       return;
     }
     if (st == 404 && !r.sent_sid.empty() && out.request() && session_worked_.load() && reinitialise(out, reinits)) return;
@@ -754,15 +792,25 @@ class HttpTransport final : public Transport {
     }
     if (r.sse) {
       if (code == CURLE_OPERATION_TIMEDOUT) return;
+      const std::string inside =
+          r.events.pending_oversize()
+              ? ", inside an event of " + std::to_string(r.events.pending_bytes()) +
+                    " bytes of data, over --max-message-bytes (" + std::to_string(o_.max_message_bytes) +
+                    ": only its first and last bytes were kept) and never ended by a blank line,"
+              : std::string();
       violate("T-HTTP-STREAM",
-              "the SSE stream opened for a request ended after " + std::to_string(r.messages) +
-                  " message(s) without the response" +
+              "the SSE stream opened for a request ended after " + std::to_string(r.messages) + " message(s)" + inside +
+                  " without the response" +
                   (r.resumed_from.empty() ? std::string(" and without an event id to resume from")
                                           : std::string(", and resuming it from event id '") + r.resumed_from +
                                                  "' (GET with Last-Event-ID) did not bring it") +
                   ": the stream for a request must eventually carry its JSON-RPC response",
               "", out.line);
-      answer_for(out, -32603, "the SSE stream ended without the response", false, st, "");
+      answer_for(out, -32603,
+                 inside.empty() ? std::string("the SSE stream ended without the response")
+                                : "the SSE stream ended inside an event of " + std::to_string(r.events.pending_bytes()) +
+                                      " bytes, over --max-message-bytes (" + std::to_string(o_.max_message_bytes) + ")",
+                 false, st, "");
       return;
     }
     // An HTTP error status. Its body may be the JSON-RPC error (id null is this request's).
@@ -780,6 +828,28 @@ class HttpTransport final : public Transport {
     const bool server_error = st >= 500;
     answer_for(out, server_error ? -32603 : -32600,
                "HTTP " + std::to_string(st) + " with no JSON-RPC response in the body", server_error, st, r.body.text());
+  }
+
+  /// What `out` is, in a message: its method ("initialize", "tools/call"), or "a JSON-RPC response".
+  static std::string what_of(const Outgoing& out) {
+    if (!out.method.empty()) return out.method;
+    return "a JSON-RPC response";
+  }
+
+  /// An answer that cannot be read as the server's (libcurl refused it, a redirect): the
+  /// transport's failure, never judged. On initialize it is why the server cannot be reached (the
+  /// run ends, exit 3); a later request gets it as its made-up answer (Reply::transport_failure,
+  /// not judged), and the run says it once as a note (take_notes).
+  void unreadable(const Outgoing& out, long st, const std::string& what, const std::string& body = "") {
+    {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (out.method == "initialize") {
+        if (failure_.empty()) failure_ = what;
+      } else if (noted_.size() < 8 && noted_.insert(what).second) {
+        notes_.push_back(what + " (the transport's failure, not judged as the server's answer)");
+      }
+    }
+    if (out.request()) answer_for(out, -32603, what, false, st, body);
   }
 
   /// A 404 to a message carrying the session id the server issued, before we ended the session:
@@ -871,6 +941,9 @@ class HttpTransport final : public Transport {
   std::string init_line_, initialized_line_; ///< The handshake as sent (to start a new session).
   ExitStatus final_status_;
   std::string failure_, session_id_, protocol_version_;
+  std::string refused_;              ///< HTTP 401/403 to some message: the run cannot go on (refused()).
+  std::vector<std::string> notes_;   ///< For take_notes(): answers that could not be read (unreadable()).
+  std::set<std::string> noted_;      ///< Each said once.
   json initialize_id_;
 };
 

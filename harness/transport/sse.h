@@ -24,6 +24,8 @@ class BoundedMessage {
   explicit BoundedMessage(std::size_t max = 0) : max_(max) {}
   void add(std::string_view bytes);
   std::size_t size() const { return size_; }
+  /// Longer than the maximum: only its first and last bytes are kept.
+  bool oversize() const { return oversize_; }
   /// What was read so far (whole, or its first bytes when oversize).
   const std::string& text() const { return text_; }
   /// The message as a frame (sizes, validity, head and tail); the buffer starts over.
@@ -52,6 +54,10 @@ class SseReader {
   const std::string& last_event_id() const { return last_event_id_; }
   /// The reconnection time the stream asked for in ms (-1 = none).
   long retry_ms() const { return retry_ms_; }
+  /// The bytes of data of the event being read (not dispatched yet: no blank line after it), and
+  /// whether they are over the maximum; 0 when none.
+  std::size_t pending_bytes() const { return has_data_ ? data_.size() : 0; }
+  bool pending_oversize() const { return has_data_ && data_.oversize(); }
 
  private:
   bool end_line(const std::function<bool(SseEvent)>& on_event);

@@ -113,6 +113,10 @@ class Transport {
   /// its stdin). The client stops answering the server's own requests past a bound
   /// (mcp::kMaxUnsentBytes), so that what a server does not read never becomes our memory.
   virtual std::size_t unsent_bytes() const { return 0; }
+  /// Why the server refused us as a client at some point of the session (HTTP 401 or 403 to any
+  /// message, after initialize too), in one line with its message and WWW-Authenticate ("" =
+  /// never): nothing more can be learnt, the run ends with it (exit 3).
+  virtual std::string refused() const { return {}; }
   /// "stdio" or "http".
   virtual const char* kind() const { return "stdio"; }
   /// What the transport did on its own that the run should say (once each), e.g. sessions the

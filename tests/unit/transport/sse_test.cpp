@@ -58,6 +58,27 @@ TEST(Sse, LongEventsAreWholeUpToTheMaximumAndBoundedPastIt) {
   EXPECT_EQ(ev[0].data.tail.back(), 'y');
 }
 
+// An event not ended yet (the stream may stop inside it): its size so far, and whether it is
+// over the maximum, so that a stream cut inside a huge event can say so.
+TEST(Sse, AnEventNotEndedYetIsMeasured) {
+  SseReader r(2048);
+  EXPECT_EQ(r.pending_bytes(), 0u);
+  EXPECT_FALSE(r.pending_oversize());
+  auto ev = read_all(r, "data: " + std::string(1000, 'a') + "\n", 100);
+  EXPECT_TRUE(ev.empty());
+  EXPECT_EQ(r.pending_bytes(), 1000u);
+  EXPECT_FALSE(r.pending_oversize());
+  ev = read_all(r, "data: " + std::string(9000, 'b'), 333);  // a long line, still going
+  EXPECT_TRUE(ev.empty());
+  EXPECT_EQ(r.pending_bytes(), 10001u);
+  EXPECT_TRUE(r.pending_oversize());
+  ev = read_all(r, "\n\n");
+  ASSERT_EQ(ev.size(), 1u);
+  EXPECT_TRUE(ev[0].data.oversize);
+  EXPECT_EQ(r.pending_bytes(), 0u);
+  EXPECT_FALSE(r.pending_oversize());
+}
+
 TEST(Sse, TheCallbackStopsTheReading) {
   SseReader r(1 << 20);
   int seen = 0;
