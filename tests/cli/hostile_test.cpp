@@ -285,7 +285,9 @@ TEST(Signals, ARunReadingHugeAnswersStillWritesItsReports) {
   ASSERT_TRUE(report.is_object()) << slurp(dir + "/err");
   EXPECT_TRUE(report_schema_violations(report).empty()) << report_schema_violations(report).front();
   EXPECT_EQ(report.value("interrupted", false), true);
-  EXPECT_EQ(report["verdict"], "interrupted");
+  // "fail" when a true finding (H-SIZE: a 9 MB answer is past every host's limit) was made
+  // before the signal, else "interrupted"; never a pass.
+  EXPECT_TRUE(report["verdict"] == "interrupted" || report["verdict"] == "fail") << report["verdict"];
   EXPECT_EQ(report["exit_code"], 128 + SIGTERM);
   EXPECT_EQ(report["server"].value("name", ""), "busy");
   EXPECT_NE(slurp(junit_path).find("<testsuites"), std::string::npos);
