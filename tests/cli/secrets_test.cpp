@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../support/net.h"
 #include "../support/run_harness.h"
 
 namespace ctxo::test {
@@ -25,21 +26,6 @@ namespace {
 const std::string kSecret = "SECRET123";
 
 std::string server_script() { return std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/echo_secret_server.py"; }
-
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
 
 std::size_t count(const std::string& text, const std::string& needle = kSecret) {
   std::size_t n = 0;

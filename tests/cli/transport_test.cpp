@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "../support/net.h"
 #include "../support/run_harness.h"
 
 namespace ctxo::test {
@@ -20,20 +21,6 @@ namespace {
 std::string server_script() { return std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/hostile_http_server.py"; }
 
 /// A TCP port of 127.0.0.1 nobody listens on now (the kernel's pick).
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t len = sizeof a;
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
-
 std::string url_of(int port) { return "http://127.0.0.1:" + std::to_string(port) + "/mcp"; }
 
 /// ctxo-conform --url on the hostile server in MODE `mode`.

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../support/npm.h"
+#include "../support/net.h"
 #include "../support/run_harness.h"
 
 namespace ctxo::test {
@@ -30,21 +31,6 @@ std::string bridge() { return npm_dir() + "/fixtures/http/stdio-bridge.mjs"; }
 std::string everything() { return npm_dir() + "/node_modules/@modelcontextprotocol/server-everything/dist/index.js"; }
 
 /// A TCP port of 127.0.0.1 nobody listens on now (the kernel's pick).
-int free_port() {
-  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in a{};
-  a.sin_family = AF_INET;
-  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  a.sin_port = 0;
-  socklen_t len = sizeof a;
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len) == 0)
-    port = ntohs(a.sin_port);
-  ::close(fd);
-  return port;
-}
-
 std::string url_of(int port) { return "http://127.0.0.1:" + std::to_string(port) + "/mcp"; }
 
 /// ctxo-conform --url on the fixture, started by the run with HTTP_CASE=`name`.
