@@ -17,8 +17,7 @@ using profile::Host;
 using profile::HostLimit;
 using profile::Unit;
 
-/// Names longer than this are never given to std::regex (its recursion is bounded by the
-/// subject); no host takes one anyway, so it breaks every name rule.
+/// Names longer than this are not matched: no host takes one, so it breaks every name rule.
 constexpr std::size_t kMaxMatchedName = 1024;
 /// How deep and how wide the walk for refused schema features goes.
 constexpr int kMaxSchemaDepth = 64;
@@ -157,12 +156,7 @@ Outcomes check_listing(const std::vector<Host>& hosts, const json& tool) {
     for (const auto& h : hosts)
       for (const auto& rule : h.names) {
         any_rule = true;
-        bool ok = false;
-        try {
-          ok = name.size() <= kMaxMatchedName && std::regex_match(name, *rule.re);
-        } catch (const std::regex_error&) {
-          ok = false;
-        }
+        const bool ok = name.size() <= kMaxMatchedName && profile::matches_name(rule, name);
         if (ok) continue;
         sev = worse(sev, profile::severity_of(rule.past));
         auto it = std::find_if(broken.begin(), broken.end(), [&](const auto& b) { return b.first == rule.says; });

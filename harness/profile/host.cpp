@@ -5,7 +5,10 @@
 #include <cmath>
 #include <filesystem>
 
+#include "profile/pattern_re2.h"
 #include "profile/profile.h"
+
+#include <re2/re2.h>
 
 namespace ctxo::profile {
 
@@ -93,11 +96,11 @@ Result<Host> from_json(const json& doc, const std::string& origin) {
     rule.pattern = r["pattern"].get<std::string>();
     if (auto problem = pattern_problem(rule.pattern))
       return make_error("host", origin + ": toolNames pattern '" + rule.pattern + "' cannot be used: " + *problem);
-    try {
-      rule.re = std::make_shared<const std::regex>(rule.pattern, std::regex::ECMAScript);
-    } catch (const std::regex_error& e) {
-      return make_error("host", origin + ": toolNames pattern '" + rule.pattern + "' is not a regular expression: " + e.what());
-    }
+    rule.re = compile_re2(rule.pattern);
+    if (!rule.re)
+      return make_error("host", origin + ": toolNames pattern '" + rule.pattern +
+                                    "' cannot be used: a name rule must be a regular expression RE2 accepts (no "
+                                    "lookahead, lookbehind or backreference)");
     rule.says = r.value("says", "matches " + rule.pattern);
     rule.past = past_of(r["past"], Past::kRejected);
     rule.sources = strings(r, "sources");
@@ -117,6 +120,10 @@ Result<Host> from_json(const json& doc, const std::string& origin) {
 }
 
 }  // namespace
+
+bool matches_name(const NameRule& rule, const std::string& name) {
+  return rule.re && RE2::FullMatch(name, *rule.re);
+}
 
 const char* to_string(Past p) {
   switch (p) {

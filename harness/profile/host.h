@@ -7,7 +7,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
@@ -15,6 +14,10 @@
 #include "core/result.h"
 
 #include <nlohmann/json.hpp>
+
+namespace re2 {
+class RE2;
+}
 
 namespace ctxo::profile {
 
@@ -66,11 +69,15 @@ struct DeclaredCeiling {
 
 struct NameRule {
   std::string pattern;
-  std::shared_ptr<const std::regex> re;  ///< Compiled ECMAScript.
+  /// Compiled by RE2 (linear time, never backtracking): see matches_name().
+  std::shared_ptr<const re2::RE2> re;
   std::string says;
   Past past = Past::kRejected;
   std::vector<std::string> sources;
 };
+
+/// The whole of `name` matches `rule` (false for a rule without a compiled pattern).
+bool matches_name(const NameRule& rule, const std::string& name);
 
 struct SchemaRule {
   bool anywhere = false;  ///< false: the inputSchema root only.

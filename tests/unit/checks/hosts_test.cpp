@@ -99,6 +99,19 @@ TEST(HostProfiles, BadValuesAreClearErrors) {
     "toolNames":[{"pattern":"([a-z","past":"rejected","sources":["s"]}]})"));
   ASSERT_FALSE(bad_regex.ok());
   EXPECT_NE(bad_regex.error().message.find("regular expression"), std::string::npos) << bad_regex.error().message;
+  // Name rules are matched by RE2: a lookahead is refused when the file is loaded, and a nested
+  // repetition that makes a backtracking engine take seconds on 30 characters is matched at once.
+  auto lookahead = profile::load_hosts(write("ahead.json", R"({"hostFormat":1,"name":"x","title":"X","limits":[],
+    "toolNames":[{"pattern":"^(?!x)[a-z]+$","past":"rejected","sources":["s"]}]})"));
+  ASSERT_FALSE(lookahead.ok());
+  EXPECT_NE(lookahead.error().message.find("RE2"), std::string::npos) << lookahead.error().message;
+  auto nested = profile::load_hosts(write("nested.json", R"({"hostFormat":1,"name":"x","title":"X","limits":[],
+    "toolNames":[{"pattern":"^(a+)+$","past":"rejected","sources":["s"]}]})"));
+  ASSERT_TRUE(nested.ok()) << nested.error().message;
+  ASSERT_EQ(nested->size(), 1u);
+  const auto& rule = (*nested)[0].names.at(0);
+  EXPECT_TRUE(profile::matches_name(rule, std::string(40, 'a')));
+  EXPECT_FALSE(profile::matches_name(rule, std::string(40, 'a') + "b"));
   auto own = profile::load_hosts(write("own.json", R"({"hostFormat":1,"name":"my-agent","title":"My agent","limits":[
     {"id":"max-chars","unit":"chars","max":100,"past":"truncated","sources":["ours"]}]})"));
   ASSERT_TRUE(own.ok()) << own.error().message;
