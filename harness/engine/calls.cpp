@@ -71,9 +71,9 @@ void Runner::tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_
     ts->skipped = "time budget reached";
     return;
   }
-  const json input_schema = tool->contains("inputSchema") && (*tool)["inputSchema"].is_object()
-                                ? (*tool)["inputSchema"]
-                                : json{{"type", "object"}};
+  static const json kAnyObject = json{{"type", "object"}};
+  const auto schema_it = tool->find("inputSchema");
+  const json& input_schema = schema_it != tool->end() && schema_it->is_object() ? *schema_it : kAnyObject;  // not copied
   const checks::ToolValidators& validators = judge_->validators(name);
   tr.validators = &validators;
   if (!validators.input_problem().empty())

@@ -211,7 +211,10 @@ void Runner::body(Worker& w) {
     note(w, "tools/list did not return a list of tools, so no tool was called");
     return;
   }
-  all_tools_ = listing.tools;
+  // The listing is kept once, here: the pages' raw results are not needed past this point (a
+  // listing of large schemas would otherwise be held three times for the whole run).
+  all_tools_ = std::move(listing.tools);
+  listing = {};
   {
     checks::JudgeSetup js;
     js.forced = forced_;

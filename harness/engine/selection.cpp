@@ -85,10 +85,14 @@ ToolSelection select_tools(const std::vector<json>& listed, const RunOptions& o)
 }
 
 std::optional<std::string> writers_note(const std::vector<ToolSummary>& rows) {
+  // The first kNamed by name, then how many more: a listing of 50,000 writers is one short line.
+  constexpr std::size_t kNamed = 20;
   std::string list;
+  std::size_t writers = 0;
   for (const auto& ts : rows)
-    if (ts.selected && !ts.read_only) list += (list.empty() ? "" : ", ") + ts.name;
-  if (list.empty()) return std::nullopt;
+    if (ts.selected && !ts.read_only && ++writers <= kNamed) list += (list.empty() ? "" : ", ") + ts.name;
+  if (writers == 0) return std::nullopt;
+  if (writers > kNamed) list += " and " + std::to_string(writers - kNamed) + " more";
   return "calling tools not annotated readOnlyHint:true (they may write, move or delete): " + list +
          " (use --read-only to skip them, and run the server in a throwaway directory)";
 }

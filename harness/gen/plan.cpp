@@ -430,13 +430,17 @@ ToolPlan::ToolPlan(const json& input_schema, std::size_t calls, std::uint64_t se
     : schema_(input_schema.is_object() ? input_schema : json{{"type", "object"}}),
       seed_(seed),
       options_(std::move(options)) {
+  // Compiled once, used by the boundary and invalid phases too.
+  if (auto compiled = profile::SchemaValidator::compile(schema_))
+    validator_ = std::make_shared<const profile::SchemaValidator>(std::move(*compiled));
+  options_.root_validator = validator_;
   boundary_ = boundary_cases(schema_, options_);
-  bool invalid_possible = admits_invalid(schema_, schema_);
+  GenOptions probe;  // the defaults, as always: only the compiled validator is shared
+  probe.root_validator = validator_;
+  bool invalid_possible = admits_invalid(schema_, schema_, probe);
   sizes_ = phase_sizes(calls, boundary_.size(), invalid_possible);
   valid_ = valid_value(schema_, schema_, options_);
   if (invalid_possible) invalid_ = invalid_value(schema_, schema_, options_);
-  if (auto compiled = profile::SchemaValidator::compile(schema_))
-    validator_ = std::make_shared<const profile::SchemaValidator>(std::move(*compiled));
 }
 
 std::optional<PlannedCall> ToolPlan::next(const Harvest& harvest) {

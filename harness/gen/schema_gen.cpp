@@ -333,7 +333,7 @@ class Builder {
 
   Built body(const json& s, const Ptr& ptr, int depth) {
     if (s.contains("const")) return {rc::gen::just(s["const"]), true};
-    if (auto it = s.find("enum"); it != s.end() && it->is_array()) return enum_gen(*it, ptr);
+    if (auto it = s.find("enum"); it != s.end() && it->is_array()) return enum_gen(*it, s, ptr);
     if (s.contains("allOf") && s["allOf"].is_array()) return {build(merge_all_of(s), std::nullopt, depth).gen, false};
     for (const char* key : {"anyOf", "oneOf"}) {
       if (auto it = s.find(key); it != s.end() && it->is_array() && !it->empty()) return union_gen(s, key, ptr, depth);
@@ -376,12 +376,18 @@ class Builder {
     return {fail_gen("unknown type " + t), true};
   }
 
-  Built enum_gen(const json& values, const Ptr& ptr) {
+  Built enum_gen(const json& values, const json& s, const Ptr& ptr) {
     std::vector<json> keep;
-    const profile::SchemaValidator* v = ptr ? ctx_->validator(*ptr) : nullptr;
+    // An enum beside other constraints (a type, a pattern...) keeps only the values they admit,
+    // read by the subschema's validator; alone, every value is valid and no validator (a copy of
+    // the whole schema, enum included) is compiled.
     if (values.size() > kMaxEnumValues)
       opt_.problems.add("an enum of " + std::to_string(values.size()) + " values: " + std::to_string(kMaxEnumValues) +
                         " of them, evenly spread, are used");
+    const bool alone = std::all_of(s.items().begin(), s.items().end(),
+                                   [](const auto& kv) { return kv.key() == "enum" || annotation(kv.key()); });
+    if (alone) return {element_of(enum_sample(values)), true};
+    const profile::SchemaValidator* v = ptr ? ctx_->validator(*ptr) : nullptr;
     for (const auto& x : enum_sample(values)) {
       if (v == nullptr || v->is_valid(x)) keep.push_back(x);
     }
@@ -973,6 +979,14 @@ Gen top_gen(const json& schema, const json& root, const GenOptions& options) {
     auto ctx = make_ctx(root, options);
     return Builder(ctx).at("", 0);
   }
+  // One of the root's properties (the boundary phase's typical values): its pointer, not a
+  // grafted copy of the root and the schema.
+  if (auto props = root.find("properties"); root.is_object() && props != root.end() && props->is_object())
+    for (const auto& [k, sub] : props->items())
+      if (&sub == &schema) {
+        auto ctx = make_ctx(root, options);
+        return Builder(ctx).at("/properties/" + profile::escape_pointer_token(k), 0);
+      }
   // A schema given apart from its root: graft it under a private key so local refs still resolve.
   json doc = root.is_object() ? root : json::object();
   doc["$ctxo-target"] = schema;
@@ -1139,18 +1153,22 @@ class Breaker {
 }  // namespace
 
 rc::Gen<InvalidCase> invalid_value(const json& schema, const json& root, const GenOptions& options) {
-  auto validator = std::make_shared<std::optional<profile::SchemaValidator>>();
-  json doc = root;
-  bool at_root = (&schema == &root || schema == root);
-  if (!at_root) {
-    doc = root.is_object() ? root : json::object();
-    doc["$ctxo-target"] = schema;
-    doc["$ref"] = "#/$ctxo-target";
+  const bool at_root = (&schema == &root || schema == root);
+  std::shared_ptr<const profile::SchemaValidator> validator = at_root ? options.root_validator : nullptr;
+  if (!validator) {
+    std::optional<json> graft;
+    if (!at_root) {
+      graft = root.is_object() ? root : json::object();
+      (*graft)["$ctxo-target"] = schema;
+      (*graft)["$ref"] = "#/$ctxo-target";
+    }
+    if (auto r = profile::SchemaValidator::compile(graft ? *graft : root))
+      validator = std::make_shared<const profile::SchemaValidator>(std::move(*r));
   }
-  if (auto r = profile::SchemaValidator::compile(doc)) *validator = std::move(*r);
-  // Shared, not captured by value: RapidCheck copies a mapcat's mapper on every draw.
-  auto sub = std::make_shared<const json>(schema);
+  // Shared, not captured by value: RapidCheck copies a mapcat's mapper on every draw. At the root
+  // the schema and the root are one copy.
   auto rootc = std::make_shared<const json>(root);
+  auto sub = at_root ? rootc : std::make_shared<const json>(schema);
   rc::Gen<InvalidCase> g = rc::gen::mapcat(valid_value(schema, root, options), [sub, rootc](const json& v) {
     Breaker b(*rootc);
     b.walk(*sub, v, "", 0);
@@ -1163,12 +1181,12 @@ rc::Gen<InvalidCase> invalid_value(const json& schema, const json& root, const G
     });
   });
   return such_that(g, [validator](const InvalidCase& c) {
-    return !c.label.empty() && *validator && !(*validator)->is_valid(c.value);
+    return !c.label.empty() && validator && !validator->is_valid(c.value);
   });
 }
 
-bool admits_invalid(const json& schema, const json& root) {
-  auto g = invalid_value(schema, root);
+bool admits_invalid(const json& schema, const json& root, const GenOptions& options) {
+  auto g = invalid_value(schema, root, options);
   for (std::uint64_t seed = 1; seed <= 8; ++seed) {
     try {
       (void)g(rc::Random(seed), 30).value();
@@ -1329,9 +1347,10 @@ json typical(const json& schema, const json& root, std::uint64_t seed) {
   GenOptions o;
   o.edge_bias = false;
   json first = absent();
+  const rc::Gen<json> gen = valid_value(schema, root, o);  // built once: it copies the schema
   for (std::uint64_t k = 0; k < 6; ++k) {
     try {
-      json v = valid_value(schema, root, o)(rc::Random(seed * 7919 + k), 30).value();
+      json v = gen(rc::Random(seed * 7919 + k), 30).value();
       if (first.is_discarded()) first = v;
       bool empty = (v.is_string() && v.get<std::string>().empty()) || (v.is_array() && v.empty());
       if (!empty) return v;
@@ -1346,8 +1365,9 @@ json typical(const json& schema, const json& root, std::uint64_t seed) {
 std::vector<CallCase> boundary_cases(const json& schema, const GenOptions& options) {
   std::vector<CallCase> out;
   if (!schema.is_object()) return out;
-  std::optional<profile::SchemaValidator> validator;
-  if (auto r = profile::SchemaValidator::compile(schema)) validator = std::move(*r);
+  std::shared_ptr<const profile::SchemaValidator> validator = options.root_validator;
+  if (!validator)
+    if (auto r = profile::SchemaValidator::compile(schema)) validator = std::make_shared<const profile::SchemaValidator>(std::move(*r));
   std::map<std::string, std::size_t> seen;  // arguments text -> index in out
   auto push = [&](const json& args, const std::string& label) {
     if (!args.is_object()) return;
@@ -1360,7 +1380,9 @@ std::vector<CallCase> boundary_cases(const json& schema, const GenOptions& optio
       if (("; " + said + "; ").find("; " + label + "; ") == std::string::npos) said += "; " + label;
     }
   };
-  const json props = schema.contains("properties") && schema["properties"].is_object() ? schema["properties"] : json::object();
+  static const json kNoProperties = json::object();
+  const auto props_it = schema.find("properties");
+  const json& props = props_it != schema.end() && props_it->is_object() ? *props_it : kNoProperties;  // not copied
   std::set<std::string> required;
   if (auto it = schema.find("required"); it != schema.end() && it->is_array()) {
     for (const auto& r : *it)

@@ -15,6 +15,10 @@
 
 #include "gen/simple.h"
 
+namespace ctxo::profile {
+class SchemaValidator;
+}
+
 namespace ctxo::gen {
 
 using nlohmann::json;
@@ -51,6 +55,10 @@ struct GenOptions {
   /// than loopback (--allow-remote-urls). Off: such values are left out and the plan notes it.
   bool allow_remote_urls = false;
   Problems problems;                     ///< Shared sink: copies of the options report to the same list.
+  /// The root schema, compiled once by its caller (ToolPlan) and used by boundary_cases and
+  /// invalid_value when they are given that root; null: they compile it themselves. A listing of
+  /// large schemas (an enum of 100,000 objects) costs a compiled copy per use.
+  std::shared_ptr<const profile::SchemaValidator> root_validator;
 };
 
 /// Values valid for `schema`, whose local `$ref`s resolve against `root` (pass the schema itself
@@ -79,7 +87,7 @@ rc::Gen<InvalidCase> invalid_value(const json& schema, const json& root, const G
 
 /// True when invalid_value can produce something for this schema (`{}`, `true` and objects
 /// without constraints cannot). Decided by trying a fixed handful of seeds.
-bool admits_invalid(const json& schema, const json& root);
+bool admits_invalid(const json& schema, const json& root, const GenOptions& options = {});
 
 /// The deterministic boundary phase for a tool's inputSchema: required properties only, all
 /// properties, each optional property present, and per top-level property each bound and bound+-1

@@ -73,6 +73,13 @@ TEST(Selection, WritersAreNamedAndIdentifierToolsKnown) {
   RunOptions o;
   o.read_only = true;
   EXPECT_FALSE(writers_note(select_tools(kListed, o).rows).has_value());
+  // Many writers: the first 20 by name, then how many more (never a 600 KB line).
+  std::vector<json> many;
+  for (int i = 0; i < 25; ++i) many.push_back(tool("w" + std::to_string(100 + i), false));
+  auto long_note = writers_note(select_tools(many, RunOptions{}).rows);
+  ASSERT_TRUE(long_note.has_value());
+  EXPECT_NE(long_note->find("w119 and 5 more ("), std::string::npos) << *long_note;
+  EXPECT_EQ(long_note->find("w120"), std::string::npos) << *long_note;
   EXPECT_TRUE(needs_identifier(tool("read_file", true, {"path"})));
   EXPECT_FALSE(needs_identifier(tool("search", true, {"query"})));
 }
