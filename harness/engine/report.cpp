@@ -2,7 +2,10 @@
 #include "engine/report.h"
 
 #include <algorithm>
+#include <functional>
 #include <set>
+#include <string_view>
+#include <vector>
 
 namespace ctxo::engine {
 
@@ -34,12 +37,64 @@ std::optional<Verdict> parse_verdict(std::string_view word) {
   return std::nullopt;
 }
 
+namespace {
+
+// The string values of a request's arguments (and of the request it was shrunk from), as the
+// server may quote them: raw and JSON-escaped. Short ones ("a", "id") are left alone: blanking
+// them would blank words of the diagnosis itself.
+std::vector<std::string> argument_strings(const Finding& f) {
+  constexpr std::size_t kMinQuoted = 4, kMaxValues = 64;
+  std::vector<std::string> out;
+  std::function<void(const nlohmann::json&, int)> walk = [&](const nlohmann::json& v, int depth) {
+    if (out.size() >= kMaxValues || depth > 8) return;
+    if (v.is_string()) {
+      const std::string& s = v.get_ref<const std::string&>();
+      if (s.size() < kMinQuoted) return;
+      out.push_back(s);
+      std::string escaped = nlohmann::json(s).dump();
+      escaped = escaped.substr(1, escaped.size() - 2);
+      if (escaped != s) out.push_back(std::move(escaped));
+    } else if (v.is_structured()) {
+      for (const auto& x : v) walk(x, depth + 1);
+    }
+  };
+  for (const nlohmann::json* r : {&f.request, &f.original_request})
+    if (r->is_object())
+      if (auto p = r->find("params"); p != r->end() && p->is_object())
+        if (auto a = p->find("arguments"); a != p->end()) walk(*a, 0);
+  // Longest first, so a value containing another is blanked whole.
+  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) { return a.size() > b.size(); });
+  return out;
+}
+
+// How much of `value` starts at `at` in `text`: all of it, or a prefix of at least 12 bytes (an
+// excerpt of a long generated string, cut by the diagnosis); else 0.
+std::size_t quoted_at(std::string_view text, std::size_t at, std::string_view value) {
+  constexpr std::size_t kMinPrefix = 12;
+  std::size_t n = 0;
+  while (n < value.size() && at + n < text.size() && text[at + n] == value[n]) ++n;
+  return n == value.size() || n >= kMinPrefix ? n : 0;
+}
+
+}  // namespace
+
 std::string finding_key(const Finding& f) {
   std::string shape;
   shape.reserve(f.diagnosis.size());
   static constexpr std::string_view kThisCall = "(this call: ";
+  // Our own generated values, quoted back by the server ("Session not found: 8f3a..."), are
+  // not part of the cause: each is one mark, whatever the seed made of it.
+  const std::vector<std::string> ours = argument_strings(f);
   for (std::size_t i = 0; i < f.diagnosis.size(); ++i) {
     char c = f.diagnosis[i];
+    std::size_t quoted = 0;
+    for (const auto& v : ours)
+      if (!v.empty() && f.diagnosis[i] == v[0] && (quoted = quoted_at(f.diagnosis, i, v)) > 0) break;
+    if (quoted > 0) {
+      shape += "\x01";
+      i += quoted - 1;
+      continue;
+    }
     if (std::string_view(f.diagnosis).substr(i, kThisCall.size()) == kThisCall) {
       // "(this call: ...)" says what differs between calls with one cause: not part of the cause.
       while (!shape.empty() && shape.back() == ' ') shape.pop_back();

@@ -71,6 +71,30 @@ TEST(Sink, OneRootCauseIsMergedOnce) {
   EXPECT_EQ(r.tools[0].outcomes.at("TR-HINT"), checks::Status::kPassed);
 }
 
+// A server that quotes our input ("Session not found: <the id we sent>") gives one cause, whatever
+// the seed made of the input: the quoted values, whole, escaped or cut short, are not the cause.
+TEST(Sink, QuotedArgumentsAreNotPartOfTheCause) {
+  auto call = [](json args) {
+    return json{{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "get"}, {"arguments", args}}}};
+  };
+  auto thrown = [&](const std::string& id, const std::string& quoted) {
+    Finding f = finding("P-NO-THROW", call({{"sessionId", id}, {"n", 3}}),
+                        "valid call answered with -32603: Session not found: " + quoted);
+    f.tool = "get";
+    return f;
+  };
+  const std::string a = "8f3a9c1e-77aa-4b0e-9e1d-0c5a2b7f11d2", b = "zz\"quoted\" ünïcode value";
+  EXPECT_EQ(finding_key(thrown(a, a)), finding_key(thrown(b, b)));
+  // Escaped as JSON in the server's text.
+  EXPECT_EQ(finding_key(thrown(b, "zz\\\"quoted\\\" ünïcode value")), finding_key(thrown(a, a)));
+  // A long value cut short in an excerpt.
+  const std::string long_value(300, 'q');
+  EXPECT_EQ(finding_key(thrown(long_value, long_value.substr(0, 80) + "…")), finding_key(thrown(a, a + "…")));
+  // Another cause stays another finding; a short value ("abc") is never blanked out of the text.
+  EXPECT_NE(finding_key(thrown(a, "database is locked")), finding_key(thrown(a, a)));
+  EXPECT_NE(finding_key(thrown("abc", "abc")), finding_key(thrown("xyz", "xyz")));
+}
+
 TEST(Sink, RowCountersAndRows) {
   RunReport r;
   count_call(r, row_of(r, "a"), true);
