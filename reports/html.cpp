@@ -176,9 +176,9 @@ code,pre,kbd{font-family:var(--mono);font-size:12.5px}
 .muted{color:var(--muted)}
 header.run{border:1px solid var(--line);border-radius:8px;padding:16px 20px;background:var(--panel)}
 header.run.verdict-fail{border-left:6px solid var(--fail)}header.run.verdict-pass{border-left:6px solid var(--pass)}
-header.run.verdict-error{border-left:6px solid var(--warn)}header.run.verdict-untested,header.run.verdict-interrupted{border-left:6px solid var(--muted)}
+header.run.verdict-error{border-left:6px solid var(--warn)}header.run.verdict-untested,header.run.verdict-interrupted,header.run.verdict-partial{border-left:6px solid var(--muted)}
 .verdict{display:inline-block;font-weight:700;letter-spacing:.04em;padding:2px 10px;border-radius:6px;margin-right:8px;color:#fff}
-.verdict.pass{background:var(--pass)}.verdict.fail{background:var(--fail)}.verdict.error{background:var(--warn)}.verdict.untested,.verdict.interrupted{background:var(--muted)}
+.verdict.pass{background:var(--pass)}.verdict.fail{background:var(--fail)}.verdict.error{background:var(--warn)}.verdict.untested,.verdict.interrupted,.verdict.partial{background:var(--muted)}
 .counts{display:flex;flex-wrap:wrap;gap:10px;margin:14px 0}
 .count{border:1px solid var(--line);border-radius:6px;padding:6px 14px;background:var(--bg);min-width:90px}
 .count b{display:block;font-size:20px;line-height:1.2}.count.errors b{color:var(--fail)}.count.warnings b{color:var(--warn)}
@@ -394,6 +394,9 @@ void write_header(std::string& o, const engine::RunReport& r, const std::string&
   o += "</h1>\n<div class=\"muted\">";
   if (verdict == "error") o += "The run could not complete. ";
   if (verdict == "untested") o += "Untested (exit code 4): " + esc_line("no call reached the server's tools: " + untested_reason(r)) + ". ";
+  if (verdict == "partial")
+    o += "Partial: " + esc_line(std::to_string(r.reached_count()) + " of " + std::to_string(r.selected_count()) +
+                                " tools reached data; " + partial_reason(r)) + ". ";
   if (r.interrupted) o += "Interrupted: " + esc_line(interrupted_reason(r)) + ". ";
   o += plural(errors, "error", "errors") + ", " + plural(warnings, "warning", "warnings");
   if (base) o += ", " + std::to_string(base) + " baselined";

@@ -367,6 +367,9 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
     out << c.yellow << c.bold << "UNTESTED" << c.reset << ": no call reached the server's tools";
   } else if (r.verdict == engine::Verdict::kInterrupted) {
     out << c.yellow << c.bold << "INTERRUPTED" << c.reset << ": no verdict";
+  } else if (r.verdict == engine::Verdict::kPartial) {
+    out << c.yellow << c.bold << "PARTIAL" << c.reset << ": " << r.reached_count() << " of " << r.selected_count()
+        << " tools reached data";
   } else {
     out << c.green << c.bold << "PASS" << c.reset;
   }
@@ -378,6 +381,7 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
   if (auto accepted = r.baselined_count()) out << "; " << accepted << " accepted by the baseline";
   out << "\n";
   if (r.verdict == engine::Verdict::kUntested && style.verbosity >= 1) out << "  " << untested_reason(r) << "; exit code 4\n";
+  if (r.verdict == engine::Verdict::kPartial && style.verbosity >= 1) out << "  " << partial_reason(r) << "\n";
   if (r.interrupted) out << "  " << interrupted_reason(r) << "\n";
   if (style.verbosity >= 1) {
     // What the calls reached: one line, and with -v one line per tool.

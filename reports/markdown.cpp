@@ -150,6 +150,9 @@ void write_header(std::string& o, const engine::RunReport& r, const std::string&
     o += ": " + md_text(r.error->message, true) + "\n\n";
   }
   if (r.verdict == engine::Verdict::kUntested) o += "> **Untested** (exit code 4): " + md_text("no call reached the server's tools: " + untested_reason(r)) + ".\n\n";
+  if (r.verdict == engine::Verdict::kPartial)
+    o += "> **Partial**: " + md_text(std::to_string(r.reached_count()) + " of " + std::to_string(r.selected_count()) +
+                                     " tools reached data; " + partial_reason(r)) + ".\n\n";
   if (r.interrupted) o += "> **Interrupted**: " + md_text(interrupted_reason(r)) + ".\n\n";
 
   std::size_t called = static_cast<std::size_t>(

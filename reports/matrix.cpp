@@ -2,6 +2,7 @@
 #include "reports/matrix.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <set>
 
@@ -226,8 +227,34 @@ std::string untested_reason(const engine::RunReport& r) {
     if (!why.empty()) return "no tool was called (" + why + ")";
     return "no tool was called (check --tools, --exclude-tools, --read-only and the server's tools/list)";
   }
-  return "all " + std::to_string(r.calls) + " call" + (r.calls == 1 ? " was" : "s were") +
-         " answered with an error (a JSON-RPC error or isError: true), so no tool was exercised";
+  if (r.successes == 0)
+    return "all " + std::to_string(r.calls) + " call" + (r.calls == 1 ? " was" : "s were") +
+           " answered with an error (a JSON-RPC error or isError: true), so no tool was exercised";
+  checks::Coverage all;
+  for (const auto& t : r.tools) all += t.coverage;
+  return "no answer carried data (" + all.summary() + "), so no tool was exercised";
+}
+
+std::string partial_reason(const engine::RunReport& r) {
+  constexpr std::size_t kNamed = 8;
+  std::string none;
+  std::size_t listed = 0, without = 0;
+  for (const auto* t : tools_by_name(r)) {
+    if (!t->selected || t->coverage.data > 0) continue;
+    ++without;
+    if (++listed > kNamed) continue;
+    none += (none.empty() ? "" : "; ") + t->name + " (" +
+            (t->calls == 0 ? (t->skipped.empty() ? std::string("not called") : t->skipped) : t->coverage.summary()) + ")";
+  }
+  if (without > kNamed) none += "; and " + std::to_string(without - kNamed) + " more";
+  std::string s = "no data from " + none + ": what these tools promise was not tested";
+  if (r.require_coverage) {
+    char pct[32];
+    std::snprintf(pct, sizeof pct, "%g%%", *r.require_coverage);
+    s += r.exit_code == engine::code(engine::ExitCode::kUntested) ? std::string("; exit code 4 (below --require-coverage ") + pct + ")"
+                                                                  : std::string("; --require-coverage ") + pct + " met";
+  }
+  return s;
 }
 
 std::string interrupted_reason(const engine::RunReport& r) {

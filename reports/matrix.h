@@ -85,6 +85,11 @@ std::string interrupted_reason(const engine::RunReport& r);
 /// was called (...)" or "all N calls were answered with an error (...)").
 std::string untested_reason(const engine::RunReport& report);
 
+/// Why a run is partial: the selected tools that reached no data, each with what its calls
+/// reached or why it was not called, and the exit code it gives ("...; exit code 4 (below
+/// --require-coverage 80%)" when the share is below the one required).
+std::string partial_reason(const engine::RunReport& report);
+
 /// True when the called tools were not all judged by the same envelope profile (a report then
 /// names each tool's profile).
 bool mixed_profiles(const engine::RunReport& report);

@@ -68,6 +68,7 @@ struct Cli {
   std::optional<std::uint64_t> seed;
   std::optional<long long> calls;  // signed, so "-5" is refused rather than wrapped
   std::optional<double> time_budget;
+  std::string require_coverage;  // "all" or "N%" ("" = not required)
   double tool_budget = 60, shrink_budget = 60;
   bool no_shrink = false;
   bool no_harvest = false;
@@ -471,6 +472,10 @@ int main(int argc, char** argv) {
                  "Generated calls per tool (default: each boundary case up to 48, 24 random, 8 invalid)")
       ->type_name("N");
   app.add_option("--time-budget", cli.time_budget, "Stop generating calls after S seconds")->type_name("S");
+  app.add_option("--require-coverage", cli.require_coverage,
+                 "A partial run (some selected tools reached no data) exits 4 when fewer than N% of them (all: "
+                 "every one) reached data")
+      ->type_name("all|N%");
   app.add_option("--tool-budget", cli.tool_budget,
                  "Stop generating calls for a tool once its calls have taken S seconds (0 = no limit)")
       ->type_name("S")
@@ -535,6 +540,7 @@ int main(int argc, char** argv) {
 
   // --- validate everything before a server is started ---------------------------------------
   ctxo::engine::RunOptions o;
+  std::optional<double> require_coverage;  // --require-coverage, percent
   ctxo::engine::RunReport pre;  // for a report written when configuration fails
   auto fail_config = [&](const std::string& message) {
     if (!cli.outputs.json.empty()) {
@@ -629,6 +635,16 @@ int main(int argc, char** argv) {
   if (cli.time_budget && !(*cli.time_budget > 0 && *cli.time_budget <= 365.0 * 24 * 3600))
     return fail_config("--time-budget must be a number of seconds above 0, at most a year");
   o.time_budget_s = cli.time_budget;
+  if (!cli.require_coverage.empty()) {
+    std::string v = cli.require_coverage;
+    if (v == "all") v = "100";
+    if (!v.empty() && v.back() == '%') v.pop_back();
+    char* end = nullptr;
+    const double pct = std::strtod(v.c_str(), &end);
+    if (v.empty() || end != v.c_str() + v.size() || !(pct >= 0 && pct <= 100))
+      return fail_config("--require-coverage must be 'all' or a percentage from 0% to 100% (got '" + cli.require_coverage + "')");
+    require_coverage = pct;
+  }
   if (!(cli.tool_budget >= 0 && cli.tool_budget <= 365.0 * 24 * 3600))
     return fail_config("--tool-budget must be a number of seconds from 0 (no limit) to a year");
   if (!(cli.shrink_budget > 0 && cli.shrink_budget <= 365.0 * 24 * 3600))
@@ -719,7 +735,9 @@ int main(int argc, char** argv) {
                 << ctxo::reports::display_text(report.error->message, false) << "\n";
       if (report.exit_code != kExitUsage) report.exit_code = kExitServer;
     }
+    report.require_coverage = require_coverage;
     if (!cli.baseline.empty()) ctxo::engine::apply_baseline(report, accepted);
+    else ctxo::engine::settle_verdict(report);
     if (!cli.no_cases && !report.findings.empty()) {
       if (auto w = ctxo::engine::write_cases(report, o, cli.cases, redactor.get()); !w.ok())
         std::cerr << "error: " << redactor->scrub(w.error().message) << "\n";

@@ -58,10 +58,15 @@ void settle_verdict(RunReport& r) {
   if (r.error_count() > 0) {
     r.verdict = Verdict::kFail;
     r.exit_code = code(ExitCode::kFail);
-  } else if (r.calls == 0 || r.successes == 0) {
-    // Nothing was exercised: no call made, or every call answered with an error. Not a pass.
+  } else if (r.calls == 0 || r.successes == 0 || r.reached_count() == 0) {
+    // Nothing was exercised: no call made, or no answer carried data. Not a pass.
     r.verdict = Verdict::kUntested;
     r.exit_code = code(ExitCode::kUntested);
+  } else if (r.reached_count() < r.selected_count()) {
+    // Some selected tools never reached data: what they promise was not tested.
+    r.verdict = Verdict::kPartial;
+    const double share = 100.0 * static_cast<double>(r.reached_count()) / static_cast<double>(r.selected_count());
+    r.exit_code = code(r.require_coverage && share < *r.require_coverage ? ExitCode::kUntested : ExitCode::kPass);
   } else {
     r.verdict = Verdict::kPass;
     r.exit_code = code(ExitCode::kPass);
@@ -108,6 +113,7 @@ Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
   m.command = first.command;
   m.env = first.env;
   m.cwd = first.cwd;
+  m.require_coverage = first.require_coverage;
   m.profile = first.profile;
   m.root = first.root;
   m.started_at = first.started_at;

@@ -12,6 +12,7 @@ namespace ctxo::engine {
 const char* to_string(Verdict v) {
   switch (v) {
     case Verdict::kPass: return "pass";
+    case Verdict::kPartial: return "partial";
     case Verdict::kFail: return "fail";
     case Verdict::kUntested: return "untested";
     case Verdict::kError: return "error";
@@ -23,6 +24,7 @@ const char* to_string(Verdict v) {
 const char* verdict_word(Verdict v) {
   switch (v) {
     case Verdict::kPass: return "PASS";
+    case Verdict::kPartial: return "PARTIAL";
     case Verdict::kFail: return "FAIL";
     case Verdict::kUntested: return "UNTESTED";
     case Verdict::kError: return "ERROR";
@@ -32,7 +34,7 @@ const char* verdict_word(Verdict v) {
 }
 
 std::optional<Verdict> parse_verdict(std::string_view word) {
-  for (Verdict v : {Verdict::kPass, Verdict::kFail, Verdict::kUntested, Verdict::kError, Verdict::kInterrupted})
+  for (Verdict v : {Verdict::kPass, Verdict::kPartial, Verdict::kFail, Verdict::kUntested, Verdict::kError, Verdict::kInterrupted})
     if (word == to_string(v)) return v;
   return std::nullopt;
 }
@@ -178,6 +180,15 @@ bool merge_finding(RunReport& report, std::map<std::string, std::size_t>& index,
     if (t.name == f.tool) t.findings++;
   report.findings.push_back(ReportedFinding{std::move(f), 1, false, "", {}});
   return true;
+}
+
+std::size_t RunReport::selected_count() const {
+  return static_cast<std::size_t>(std::count_if(tools.begin(), tools.end(), [](const ToolSummary& t) { return t.selected; }));
+}
+
+std::size_t RunReport::reached_count() const {
+  return static_cast<std::size_t>(
+      std::count_if(tools.begin(), tools.end(), [](const ToolSummary& t) { return t.selected && t.coverage.data > 0; }));
 }
 
 std::size_t RunReport::error_count() const {

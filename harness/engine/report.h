@@ -69,12 +69,14 @@ struct BaselineEntry {
   std::string tool;
 };
 
-/// A run's verdict: pass, fail, untested (no call was made, or every call was answered with an
-/// error: nothing was exercised), error (the run could not complete), interrupted (stopped by a
-/// signal before any error was found; a run stopped after one is fail).
-enum class Verdict { kPass, kFail, kUntested, kError, kInterrupted };
+/// A run's verdict: pass (no error finding, and every selected tool reached data), partial (no
+/// error finding, but some selected tools reached no data: what they promise was not tested),
+/// fail, untested (no call was made, or no answer carried data: nothing was exercised), error
+/// (the run could not complete), interrupted (stopped by a signal before any error was found; a
+/// run stopped after one is fail).
+enum class Verdict { kPass, kPartial, kFail, kUntested, kError, kInterrupted };
 
-/// The verdict as the reports spell it: "pass", "fail", "untested", "error", "interrupted".
+/// The verdict as the reports spell it: "pass", "partial", "fail", "untested", "error", "interrupted".
 const char* to_string(Verdict v);
 /// The verdict as a heading shows it: "PASS", "FAIL", ...
 const char* verdict_word(Verdict v);
@@ -87,7 +89,7 @@ enum class ExitCode : int {
   kFail = 1,      ///< An error finding.
   kUsage = 2,     ///< A bad flag or configuration; a report we could not write.
   kServer = 3,    ///< The server could not be started or initialised.
-  kUntested = 4,  ///< No tool was called, or every call was answered with an error.
+  kUntested = 4,  ///< No tool reached data (or `partial` below --require-coverage).
 };
 constexpr int code(ExitCode c) { return static_cast<int>(c); }
 constexpr int interrupted_exit_code(int signal) { return 128 + signal; }
@@ -124,7 +126,13 @@ struct RunReport {
   std::chrono::milliseconds duration{0};
   std::string stderr_tail;
   std::string started_at;  ///< ISO 8601 UTC.
+  /// --require-coverage: the share of selected tools (percent, 100 = all) that must reach data;
+  /// a `partial` run below it exits 4. Unset: `partial` exits 0.
+  std::optional<double> require_coverage;
   std::size_t error_count() const;    ///< Error findings not accepted by the baseline.
+  /// Selected tools, and those of them that reached data (an answer that carries data).
+  std::size_t selected_count() const;
+  std::size_t reached_count() const;
   std::size_t warning_count() const;  ///< Warning findings not accepted by the baseline.
   std::size_t baselined_count() const;
 };

@@ -24,6 +24,8 @@ ToolSummary tool(std::string name, std::size_t calls, bool selected = true) {
   ToolSummary t;
   t.name = std::move(name);
   t.calls = calls;
+  t.coverage.calls = calls;
+  t.coverage.data = calls;  // every call reached data
   t.selected = selected;
   if (!selected) t.skipped = "in another shard";
   return t;
@@ -58,6 +60,35 @@ TEST(Verdict, NothingExercisedIsUntested) {
   settle_verdict(r);
   EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(r.exit_code, 1);
+}
+
+// Some selected tools reached no data: partial, exit 0, or 4 below --require-coverage. No tool
+// reached data (answers that were only misses, errors or empty): untested.
+TEST(Verdict, ToolsWithoutDataMakeAPartialRun) {
+  RunReport r = report_with({});
+  r.tools[1].coverage.data = 0;
+  r.tools[1].coverage.misses = 2;
+  settle_verdict(r);
+  EXPECT_EQ(r.verdict, Verdict::kPartial);
+  EXPECT_EQ(r.exit_code, 0);
+  EXPECT_EQ(r.selected_count(), 2u);  // "write" is in another shard
+  EXPECT_EQ(r.reached_count(), 1u);
+  r.require_coverage = 50.0;
+  settle_verdict(r);
+  EXPECT_EQ(r.exit_code, 0);  // 50% reached data: enough
+  r.require_coverage = 100.0;
+  settle_verdict(r);
+  EXPECT_EQ(r.verdict, Verdict::kPartial);
+  EXPECT_EQ(r.exit_code, 4);
+  r.tools[0].coverage.data = 0;
+  settle_verdict(r);
+  EXPECT_EQ(r.verdict, Verdict::kUntested);
+  EXPECT_EQ(r.exit_code, 4);
+  r.findings.push_back(ReportedFinding{finding("TR-HINT", "search", "no hint"), 1, false, "", {}});
+  settle_verdict(r);
+  EXPECT_EQ(r.verdict, Verdict::kFail);
+  EXPECT_EQ(parse_verdict("partial"), Verdict::kPartial);
+  EXPECT_STREQ(verdict_word(Verdict::kPartial), "PARTIAL");
 }
 
 TEST(Baseline, AcceptedFindingsDoNotFailAndStaleEntriesAreListed) {
