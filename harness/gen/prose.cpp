@@ -118,8 +118,9 @@ bool path_value(sv s, Ctx ctx) {
     if (starts(s, "/") || starts(s, "./") || starts(s, "../") || starts(s, "~/")) return true;
     return ctx != Ctx::kProse;  // `src/util`, a [DIR] line, a table cell: yes; "and/or": no
   }
-  auto ext = extension(s);
-  if (!ext || ext->size() == s.size() - 1) return ctx != Ctx::kProse && ext && s.front() == '.';  // ".env"
+  const auto ext = extension(s);
+  if (!ext) return false;
+  if (ext->size() == s.size() - 1) return ctx != Ctx::kProse;  // a dotfile: `.env`, [FILE] .gitignore
   const std::string e = lower(*ext);
   if (in(e, {"com", "org", "net", "io", "dev", "ai"})) return false;  // a domain, not a file
   if (ctx == Ctx::kProse && e == "js" && is_upper(s.front())) return false;  // Node.js, Vue.js

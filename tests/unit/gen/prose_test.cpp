@@ -76,6 +76,10 @@ TEST(Prose, ServerFilesystemListing) {
   EXPECT_VALUES("/work/ws/src/app.ts\n/work/ws/src/util.ts\n", {P("/work/ws/src/app.ts"), P("/work/ws/src/util.ts")});
 }
 
+TEST(Prose, BacktickedPathsNeedNoExtension) {
+  EXPECT_VALUES("Edit `.env` and `src/util`, not and/or, nor .env alone.", {P(".env"), P("src/util")});
+}
+
 TEST(Prose, RipgrepAndCompilerAnchors) {
   EXPECT_VALUES("src/app.ts:4:24:const label = \"🚀 go\"; runTask(1);\n"
                 "src/jobs.ts:2:26: export const job01 = () => runTask(1);\n"
