@@ -15,6 +15,7 @@
 
 #include "core/json_bounded.h"
 #include "core/text.h"
+#include "gen/prose.h"
 #include "gen/rc_util.h"
 #include "gen/simple.h"
 #include "profile/schema_validator.h"
@@ -223,15 +224,28 @@ bool budget_parameter(const std::string& property) {
          ends_with(k, "limit") || ends_with(k, "budget") || (k.rfind("max", 0) == 0 && k.size() > 3);
 }
 
-void Harvest::take_result(const json& result) {
+void Harvest::take_result(const json& result, bool prose, const std::vector<std::string>& exclude) {
   if (!result.is_object()) return;
   if (auto it = result.find("structuredContent"); it != result.end()) take(*it);
   if (auto it = result.find("content"); it != result.end() && it->is_array()) {
     for (const auto& part : *it) {
       if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string())
         continue;
-      json doc = parse_bounded(part["text"].get<std::string>());
-      if (!doc.is_discarded()) take(doc);
+      const std::string& text = part["text"].get_ref<const std::string&>();
+      json doc = parse_bounded(text);
+      if (!doc.is_discarded()) {
+        take(doc);
+        continue;
+      }
+      // Not JSON as a whole: JSON followed by a Markdown footer, or prose.
+      const TextSplit split = split_leading_json(text);
+      if (!split.json.empty()) take(parse_bounded(split.json));
+      if (!prose || split.prose.empty()) continue;
+      for (const ProseValue& v : prose_values(split.prose, exclude)) {
+        const json x(v.value);
+        if (v.kind == ValueKind::kUri || v.kind == ValueKind::kId) derive(v.value, v.kind);  // its path and name
+        if (v.kind != ValueKind::kUri) keep_kind(v.kind, x);
+      }
     }
   }
 }

@@ -62,14 +62,19 @@ std::vector<ValueKind> parameter_kinds(const std::string& property);
 /// Values seen in answers, pooled twice: by property name (case, '_' and '-' ignored) and by kind
 /// (see ValueKind), so a `symbol` parameter is offered the `name`s a listing returned. Derived
 /// values are pooled too: the path of a `src/a.ts:12` anchor, the path and name of a
-/// `src/a.ts::run::function` id, the path of a `file://` uri. At most kPerName distinct values
+/// `src/a.ts::run::function` id, the path of a `file://` uri. Read-only tools' prose and Markdown
+/// answers feed the kind pools (take_result with `prose`). At most kPerName distinct values
 /// per name and kPerKind per kind, first seen first.
 class Harvest {
  public:
   static constexpr std::size_t kPerName = 16;
   static constexpr std::size_t kPerKind = 64;
-  /// Walks a tools/call result: its structuredContent and every text part that parses as JSON.
-  void take_result(const json& result);
+  /// Walks a tools/call result: its structuredContent, every text part that parses as JSON, and
+  /// the JSON that starts a text part followed by a Markdown footer. With `prose` (the answer of a
+  /// tool that only reads: see prose_tool), also the values the text names where it is not JSON
+  /// (see prose_values in gen/prose.h), pooled by kind; `exclude` holds the strings of the request
+  /// that got this answer, never pooled from prose (a server that quotes its input).
+  void take_result(const json& result, bool prose = false, const std::vector<std::string>& exclude = {});
   /// Walks any JSON value.
   void take(const json& value);
   /// Adds what `other` pooled, pool by pool in its order (a parallel run's per-tool harvests are
