@@ -2,7 +2,7 @@
 // ctxo-conform's entry point: parses the command line (CLI11's exceptions stop here), validates
 // every option before a server is started, runs the engine and writes the reports.
 // Exit codes: 0 conformant, 1 violations, 2 usage or configuration error, 3 server not started,
-// 4 untested (no tool called, or every call answered with an error).
+// 4 untested (no tool called, or no answer carried data; or partial below --require-coverage).
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
@@ -406,8 +406,10 @@ void print_invariants() {
                "                  (e.g. TR-HINT: no answer was truncated)\n"
                "  not applicable  the profile or the answers give it nothing to judge\n"
                "                  (e.g. TR-* on a tool whose answers are no envelope)\n"
-               "A run that called no tool, or whose every call was answered with an error, is untested\n"
-               "(exit code 4), never a pass.\n";
+               "A run that called no tool, or whose calls got no answer that carries data (only errors,\n"
+               "misses or empty results), is untested (exit code 4), never a pass; a run where some\n"
+               "selected tools reached data and others did not is partial (exit code 0, or 4 below\n"
+               "--require-coverage).\n";
 }
 
 }  // namespace
@@ -429,9 +431,11 @@ int main(int argc, char** argv) {
       "Offline: ctxo-conform check TRANSCRIPT.jsonl checks recorded exchanges (ctxo-conform check --help);\n"
       "ctxo-conform merge A.json B.json ... combines the reports of --shard runs (ctxo-conform merge --help);\n"
       "ctxo-conform replay CASE.json re-runs one finding's case file (ctxo-conform replay --help).\n"
-      "Exit codes: 0 conformant, 1 violations found, 2 usage or configuration error,\n"
+      "Exit codes: 0 conformant (pass; or partial: some selected tools reached no data),\n"
+      "            1 violations found, 2 usage or configuration error,\n"
       "            3 the server could not be started or initialised, 4 untested (no tool was called,\n"
-      "            or every call was answered with an error: nothing was exercised, so nothing passed),\n"
+      "            or no answer carried data: nothing was exercised, so nothing passed; or partial\n"
+      "            below --require-coverage),\n"
       "            129/130/143 stopped by SIGHUP/SIGINT/SIGTERM (reports written, marked interrupted).\n"
       "Generated calls can write, move or delete when a tool does so: run servers in a throwaway\n"
       "directory (--cwd), or pass --read-only.");
