@@ -141,6 +141,11 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                                       4000)}};
   if (r.error) out["error"] = {{"code", r.error->code}, {"message", r.error->message}};
   if (r.root) out["root"] = *r.root;
+  if (r.workspace)
+    out["workspace"] = {{"dir", r.workspace->dir},           {"files", r.workspace->files},
+                        {"directories", r.workspace->directories}, {"identifiers", r.workspace->identifiers},
+                        {"declared", r.workspace->declared}, {"positions", r.workspace->positions},
+                        {"snippets", r.workspace->snippets}, {"source", r.workspace->source}};
   if (r.interrupted > 0) {
     out["interrupted"] = true;
     out["interrupted_by"] = core::interrupt_name(r.interrupted);
@@ -178,6 +183,19 @@ Result<engine::RunReport> from_json(const json& doc) {
     r.duration = std::chrono::milliseconds(ms);
     read(doc, "profile", r.profile);
     if (doc.contains("root")) r.root = doc["root"].get<std::string>();
+    if (doc.contains("workspace")) {
+      const json& w = doc["workspace"];
+      engine::WorkspaceSummary ws;
+      read(w, "dir", ws.dir);
+      read(w, "files", ws.files);
+      read(w, "directories", ws.directories);
+      read(w, "identifiers", ws.identifiers);
+      read(w, "declared", ws.declared);
+      read(w, "positions", ws.positions);
+      read(w, "snippets", ws.snippets);
+      read(w, "source", ws.source);
+      r.workspace = std::move(ws);
+    }
     const json& server = doc["server"];
     read(server, "command", r.command);
     read(server, "url", r.url);

@@ -276,6 +276,7 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
       if (c.lost) w.s.alive = false;
     }
   }
+  if (o_.harvest && !o_.replay) seed_workspace(w);
   std::vector<std::unique_ptr<ToolRun>> runs;
   for (const json* tool : selected) {
     auto run = std::make_unique<ToolRun>();
@@ -312,6 +313,30 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
   } else if (!sweep_calls_.empty()) {
     note(w, "the limit sweep was skipped (time budget reached or the server died)");
   }
+}
+
+// The workspace (--root, else --cwd), scanned once: its paths, identifiers, positions and
+// snippets are offered to every tool's calls by kind, next to the values harvested from answers.
+void Runner::seed_workspace(Worker& w) {
+  const std::string dir = o_.root ? *o_.root : o_.cwd;
+  if (dir.empty()) return;
+  auto ws = gen::scan_workspace(dir);
+  if (!ws) {
+    note(w, "workspace " + dir + " is not a readable directory: no value was taken from it");
+    return;
+  }
+  WorkspaceSummary sum;
+  sum.dir = ws->root;
+  sum.files = ws->files.size();
+  sum.directories = ws->dirs.size();
+  sum.identifiers = ws->identifiers.size();
+  sum.declared = ws->declared.size();
+  sum.positions = ws->positions.size();
+  sum.snippets = ws->snippets.size();
+  sum.source = ws->source;
+  rep_.workspace = sum;
+  note(w, "workspace: " + ws->summary() + " in " + ws->root + ", offered to path, name, query and line/column parameters");
+  harvest_.set_workspace(std::make_shared<const gen::Workspace>(std::move(*ws)));
 }
 
 bool Runner::over_budget(Clock::time_point t0) {

@@ -116,6 +116,7 @@ Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
   m.require_coverage = first.require_coverage;
   m.profile = first.profile;
   m.root = first.root;
+  m.workspace = first.workspace;
   m.started_at = first.started_at;
   std::set<std::string> checked, server_ids, notes_seen;
   std::map<std::string, std::size_t> finding_at;

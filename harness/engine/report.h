@@ -95,6 +95,13 @@ constexpr int code(ExitCode c) { return static_cast<int>(c); }
 constexpr int interrupted_exit_code(int signal) { return 128 + signal; }
 
 /// What a run found.
+/// The workspace scanned for values (--root DIR, else --cwd DIR; not with --no-harvest).
+struct WorkspaceSummary {
+  std::string dir;               ///< Absolute.
+  std::size_t files = 0, directories = 0, identifiers = 0, declared = 0, positions = 0, snippets = 0;
+  std::string source;            ///< Where the declared names came from: "ctags" or "tokenizer".
+};
+
 struct RunReport {
   Verdict verdict = Verdict::kPass;
   int interrupted = 0;             ///< The signal that stopped the run (SIGINT, SIGTERM, SIGHUP); 0 = none.
@@ -117,6 +124,7 @@ struct RunReport {
   std::size_t successes = 0;  ///< tools/call answers that were results without isError.
   std::vector<BaselineEntry> baseline_stale;   ///< Baseline entries that no longer fail: remove them.
   std::optional<std::string> root;             ///< --root, when given.
+  std::optional<WorkspaceSummary> workspace;   ///< The workspace whose values calls were offered.
   std::map<std::string, std::size_t> profiles_detected;  ///< Envelope profile -> answers seen.
   std::size_t unprofiled_results = 0;                    ///< Results that matched no profile.
   std::size_t calls = 0, restarts = 0, notifications = 0, server_requests = 0;

@@ -181,6 +181,7 @@ class Runner {
   void record(Worker& w, const Reply& reply);
   ToolSummary* summary_of(const std::string& name);
   void run_phases(Worker& w, const std::vector<const json*>& selected);
+  void seed_workspace(Worker& w);
   void snapshot(bool force);
 
   // --- session.cpp ---------------------------------------------------------------------------

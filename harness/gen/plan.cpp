@@ -169,6 +169,10 @@ std::optional<std::string> file_uri_path(const std::string& s) {
   return out;
 }
 
+void offer_once(std::vector<json>& out, std::set<std::string>& given, const json& v) {
+  if (given.insert(v.dump()).second) out.push_back(v);
+}
+
 bool identifier_text(const std::string& s) {
   if (s.empty() || s.size() > 200) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
@@ -186,6 +190,7 @@ const char* kind_name(ValueKind k) {
     case ValueKind::kPath: return "path";
     case ValueKind::kUri: return "uri";
     case ValueKind::kCursor: return "cursor";
+    case ValueKind::kSnippet: return "snippet";
   }
   return "?";
 }
@@ -212,8 +217,17 @@ std::vector<ValueKind> parameter_kinds(const std::string& property) {
   if (id_word(property)) return {ValueKind::kId, ValueKind::kName};
   if (path_word(k)) return {ValueKind::kPath};
   if (name_word(k)) return {ValueKind::kName, ValueKind::kId};
-  if (query_word(k)) return {ValueKind::kName};
+  if (query_word(k)) return {ValueKind::kName, ValueKind::kSnippet};
   return {};
+}
+
+PositionPart position_part(const std::string& property) {
+  const std::string k = harvest_key(property);
+  if (one_of(k, {"line", "linenumber", "lineno", "startline", "row", "ln", "lnum"})) return PositionPart::kLine;
+  if (one_of(k, {"column", "col", "character", "char", "startcolumn", "startcol", "startcharacter", "columnnumber",
+                 "colno", "ch"}))
+    return PositionPart::kColumn;
+  return PositionPart::kNone;
 }
 
 bool budget_parameter(const std::string& property) {
@@ -332,29 +346,59 @@ const std::vector<json>& Harvest::values_of(ValueKind kind) const {
   return it == kinds_.end() ? kNone : it->second;
 }
 
+void Harvest::set_workspace(std::shared_ptr<const Workspace> ws) {
+  workspace_ = std::move(ws);
+  workspace_values_.reset();
+  if (!workspace_) return;
+  auto values = std::make_shared<std::map<ValueKind, std::vector<json>>>();
+  for (ValueKind k : {ValueKind::kId, ValueKind::kName, ValueKind::kPath, ValueKind::kUri, ValueKind::kCursor,
+                      ValueKind::kSnippet}) {
+    auto v = workspace_->values_of(k);
+    if (!v.empty()) values->emplace(k, std::move(v));
+  }
+  workspace_values_ = std::move(values);
+}
+
+bool Harvest::empty() const {
+  return (!workspace_values_ || workspace_values_->empty()) && pool_.empty() &&
+         std::all_of(kinds_.begin(), kinds_.end(), [](const auto& kv) { return kv.second.empty(); });
+}
+
 std::vector<json> Harvest::offers(const std::string& property) const {
   std::vector<json> out;
   std::set<std::string> given;
-  auto offer = [&](const json& v) {
-    if (given.insert(v.dump()).second) out.push_back(v);
+  const std::vector<ValueKind> kinds = parameter_kinds(property);
+  auto offer = [&](ValueKind k, const json& v) {
+    // A uri parameter takes absolute paths as file:// uris.
+    if (k == ValueKind::kPath && !kinds.empty() && kinds.front() == ValueKind::kUri) {
+      if (v.is_string() && !v.get_ref<const std::string&>().empty() && v.get_ref<const std::string&>()[0] == '/')
+        offer_once(out, given, json("file://" + v.get<std::string>()));
+      return;
+    }
+    offer_once(out, given, v);
   };
   if (const auto* own = values_for(property))
-    for (const auto& v : *own) offer(v);
-  for (ValueKind k : parameter_kinds(property)) {
-    for (const auto& v : values_of(k)) {
-      // A uri parameter takes absolute paths as file:// uris.
-      if (k == ValueKind::kPath && parameter_kinds(property).front() == ValueKind::kUri) {
-        if (v.is_string() && !v.get_ref<const std::string&>().empty() && v.get_ref<const std::string&>()[0] == '/')
-          offer(json("file://" + v.get<std::string>()));
-        continue;
-      }
-      offer(v);
+    for (const auto& v : *own) offer_once(out, given, v);
+  static const std::vector<json> kNone;
+  for (ValueKind k : kinds) {
+    // The workspace's values and the answers' of this kind in turn, the workspace's first.
+    const std::vector<json>* ws = &kNone;
+    if (workspace_values_)
+      if (auto it = workspace_values_->find(k); it != workspace_values_->end()) ws = &it->second;
+    const std::vector<json>& answers = values_of(k);
+    for (std::size_t i = 0; i < std::max(ws->size(), answers.size()); ++i) {
+      if (i < ws->size()) offer(k, (*ws)[i]);
+      if (i < answers.size()) offer(k, answers[i]);
     }
   }
   return out;
 }
 
 void Harvest::absorb(const Harvest& other) {
+  if (!workspace_ && other.workspace_) {
+    workspace_ = other.workspace_;
+    workspace_values_ = other.workspace_values_;
+  }
   for (const auto& [key, values] : other.pool_)
     for (const auto& x : values) keep_name(key, x);
   for (const auto& [kind, values] : other.kinds_)
@@ -518,7 +562,7 @@ std::optional<json> with_value(const profile::SchemaValidator& v, const json& ar
 // values by one of them (kept only when the arguments stay schema-valid): the n-th such call takes
 // the n-th offer, so the best matches come first and later calls reach further down the pools.
 std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, const Harvest& harvest) {
-  if (!validator_ || !args.is_object() || harvest.size() == 0 || mix(seed_ ^ 0x4841525645535400ull, index) % 2 == 0)
+  if (!validator_ || !args.is_object() || harvest.empty() || mix(seed_ ^ 0x4841525645535400ull, index) % 2 == 0)
     return std::nullopt;
   json out = args;
   const json& props = properties_of(schema_);
@@ -535,6 +579,102 @@ std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, con
     }
   }
   if (any) ++harvested_calls_;
+  // A tool that takes a position gets a real one, coherent across its parameters.
+  if (auto pos = positioned(out, positioned_calls_, harvest)) {
+    out = std::move(*pos);
+    ++positioned_calls_;
+  }
+  if (out == args) return std::nullopt;
+  return out;
+}
+
+namespace {
+
+// Where a position goes in a tool's arguments.
+struct PositionSlots {
+  std::vector<std::string> paths, uris, names, lines, columns;
+  std::vector<std::string> nested;  // object properties holding a line and a column (LSP's `position`)
+  bool any_position() const { return !lines.empty() || !columns.empty() || !nested.empty(); }
+};
+
+PositionSlots position_slots(const json& props) {
+  PositionSlots s;
+  for (auto it = props.begin(); it != props.end(); ++it) {
+    switch (position_part(it.key())) {
+      case PositionPart::kLine: s.lines.push_back(it.key()); continue;
+      case PositionPart::kColumn: s.columns.push_back(it.key()); continue;
+      case PositionPart::kNone: break;
+    }
+    const std::vector<ValueKind> kinds = parameter_kinds(it.key());
+    if (!kinds.empty()) {
+      if (kinds.front() == ValueKind::kUri) s.uris.push_back(it.key());
+      else if (kinds.front() == ValueKind::kPath) s.paths.push_back(it.key());
+      else if (std::find(kinds.begin(), kinds.end(), ValueKind::kName) != kinds.end()) s.names.push_back(it.key());
+      continue;
+    }
+    const json& inner = properties_of(it.value());  // (a non-object has no `properties`)
+    bool line = false, column = false;
+    for (auto in = inner.begin(); in != inner.end(); ++in) {
+      line = line || position_part(in.key()) == PositionPart::kLine;
+      column = column || position_part(in.key()) == PositionPart::kColumn;
+    }
+    if (line && column) s.nested.push_back(it.key());
+  }
+  return s;
+}
+
+}  // namespace
+
+std::optional<json> ToolPlan::positioned(const json& args, std::size_t k, const Harvest& harvest) const {
+  const Workspace* ws = harvest.workspace();
+  if (!validator_ || !ws || ws->positions.empty() || !args.is_object()) return std::nullopt;
+  const PositionSlots slots = position_slots(properties_of(schema_));
+  const bool located = !slots.paths.empty() || !slots.uris.empty();
+  if (!slots.any_position() && !(located && !slots.names.empty())) return std::nullopt;
+  const std::size_t n = ws->positions.size();
+  const WorkspacePosition& p = ws->positions[k % n];
+  // 1-based and 0-based in turn (a position seen again on the next round takes the other base);
+  // relative and absolute paths in turn, two calls each.
+  const bool zero_first = (k + k / n) % 2 == 1;
+  const bool absolute = (k / 2) % 2 == 1;
+  auto fill = [&](bool zero, std::size_t& placed) {
+    json out = args;
+    auto set = [&](const std::string& key, const json& v) {
+      if (auto t = with_value(*validator_, out, key, v)) {
+        out = std::move(*t);
+        return true;
+      }
+      return false;
+    };
+    const std::string rel = p.path, abs = ws->absolute(p.path);
+    for (const auto& key : slots.paths)
+      if (!set(key, absolute ? abs : rel)) set(key, absolute ? rel : abs);
+    for (const auto& key : slots.uris) set(key, ws->uri(p.path));
+    for (const auto& key : slots.names) set(key, p.name);
+    const auto line = static_cast<std::int64_t>(zero ? p.line - 1 : p.line);
+    const auto column = static_cast<std::int64_t>(zero ? p.column - 1 : p.column);
+    for (const auto& key : slots.lines) placed += set(key, line) ? 1 : 0;
+    for (const auto& key : slots.columns) placed += set(key, column) ? 1 : 0;
+    for (const auto& key : slots.nested) {
+      json inner = out.contains(key) && out[key].is_object() ? out[key] : json::object();
+      const json& props = properties_of(properties_of(schema_)[key]);
+      for (auto it = props.begin(); it != props.end(); ++it) {
+        if (position_part(it.key()) == PositionPart::kLine) inner[it.key()] = line;
+        if (position_part(it.key()) == PositionPart::kColumn) inner[it.key()] = column;
+      }
+      placed += set(key, inner) ? 2 : 0;
+    }
+    return out;
+  };
+  const std::size_t wanted = slots.lines.size() + slots.columns.size() + 2 * slots.nested.size();
+  std::size_t placed = 0;
+  json out = fill(zero_first, placed);
+  if (placed < wanted) {
+    // The schema refuses this base (a `minimum: 1` line): the other one.
+    std::size_t other = 0;
+    json again = fill(!zero_first, other);
+    if (other > placed) out = std::move(again);
+  }
   if (out == args) return std::nullopt;
   return out;
 }
@@ -547,7 +687,7 @@ std::optional<PlannedCall> ToolPlan::fresh(json args, Phase phase, std::string l
 
 std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size_t n) {
   std::vector<PlannedCall> out;
-  if (!validator_ || harvest.size() == 0) return out;
+  if (!validator_ || harvest.empty()) return out;
   const json base = boundary_.empty() ? json::object() : boundary_.front().arguments;
   const json& props = properties_of(schema_);
   std::map<std::string, std::vector<json>> offers;
@@ -567,6 +707,10 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
         args = std::move(*trial);
         used += (used.empty() ? "" : ", ") + name;
       }
+    }
+    if (auto pos = positioned(args, k, harvest)) {
+      args = std::move(*pos);
+      used += std::string(used.empty() ? "" : ", ") + "a workspace position";
     }
     if (used.empty()) continue;
     if (auto c = fresh(std::move(args), Phase::kRandom, "second pass #" + std::to_string(out.size() + 1) +

@@ -18,6 +18,7 @@
 #include <rapidcheck.h>
 
 #include "gen/schema_gen.h"
+#include "gen/workspace.h"
 
 namespace ctxo::profile {
 class SchemaValidator;
@@ -46,17 +47,24 @@ enum class ValueKind {
   kPath,    ///< `file`, `path`, `relativePath`, `*File`, `*Path`; the path of a `file:line` anchor or a `file://` uri.
   kUri,     ///< `file://` uris (other schemes are never pooled: a generated call stays on this machine).
   kCursor,  ///< `cursor`, `nextCursor`, page tokens.
+  kSnippet, ///< Short text for query parameters: identifiers and phrases of the workspace's lines (never from answers).
 };
 
-/// "id", "name", "path", "uri", "cursor".
+/// "id", "name", "path", "uri", "cursor", "snippet".
 const char* kind_name(ValueKind k);
+
+/// Where a parameter named `property` takes a position: a line (`line`, `lineNumber`, `startLine`,
+/// `row`, `lineNo`) or a column (`column`, `col`, `character`, `char`, `startColumn`,
+/// `startCharacter`, `columnNumber`); none for anything else (`offset` is not one: it pages).
+enum class PositionPart { kNone, kLine, kColumn };
+PositionPart position_part(const std::string& property);
 
 /// The kind of the values an answer carries under `key` (nullopt: not harvested).
 std::optional<ValueKind> answer_kind(const std::string& key);
 
 /// The kinds of value a parameter named `property` takes, best first (empty: none; a parameter
-/// called `symbolId` takes ids, then names; `query` and `pattern` take names; `uri` uris, then
-/// absolute paths as `file://` uris).
+/// called `symbolId` takes ids, then names; `query` and `pattern` take names, then snippets; `uri`
+/// uris, then absolute paths as `file://` uris).
 std::vector<ValueKind> parameter_kinds(const std::string& property);
 
 /// Values seen in answers, pooled twice: by property name (case, '_' and '-' ignored) and by kind
@@ -65,6 +73,10 @@ std::vector<ValueKind> parameter_kinds(const std::string& property);
 /// `src/a.ts::run::function` id, the path of a `file://` uri. Read-only tools' prose and Markdown
 /// answers feed the kind pools (take_result with `prose`). At most kPerName distinct values
 /// per name and kPerKind per kind, first seen first.
+///
+/// A scanned workspace (set_workspace) is offered too: a parameter is offered the answers' values
+/// under its own name first, then, kind by kind (parameter_kinds), the workspace's values and the
+/// answers' values of that kind taken in turn (workspace first), each value once.
 class Harvest {
  public:
   static constexpr std::size_t kPerName = 16;
@@ -87,8 +99,14 @@ class Harvest {
   /// What a parameter named `property` is offered, best match first: values seen under its own
   /// name, then those of each kind it takes (parameter_kinds), each value once.
   std::vector<json> offers(const std::string& property) const;
-  /// Number of distinct values pooled (by name and by kind, each value once per pool).
+  /// Number of distinct values pooled from answers (by name and by kind; the workspace's not counted).
   std::size_t size() const;
+  /// True when nothing is offered: no value from answers and no workspace.
+  bool empty() const;
+  /// The workspace whose values are offered too (null: none). Shared: copies of the harvest (one
+  /// per tool with --jobs) share one scan.
+  void set_workspace(std::shared_ptr<const Workspace> ws);
+  const Workspace* workspace() const { return workspace_.get(); }
 
  private:
   void walk(const json& v, int depth);
@@ -98,6 +116,9 @@ class Harvest {
   std::map<std::string, std::vector<json>> pool_;
   std::map<ValueKind, std::vector<json>> kinds_;
   std::set<std::string> seen_;  // pool key + '\x1f' + value text
+  std::shared_ptr<const Workspace> workspace_;
+  /// The workspace's values by kind, made once by set_workspace (shared by the copies).
+  std::shared_ptr<const std::map<ValueKind, std::vector<json>>> workspace_values_;
 };
 
 /// Normalised property name used as the Harvest key: lower case, '_' and '-' dropped.
@@ -158,6 +179,11 @@ class ToolPlan {
   std::optional<PlannedCall> next_invalid();
   /// `args` with harvested values, or nullopt when it takes none.
   std::optional<json> harvested(const json& args, std::size_t index, const Harvest& harvest);
+  /// `args` with the k-th workspace position (a real identifier in a real file) given to every
+  /// path, uri, name, line and column parameter it has, coherently (one file, its line, the
+  /// identifier's column), 1-based or 0-based by k; nullopt when the tool takes no position or
+  /// the workspace has none.
+  std::optional<json> positioned(const json& args, std::size_t k, const Harvest& harvest) const;
   std::optional<PlannedCall> fresh(json args, Phase phase, std::string label);
 
   json schema_;
@@ -173,6 +199,7 @@ class ToolPlan {
   std::size_t boundary_done_ = 0, random_done_ = 0, invalid_done_ = 0;
   std::set<std::string> sent_;  ///< Arguments text of every planned call (no call twice).
   std::size_t harvested_calls_ = 0;  ///< Random calls that took harvested values.
+  std::size_t positioned_calls_ = 0;  ///< Random calls that took a workspace position.
 };
 
 }  // namespace ctxo::gen

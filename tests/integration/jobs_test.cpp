@@ -81,7 +81,10 @@ TEST(Jobs, TheReportAndTheCaseFilesAreTheSameForAnyNumberOfJobs) {
     EXPECT_GT(r.report["stats"]["shrink_calls"].get<int>(), 0);
     reports[jobs] = comparable(r.report, dir);
     cases[jobs] = files_in(dir);
-    EXPECT_EQ(cases[jobs].size(), 4u);
+    // One case per finding: five, as find_references' column defect is reported once per symbol
+    // it misplaces (runTask after the rocket in src/app.ts; formatName after the emoji in
+    // src/util.ts, reached since the workspace's declared names are offered too).
+    EXPECT_EQ(cases[jobs].size(), 5u);
   }
   EXPECT_EQ(reports["1"], reports["3"]) << "--jobs 1:\n" << reports["1"].dump(1) << "\n--jobs 3:\n" << reports["3"].dump(1);
   EXPECT_EQ(cases["1"], cases["3"]);

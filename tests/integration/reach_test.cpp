@@ -7,7 +7,11 @@
 // numbers say why. See the suite's README.md.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
 #include <map>
+#include <sstream>
 
 #include "../support/npm.h"
 #include "../support/run_harness.h"
@@ -129,6 +133,181 @@ TEST(Reach, CoverageIsExactOnKnownAnswers) {
   const auto& blame = tool(r, "blame")["coverage"];
   EXPECT_EQ(blame["data"], 0);
   EXPECT_EQ(blame["misses"].get<int>() + blame["refusals"].get<int>(), blame["calls"].get<int>()) << blame.dump();
+}
+
+// ---- lsp-bridge.mjs: the workspace feeds the generator ----------------------------------------
+// An LSP bridge takes a file and a position or a symbol, and no tool lists the files: only a
+// caller that knows the workspace names a real one. Its defect (a lookup in a file with any
+// non-ASCII character never answers) is a T-HANG that only a real file shows.
+
+struct Bridge {
+  HarnessRun run;
+  std::vector<nlohmann::json> calls;  ///< The answered tools/call exchanges of the --record transcript.
+};
+
+Bridge run_bridge(std::vector<std::string> flags, bool conformant = false, const char* timeout_ms = "1000") {
+  static int counter = 0;
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp";
+  std::filesystem::create_directories(dir);
+  const std::string record = dir + "/lsp-bridge-" + std::to_string(::getpid()) + "-" + std::to_string(counter++) + ".jsonl";
+  std::vector<std::string> args = {"--seed",  "1",      "--no-cases", "--no-shrink", "--timeout", timeout_ms,
+                                   "--root",  suite() + "/workspace", "--cwd", suite() + "/workspace",
+                                   "--record", record};
+  if (conformant) args.insert(args.end(), {"--env", "LSP_CONFORMANT=1"});
+  args.insert(args.end(), flags.begin(), flags.end());
+  args.insert(args.end(), {"--", "node", suite() + "/lsp-bridge.mjs"});
+  Bridge b{run_harness(args), {}};
+  std::istringstream lines(slurp(record));
+  for (std::string line; std::getline(lines, line);) {
+    auto x = nlohmann::json::parse(line, nullptr, false);
+    if (x.is_object() && x["request"].value("method", "") == "tools/call") b.calls.push_back(std::move(x));
+  }
+  return b;
+}
+
+// The workspace file `file_path` names (relative to it, or absolute inside it), or "".
+std::string real_file(const nlohmann::json& args) {
+  if (!args.is_object() || !args.contains("file_path") || !args["file_path"].is_string()) return "";
+  namespace fs = std::filesystem;
+  const fs::path root = fs::canonical(suite() + "/workspace");
+  const std::string p = args["file_path"].get<std::string>();
+  std::error_code ec;
+  const fs::path full = fs::weakly_canonical(p.size() && p[0] == '/' ? fs::path(p) : root / p, ec);
+  if (ec || !fs::is_regular_file(full, ec)) return "";
+  const std::string rel = full.lexically_relative(root).generic_string();
+  return rel.empty() || rel.rfind("..", 0) == 0 ? "" : rel;
+}
+
+std::string answer_text(const nlohmann::json& exchange) {
+  const auto& result = exchange["response"]["result"];
+  if (!result.is_object() || !result.contains("content") || result["content"].empty()) return "";
+  return result["content"][0].value("text", "");
+}
+
+// get_definition alone, with few calls: each hang costs six times --timeout to confirm, and
+// --timeout must leave node time to start (find_references and hover hang the same way: a run
+// of all three with default calls takes about 40 s).
+TEST(ReachLspBridge, TheWorkspaceFindsTheHangOnNonAsciiFiles) {
+  REQUIRE_NPM(sdk_dir());
+  Bridge b = run_bridge({"--tools", "get_definition", "--calls", "10"});
+  const HarnessRun& r = b.run;
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  // The workspace was scanned and said so.
+  ASSERT_TRUE(r.report.contains("workspace")) << r.report.dump(2);
+  EXPECT_EQ(r.report["workspace"]["files"], 3);
+  EXPECT_GE(r.report["workspace"]["declared"].get<int>(), 5);
+  bool noted = false;
+  for (const auto& n : r.report["notes"]) noted = noted || n.get<std::string>().rfind("workspace: 3 files, ", 0) == 0;
+  EXPECT_TRUE(noted) << r.report["notes"].dump(2);
+  // Exactly the hang, on get_definition, its call naming a real file holding non-ASCII text.
+  EXPECT_EQ(found(r), std::set<std::string>{"T-HANG get_definition"}) << r.report["findings"].dump(2);
+  for (const auto& f : r.report["findings"]) {
+    EXPECT_EQ(f["invariant"], "T-HANG") << f.dump(2);
+    EXPECT_EQ(f["severity"], "error") << f.dump(2);
+    const std::string file = real_file(f["request"]["params"]["arguments"]);
+    ASSERT_FALSE(file.empty()) << "the hanging call names a real file: " << f["request"].dump();
+    const std::string text = slurp(suite() + "/workspace/" + file);
+    EXPECT_TRUE(std::any_of(text.begin(), text.end(), [](char c) { return static_cast<unsigned char>(c) >= 0x80; }))
+        << file << " has a non-ASCII character";
+  }
+  // Before the hang, the answered calls that named a real file were on ASCII src/jobs.ts only.
+  for (const auto& c : b.calls) {
+    const std::string file = real_file(c["request"]["params"]["arguments"]);
+    if (!file.empty()) {
+      EXPECT_EQ(file, "src/jobs.ts") << c.dump();
+    }
+  }
+}
+
+TEST(ReachLspBridge, WithoutHarvestingNoCallNamesARealFile) {
+  REQUIRE_NPM(sdk_dir());
+  Bridge b = run_bridge({"--no-harvest"});
+  const HarnessRun& r = b.run;
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_TRUE(found(r).empty()) << r.report["findings"].dump(2);
+  EXPECT_FALSE(r.report.contains("workspace"));
+  ASSERT_GT(b.calls.size(), 20u);
+  for (const auto& c : b.calls) {
+    EXPECT_EQ(real_file(c["request"]["params"]["arguments"]), "") << c["request"].dump();
+    // No lookup reached data: every answer is the "no server" text or a refusal.
+    const std::string text = answer_text(c);
+    EXPECT_TRUE(text.rfind("No LSP server configured for file: ", 0) == 0 || text.rfind("Invalid arguments", 0) == 0 ||
+                c["response"].contains("error"))
+        << c.dump();
+  }
+}
+
+TEST(ReachLspBridge, TheConformantTwinAnswersRealFilesAndHasNoFinding) {
+  REQUIRE_NPM(sdk_dir());
+  Bridge b = run_bridge({}, true);
+  const HarnessRun& r = b.run;
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_TRUE(found(r).empty()) << r.report["findings"].dump(2);
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  // A share of the calls name real files, in relative and absolute form; every tool reaches a
+  // real answer (JSON, not the "no server" text) through them.
+  std::map<std::string, std::size_t> calls, real, answered;
+  std::size_t absolute = 0;
+  for (const auto& c : b.calls) {
+    const auto& params = c["request"]["params"];
+    const std::string tool = params["name"].get<std::string>();
+    ++calls[tool];
+    if (real_file(params["arguments"]).empty()) continue;
+    ++real[tool];
+    if (params["arguments"]["file_path"].get<std::string>()[0] == '/') ++absolute;
+    const std::string text = answer_text(c);
+    if (!text.empty() && text[0] == '{') ++answered[tool];
+  }
+  EXPECT_GT(absolute, 0u);
+  std::size_t all = 0, named = 0;
+  for (const char* tool : {"get_definition", "find_references", "hover"}) {
+    SCOPED_TRACE(tool);
+    EXPECT_GE(real[tool] * 5, calls[tool]) << "at least a fifth of the calls name a real file";
+    EXPECT_GT(answered[tool], 0u);
+    all += calls[tool];
+    named += real[tool];
+  }
+  std::cout << "lsp-bridge (conformant): " << named << " of " << all << " calls named a real file\n";
+  // Positions are coherent: hover at a position the workspace offered names the identifier there.
+  std::size_t symbols = 0;
+  for (const auto& c : b.calls) {
+    if (c["request"]["params"]["name"] != "hover") continue;
+    auto doc = nlohmann::json::parse(answer_text(c), nullptr, false);
+    if (doc.is_object() && doc["symbol"].is_string()) ++symbols;
+  }
+  EXPECT_GT(symbols, 0u) << "some hover call's (line, character) was on an identifier";
+}
+
+// The share of codeintel.mjs's calls naming a real workspace file (any string argument that is
+// one), with the workspace fed and without harvesting: the workspace raises it.
+TEST(ReachLspBridge, CodeintelCallsNameRealFilesWithTheWorkspace) {
+  REQUIRE_NPM(sdk_dir());
+  auto share = [](std::vector<std::string> flags) {
+    const std::string record = std::string(CTXO_BINARY_DIR) + "/test-tmp/codeintel-" + std::to_string(::getpid()) +
+                               (flags.empty() ? "-ws" : "-none") + ".jsonl";
+    flags.insert(flags.end(), {"--record", record, "--no-shrink", "--calls", "24"});
+    HarnessRun r = run_reach(flags);
+    EXPECT_TRUE(r.report.is_object()) << r.err;
+    std::size_t calls = 0, real = 0;
+    std::istringstream lines(slurp(record));
+    for (std::string line; std::getline(lines, line);) {
+      auto x = nlohmann::json::parse(line, nullptr, false);
+      if (!x.is_object() || x["request"].value("method", "") != "tools/call") continue;
+      ++calls;
+      for (const auto& [k, v] : x["request"]["params"]["arguments"].items())
+        if (v.is_string() && !real_file({{"file_path", v}}).empty()) {
+          ++real;
+          break;
+        }
+    }
+    return std::make_pair(real, calls);
+  };
+  const auto with = share({});
+  const auto without = share({"--no-harvest"});
+  std::cout << "codeintel: " << with.first << " of " << with.second << " calls named a real file with the workspace, "
+            << without.first << " of " << without.second << " with --no-harvest\n";
+  EXPECT_GT(with.first * without.second, without.first * with.second) << "the workspace raises the share";
 }
 
 }  // namespace

@@ -145,7 +145,7 @@ TEST(Harvest, ParameterKinds) {
   EXPECT_EQ(parameter_kinds("qualifiedName"), (std::vector<ValueKind>{ValueKind::kName, ValueKind::kId}));
   EXPECT_EQ(parameter_kinds("file_path"), std::vector<ValueKind>{ValueKind::kPath});
   EXPECT_EQ(parameter_kinds("textDocumentUri"), (std::vector<ValueKind>{ValueKind::kUri, ValueKind::kPath}));
-  EXPECT_EQ(parameter_kinds("pattern"), std::vector<ValueKind>{ValueKind::kName});
+  EXPECT_EQ(parameter_kinds("pattern"), (std::vector<ValueKind>{ValueKind::kName, ValueKind::kSnippet}));
   EXPECT_EQ(parameter_kinds("cursor"), std::vector<ValueKind>{ValueKind::kCursor});
   EXPECT_EQ(parameter_kinds("entityNames"), (std::vector<ValueKind>{ValueKind::kName, ValueKind::kId}));
   EXPECT_EQ(parameter_kinds("paths"), std::vector<ValueKind>{ValueKind::kPath});

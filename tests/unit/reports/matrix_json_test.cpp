@@ -116,6 +116,23 @@ TEST(JsonReport, RoundTripsEveryField) {
   EXPECT_EQ(doc["stats"]["baselined"], 1);
   EXPECT_EQ(doc["stats"]["errors"], 1);
   EXPECT_EQ(doc["stats"]["warnings"], 1);
+  EXPECT_FALSE(doc.contains("workspace")) << "absent when no workspace was scanned";
+}
+
+TEST(JsonReport, TheWorkspaceRoundTrips) {
+  auto r = sample();
+  r.workspace = engine::WorkspaceSummary{"/work/ws", 14, 3, 37, 20, 60, 12, "ctags"};
+  auto doc = to_json(r, "9.9.9");
+  EXPECT_EQ(doc["workspace"]["files"], 14);
+  EXPECT_EQ(doc["workspace"]["identifiers"], 37);
+  EXPECT_EQ(doc["workspace"]["source"], "ctags");
+  auto back = from_json(doc);
+  ASSERT_TRUE(back.ok()) << back.error().message;
+  ASSERT_TRUE(back->workspace);
+  EXPECT_EQ(back->workspace->positions, 60u);
+  EXPECT_EQ(to_json(*back, "9.9.9"), doc);
+  doc["workspace"]["source"] = "grep";
+  EXPECT_FALSE(from_json(doc).ok()) << "the source is ctags or tokenizer";
 }
 
 // The statuses checks reported: not observed (with its reason) and not applicable stay apart

@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: MIT
+// The workspace as a source of values (--root DIR, else --cwd DIR): a bounded, deterministic scan
+// of its files into real paths (relative, absolute, file:// uris, directories), the identifiers
+// declared in them (Universal Ctags when it is on PATH, else a small built-in tokenizer), the most
+// frequent identifiers, real positions of those identifiers (1-based lines, UTF-16 columns; lines
+// with astral or CJK text before the identifier first) and short snippets for query parameters.
+// The Harvest offers these values by kind next to the values harvested from answers.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace ctxo::gen {
+
+using nlohmann::json;
+
+enum class ValueKind;
+
+/// Bounds of a scan (the defaults are what a run uses).
+struct WorkspaceOptions {
+  std::size_t max_files = 2000;          ///< Files kept (sorted walk: the first ones).
+  std::size_t max_entries = 100000;      ///< Directory entries looked at, kept or skipped.
+  std::uintmax_t max_file_bytes = 1u << 20;  ///< Larger files are skipped.
+  std::uintmax_t max_total_bytes = 32u << 20;  ///< Bytes read for identifiers; later files are paths only.
+  std::size_t max_identifiers = 256;
+  std::size_t max_positions = 256;
+  std::size_t max_snippets = 32;
+  /// Run Universal Ctags (`ctags` on PATH) for declared names; false: the built-in tokenizer only.
+  bool use_ctags = true;
+  std::string ctags_program = "ctags";        ///< Looked up on PATH unless it has a '/'.
+  std::chrono::milliseconds ctags_timeout{5000};
+  std::size_t max_ctags_output = 16u << 20;   ///< Bytes of ctags output read; past it the output is dropped.
+};
+
+/// One place an identifier is written.
+struct WorkspacePosition {
+  std::string path;        ///< Relative, '/' separated.
+  std::string name;        ///< The identifier at (line, column).
+  std::size_t line = 0;    ///< 1-based.
+  std::size_t column = 0;  ///< 1-based, UTF-16 code units.
+  bool wide = false;       ///< Astral or CJK text before it on its line.
+  bool declaration = false;
+};
+
+/// What a scan found.
+struct Workspace {
+  std::string root;                      ///< Absolute, canonical; no trailing '/'.
+  std::vector<std::string> files;        ///< Relative, ranked (files with wide positions, then most declarations, then name).
+  std::vector<std::string> dirs;         ///< Relative directories holding kept files, sorted ("src", "src/lib").
+  std::vector<std::string> declared;     ///< Declared identifiers, ranked (hubs: in most files first).
+  std::vector<std::string> identifiers;  ///< `declared`, then the most frequent other identifiers.
+  std::vector<WorkspacePosition> positions;  ///< Ranked: wide lines first, declarations next.
+  std::vector<std::string> snippets;     ///< Short phrases from lines ("function runTask").
+  std::string source;                    ///< "ctags" or "tokenizer": where `declared` came from.
+  std::size_t skipped = 0;               ///< Entries skipped (ignored dirs, binary, too large, outside the root).
+
+  /// The values of one kind, best first (at most `limit`): paths (relative files, their absolute
+  /// paths, then directories), uris (file:// of files, then directories), names (identifiers),
+  /// snippets (identifiers, then phrases); ids and cursors: none.
+  std::vector<json> values_of(ValueKind kind, std::size_t limit = 128) const;
+  /// The absolute path of relative `path`.
+  std::string absolute(const std::string& path) const;
+  /// The file:// uri of relative `path` (percent-encoded as RFC 8089 asks).
+  std::string uri(const std::string& path) const;
+  /// "14 files, 37 identifiers (ctags)".
+  std::string summary() const;
+};
+
+/// Scans `dir` (nullopt: it is not a readable directory). Deterministic for the same tree. Never
+/// follows a symlink out of the root, never descends a symlinked directory, skips `.git`,
+/// `node_modules`, `build*`, `dist`, `target`, `.venv` and every hidden entry, binary files (a NUL
+/// byte, or not UTF-8) and files over max_file_bytes.
+std::optional<Workspace> scan_workspace(const std::string& dir, const WorkspaceOptions& options = {});
+
+/// UTF-16 code units of UTF-8 `text` (a byte that starts no well-formed sequence counts as one).
+std::size_t utf16_length(const std::string& text);
+
+}  // namespace ctxo::gen

@@ -1,0 +1,399 @@
+// SPDX-License-Identifier: MIT
+// The workspace scan (--root/--cwd as a source of values) and what the plan makes of it: real
+// paths in every form, declared names from Universal Ctags and from the built-in tokenizer,
+// positions with exact UTF-16 columns (wide lines first), the skip rules, the symlink refusal,
+// and calls whose file, line and column name one real identifier.
+#include "gen/workspace.h"
+
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "gen/plan.h"
+
+namespace ctxo::gen {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A fresh directory, removed at the end of the test.
+struct TempDir {
+  fs::path path;
+  TempDir() {
+    std::string tmpl = (fs::temp_directory_path() / "ctxo-ws-XXXXXX").string();
+    path = fs::canonical(::mkdtemp(tmpl.data()));
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path, ec);
+  }
+  void write(const std::string& rel, const std::string& text) const {
+    fs::create_directories((path / rel).parent_path());
+    std::ofstream(path / rel, std::ios::binary) << text;
+  }
+};
+
+// The tree most tests scan: two source files with wide text before a symbol, and one of each
+// thing the scan must leave out.
+struct Tree : TempDir {
+  TempDir outside;  // a directory next to the root: nothing of it may be offered
+  Tree() {
+    write("src/app.ts",
+          "export function runTask(value: number): number {\n"
+          "  return value * 2;\n"
+          "}\n"
+          "const label = \"\xF0\x9F\x9A\x80 go\"; runTask(1);\n"           // 🚀: 4 UTF-8 bytes, 2 UTF-16 units
+          "const \xE5\x90\x8D\xE5\x89\x8D = \"\xE6\xA4\x9C\xE7\xB4\xA2\"; runTask(2);\n"  // 名前 = "検索"
+          "export class Scheduler {\n"
+          "  start() { return runTask(3); }\n"
+          "}\n");
+    write("src/lib/util.py", "def format_name(text):\n    return text.strip()\n\nclass Shouter:\n    pass\n");
+    write("src/jobs.ts", "export const job01 = () => runTask(1);\nexport const job02 = () => runTask(2);\n");
+    write("README.md", "# The runTask demo\n");
+    write("node_modules/dep/index.js", "export function hidden_in_deps() {}\n");
+    write(".git/config", "[core]\n");
+    write("build-release/out.js", "function built_output() {}\n");
+    write("dist/bundle.js", "function bundled() {}\n");
+    write("target/x.rs", "fn compiled_target() {}\n");
+    write(".venv/lib.py", "def venv_only(): pass\n");
+    write(".cache/c.ts", "function cached_thing() {}\n");
+    write(".env", "SECRET=1\n");
+    write("blob.bin", std::string("ab\0cd", 5));
+    write("latin1.txt", "caf\xE9\n");  // not UTF-8: binary
+    write("big.txt", std::string(3000, 'x'));
+    outside.write("secret.ts", "export function outsideSecret() {}\n");
+    fs::create_symlink(outside.path / "secret.ts", path / "escape.ts");
+    fs::create_directory_symlink(outside.path, path / "escape_dir");
+    fs::create_symlink(path / "src" / "jobs.ts", path / "jobs_link.ts");  // inside: kept
+  }
+};
+
+WorkspaceOptions small(bool ctags) {
+  WorkspaceOptions o;
+  o.use_ctags = ctags;
+  o.max_file_bytes = 2000;  // big.txt (3000 bytes) is too large
+  return o;
+}
+
+std::vector<std::string> strings(const std::vector<json>& v) {
+  std::vector<std::string> out;
+  for (const auto& x : v) out.push_back(x.get<std::string>());
+  return out;
+}
+
+bool contains(const std::vector<std::string>& v, const std::string& s) { return std::find(v.begin(), v.end(), s) != v.end(); }
+
+TEST(Workspace, OffersRelativeAbsoluteUriAndDirectoryPaths) {
+  Tree t;
+  auto ws = scan_workspace(t.path.string(), small(false));
+  ASSERT_TRUE(ws);
+  EXPECT_EQ(ws->root, t.path.generic_string());
+  std::set<std::string> files(ws->files.begin(), ws->files.end());
+  EXPECT_EQ(files, (std::set<std::string>{"README.md", "jobs_link.ts", "src/app.ts", "src/jobs.ts", "src/lib/util.py"}));
+  EXPECT_EQ(ws->dirs, (std::vector<std::string>{"src", "src/lib"}));
+  EXPECT_EQ(ws->files.front(), "src/app.ts") << "the file with wide text before a symbol comes first";
+
+  const auto paths = strings(ws->values_of(ValueKind::kPath));
+  EXPECT_TRUE(contains(paths, "src/app.ts"));
+  EXPECT_TRUE(contains(paths, (t.path / "src/app.ts").string()));
+  EXPECT_TRUE(contains(paths, "src/lib"));
+  EXPECT_TRUE(contains(paths, (t.path / "src").string()));
+  EXPECT_EQ(paths.front(), "src/app.ts");
+  const auto uris = strings(ws->values_of(ValueKind::kUri));
+  EXPECT_TRUE(contains(uris, "file://" + (t.path / "src/app.ts").string()));
+  EXPECT_TRUE(contains(uris, "file://" + (t.path / "src/lib").string()));
+  EXPECT_TRUE(ws->values_of(ValueKind::kId).empty());
+  EXPECT_TRUE(ws->values_of(ValueKind::kCursor).empty());
+}
+
+TEST(Workspace, UrisArePercentEncoded) {
+  TempDir d;
+  d.write("my dir/a#1.ts", "export function spaced() {}\n");
+  auto ws = scan_workspace(d.path.string(), small(false));
+  ASSERT_TRUE(ws);
+  EXPECT_EQ(ws->uri("my dir/a#1.ts"), "file://" + d.path.string() + "/my%20dir/a%231.ts");
+}
+
+TEST(Workspace, NeverOffersAnythingOutsideTheRoot) {
+  Tree t;
+  for (bool ctags : {false, true}) {
+    auto ws = scan_workspace(t.path.string(), small(ctags));
+    ASSERT_TRUE(ws);
+    EXPECT_FALSE(contains(ws->files, "escape.ts")) << "a link to a file outside the root";
+    for (const auto& f : ws->files) EXPECT_EQ(f.rfind("escape_dir", 0), std::string::npos) << f;
+    EXPECT_FALSE(contains(ws->identifiers, "outsideSecret"));
+    for (ValueKind k : {ValueKind::kPath, ValueKind::kUri, ValueKind::kName, ValueKind::kSnippet})
+      for (const auto& v : strings(ws->values_of(k))) {
+        EXPECT_EQ(v.find(".."), std::string::npos) << v;
+        EXPECT_EQ(v.find(t.outside.path.string()), std::string::npos) << v;
+        if (!v.empty() && v[0] == '/') {
+          EXPECT_EQ(v.rfind(t.path.string() + "/", 0), 0u) << v;
+        }
+      }
+  }
+  EXPECT_FALSE(scan_workspace((t.path / "README.md").string())) << "a file is no workspace";
+  EXPECT_FALSE(scan_workspace((t.path / "no-such-dir").string()));
+}
+
+TEST(Workspace, SkipsIgnoredDirectoriesHiddenBinaryAndLargeFiles) {
+  Tree t;
+  auto ws = scan_workspace(t.path.string(), small(false));
+  ASSERT_TRUE(ws);
+  for (const auto& f : ws->files)
+    for (const char* banned : {"node_modules", ".git", "build-release", "dist/", "target/", ".venv", ".cache", ".env",
+                               "blob.bin", "latin1.txt", "big.txt"})
+      EXPECT_EQ(f.find(banned), std::string::npos) << f;
+  for (const char* name : {"hidden_in_deps", "built_output", "bundled", "compiled_target", "venv_only", "cached_thing"})
+    EXPECT_FALSE(contains(ws->identifiers, name)) << name;
+  EXPECT_GE(ws->skipped, 10u);
+  // Bounded: the first files of the sorted walk.
+  WorkspaceOptions two = small(false);
+  two.max_files = 2;
+  auto few = scan_workspace(t.path.string(), two);
+  ASSERT_TRUE(few);
+  EXPECT_EQ(std::set<std::string>(few->files.begin(), few->files.end()),
+            (std::set<std::string>{"README.md", "jobs_link.ts"}));
+}
+
+void expect_declared(const Workspace& ws) {
+  for (const char* name : {"runTask", "Scheduler", "start", "format_name", "Shouter", "job01", "job02", "label"})
+    EXPECT_TRUE(contains(ws.declared, name)) << name << " in " << json(ws.declared).dump();
+  EXPECT_EQ(ws.declared.front(), "runTask") << "the hub (written in three files) first: " << json(ws.declared).dump();
+  EXPECT_FALSE(contains(ws.declared, "return"));
+  EXPECT_FALSE(contains(ws.declared, "number"));
+  // The identifiers start with the declared names; frequent words follow ("value", twice in app.ts).
+  ASSERT_GE(ws.identifiers.size(), ws.declared.size());
+  EXPECT_TRUE(std::equal(ws.declared.begin(), ws.declared.end(), ws.identifiers.begin()));
+  EXPECT_TRUE(contains(ws.identifiers, "value"));
+  EXPECT_FALSE(contains(ws.identifiers, "const")) << "keywords are not identifiers";
+}
+
+TEST(Workspace, TheBuiltInTokenizerFindsDeclaredNames) {
+  Tree t;
+  auto ws = scan_workspace(t.path.string(), small(false));
+  ASSERT_TRUE(ws);
+  EXPECT_EQ(ws->source, "tokenizer");
+  expect_declared(*ws);
+  EXPECT_EQ(ws->summary(), std::to_string(ws->files.size()) + " files, " + std::to_string(ws->identifiers.size()) +
+                               " identifiers (tokenizer)");
+}
+
+TEST(Workspace, UniversalCtagsFindsDeclaredNames) {
+  if (::access("/usr/bin/ctags", X_OK) != 0 && std::system("ctags --version >/dev/null 2>&1") != 0)
+    GTEST_SKIP() << "Universal Ctags is not installed (scripts/install-deps.sh installs it)";
+  Tree t;
+  auto ws = scan_workspace(t.path.string(), small(true));
+  ASSERT_TRUE(ws);
+  ASSERT_EQ(ws->source, "ctags");
+  expect_declared(*ws);
+}
+
+TEST(Workspace, AMissingOrBrokenCtagsFallsBackToTheTokenizer) {
+  Tree t;
+  WorkspaceOptions o = small(true);
+  o.ctags_program = "ctxo-no-such-ctags";
+  auto ws = scan_workspace(t.path.string(), o);
+  ASSERT_TRUE(ws);
+  EXPECT_EQ(ws->source, "tokenizer");
+  expect_declared(*ws);
+  o.ctags_program = "/bin/false";  // runs, fails
+  ws = scan_workspace(t.path.string(), o);
+  ASSERT_TRUE(ws);
+  EXPECT_EQ(ws->source, "tokenizer");
+  o.ctags_program = "/bin/echo";  // runs, says something that is not ctags' JSON
+  ws = scan_workspace(t.path.string(), o);
+  ASSERT_TRUE(ws);
+  EXPECT_EQ(ws->source, "tokenizer");
+}
+
+TEST(Workspace, PositionsOnWideLinesComeFirstWithExactUtf16Columns) {
+  Tree t;
+  for (bool ctags : {false, true}) {
+    auto ws = scan_workspace(t.path.string(), small(ctags));
+    ASSERT_TRUE(ws);
+    ASSERT_GE(ws->positions.size(), 4u);
+    // `const label = "🚀 go"; runTask(1);`: runTask at UTF-16 column 24 (26 in UTF-8 bytes, 23 in code points).
+    const auto& first = ws->positions[0];
+    EXPECT_TRUE(first.wide);
+    std::set<std::tuple<std::string, std::size_t, std::size_t>> wide;
+    for (const auto& p : ws->positions)
+      if (p.wide) wide.emplace(p.name, p.line, p.column);
+    EXPECT_TRUE(wide.count({"runTask", 4, 24})) << "the emoji line";
+    EXPECT_TRUE(wide.count({"runTask", 5, 18})) << "the CJK line: 名前 and 検索 are one unit each";
+    // Every wide position precedes every other one.
+    bool narrow_seen = false;
+    for (const auto& p : ws->positions) {
+      if (!p.wide) narrow_seen = true;
+      else EXPECT_FALSE(narrow_seen) << p.name << " " << p.line;
+    }
+    // Declarations are marked: runTask on line 1 of src/app.ts, column 17.
+    bool decl = false;
+    for (const auto& p : ws->positions)
+      decl = decl || (p.path == "src/app.ts" && p.name == "runTask" && p.line == 1 && p.column == 17 && p.declaration);
+    EXPECT_TRUE(decl);
+  }
+  EXPECT_EQ(utf16_length("a\xF0\x9F\x9A\x80" "b"), 4u);
+  EXPECT_EQ(utf16_length("\xE5\x90\x8D"), 1u);
+}
+
+TEST(Workspace, SnippetsAreShortPhrasesOfTheFiles) {
+  Tree t;
+  auto ws = scan_workspace(t.path.string(), small(false));
+  ASSERT_TRUE(ws);
+  EXPECT_TRUE(contains(ws->snippets, "function runTask")) << json(ws->snippets).dump();
+  for (const auto& s : ws->snippets) EXPECT_LE(s.size(), 64u);
+  const auto offered = strings(ws->values_of(ValueKind::kSnippet));
+  EXPECT_EQ(offered.front(), "runTask");
+}
+
+TEST(Workspace, TheScanIsDeterministic) {
+  Tree t;
+  auto a = scan_workspace(t.path.string(), small(false));
+  auto b = scan_workspace(t.path.string(), small(false));
+  ASSERT_TRUE(a && b);
+  EXPECT_EQ(a->files, b->files);
+  EXPECT_EQ(a->identifiers, b->identifiers);
+  EXPECT_EQ(a->snippets, b->snippets);
+  ASSERT_EQ(a->positions.size(), b->positions.size());
+  for (std::size_t i = 0; i < a->positions.size(); ++i) {
+    EXPECT_EQ(a->positions[i].path, b->positions[i].path);
+    EXPECT_EQ(a->positions[i].line, b->positions[i].line);
+    EXPECT_EQ(a->positions[i].column, b->positions[i].column);
+  }
+}
+
+// ---- what the plan makes of it ----
+
+const json kLsp = json::parse(R"({
+  "type": "object",
+  "properties": {
+    "file_path": {"type": "string", "minLength": 1},
+    "line": {"type": "integer", "minimum": 0},
+    "character": {"type": "integer", "minimum": 0}
+  },
+  "required": ["file_path", "line", "character"]
+})");
+
+// The line `line` (1-based) of a file.
+std::string line_of(const fs::path& file, std::size_t line) {
+  std::ifstream in(file);
+  std::string s;
+  for (std::size_t i = 0; i < line && std::getline(in, s); ++i) {
+  }
+  return s;
+}
+
+// The UTF-8 bytes of `line` from UTF-16 column `col0` (0-based).
+std::string from_utf16_column(const std::string& line, std::size_t col0) {
+  std::size_t units = 0, i = 0;
+  while (i < line.size() && units < col0) {
+    const unsigned char c = static_cast<unsigned char>(line[i]);
+    const std::size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    units += n == 4 ? 2 : 1;
+    i += n;
+  }
+  return line.substr(i);
+}
+
+TEST(WorkspacePlan, PositionParametersNameARealIdentifierInTheChosenFile) {
+  Tree t;
+  Harvest h;
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(t.path.string(), small(false))));
+  ASSERT_FALSE(h.empty());
+  EXPECT_EQ(h.size(), 0u) << "size() counts the answers' values only";
+  ToolPlan plan(kLsp, 0, 3);
+  std::size_t positioned = 0, zero_based = 0, one_based = 0, absolute = 0;
+  while (auto c = plan.next(h)) {
+    const json a = c->arguments.value();
+    if (c->phase != Phase::kRandom || c->label.find("harvested") == std::string::npos) continue;
+    ++positioned;
+    const std::string file = a["file_path"].get<std::string>();
+    const fs::path full = file[0] == '/' ? fs::path(file) : t.path / file;
+    if (file[0] == '/') ++absolute;
+    ASSERT_TRUE(fs::exists(full)) << a.dump();
+    const auto line = a["line"].get<std::size_t>(), col = a["character"].get<std::size_t>();
+    // 1-based (line, column) or 0-based (line - 1, column - 1): an identifier starts there.
+    const std::string at1 = line >= 1 && col >= 1 ? from_utf16_column(line_of(full, line), col - 1) : "";
+    const std::string at0 = from_utf16_column(line_of(full, line + 1), col);
+    auto starts_ident = [](const std::string& s) {
+      return !s.empty() && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_' ||
+                            static_cast<unsigned char>(s[0]) >= 0x80);
+    };
+    const bool ok1 = starts_ident(at1) && (line_of(full, line).size() > 0);
+    const bool ok0 = starts_ident(at0);
+    EXPECT_TRUE(ok1 || ok0) << a.dump();
+    // The declared-identifier check, exactly: the text at the position begins with a declared name.
+    bool named = false;
+    for (const auto& name : h.workspace()->declared)
+      named = named || (ok1 && at1.rfind(name, 0) == 0) || (ok0 && at0.rfind(name, 0) == 0);
+    EXPECT_TRUE(named) << a.dump();
+    if (ok1 && !ok0) ++one_based;
+    if (ok0 && !ok1) ++zero_based;
+  }
+  EXPECT_GE(positioned, 6u);
+  EXPECT_GT(one_based + zero_based, 0u);
+  EXPECT_GT(zero_based, 0u) << "0-based positions are tried";
+  EXPECT_GT(one_based, 0u) << "1-based positions are tried";
+  EXPECT_GT(absolute, 0u) << "absolute paths are tried";
+}
+
+TEST(WorkspacePlan, AFileAndSymbolPairIsCoherentAndTheFirstPositionIsWide) {
+  Tree t;
+  Harvest h;
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(t.path.string(), small(false))));
+  const json schema = json::parse(R"({"type":"object","properties":{"file_path":{"type":"string"},
+    "symbol":{"type":"string"}},"required":["file_path","symbol"]})");
+  ToolPlan plan(schema, 0, 1);
+  auto pass = plan.second_pass(h, 4);
+  ASSERT_FALSE(pass.empty());
+  const json a = pass[0].arguments.value();
+  EXPECT_EQ(a["file_path"], "src/app.ts") << a.dump();
+  EXPECT_EQ(a["symbol"], "runTask") << a.dump();
+  for (const auto& c : pass) {
+    const json x = c.arguments.value();
+    std::string file = x["file_path"].get<std::string>();
+    if (file[0] == '/') file = file.substr(t.path.string().size() + 1);
+    std::ifstream in(t.path / file);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    EXPECT_NE(text.find(x["symbol"].get<std::string>()), std::string::npos) << x.dump();
+  }
+}
+
+TEST(WorkspacePlan, OffersMixWorkspaceAndAnswerValuesKindByKind) {
+  Tree t;
+  Harvest h;
+  h.take(json::parse(R"({"items":[{"name":"fromAnswer","file":"lib/answer.ts"}],"symbol":"ownName"})"));
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(t.path.string(), small(false))));
+  const auto offers = strings(h.offers("symbol"));
+  ASSERT_GE(offers.size(), 4u);
+  EXPECT_EQ(offers[0], "ownName") << "values under the parameter's own name first";
+  EXPECT_EQ(offers[1], "runTask") << "then the workspace's and the answers' names in turn";
+  EXPECT_EQ(offers[2], "fromAnswer");
+  const auto files = strings(h.offers("file"));
+  EXPECT_EQ(files[0], "lib/answer.ts") << "own name";
+  EXPECT_EQ(files[1], "src/app.ts");
+  const auto query = strings(h.offers("query"));
+  EXPECT_TRUE(contains(query, "function runTask")) << "a query takes snippets after names";
+  // A copy (one per tool with --jobs) and an absorbing harvest share the workspace.
+  Harvest other;
+  other.absorb(h);
+  EXPECT_EQ(other.workspace(), h.workspace());
+}
+
+TEST(WorkspacePlan, PositionParts) {
+  EXPECT_EQ(position_part("line"), PositionPart::kLine);
+  EXPECT_EQ(position_part("lineNumber"), PositionPart::kLine);
+  EXPECT_EQ(position_part("start_line"), PositionPart::kLine);
+  EXPECT_EQ(position_part("character"), PositionPart::kColumn);
+  EXPECT_EQ(position_part("col"), PositionPart::kColumn);
+  EXPECT_EQ(position_part("column"), PositionPart::kColumn);
+  EXPECT_EQ(position_part("offset"), PositionPart::kNone);
+  EXPECT_EQ(position_part("limit"), PositionPart::kNone);
+}
+
+}  // namespace
+}  // namespace ctxo::gen
