@@ -109,8 +109,10 @@ Reach reach_of(const Reply& r, const ParsedEnvelope& env, bool valid) {
   const json* structured = r.result.is_object() && r.result.contains("structuredContent")
                                ? &r.result["structuredContent"]
                                : nullptr;
-  const std::string text = result_text(r);
-  if ((!structured || structured->is_null()) && text.find_first_not_of(" \t\r\n") == std::string::npos &&
+  // Text parts apart, as sections of one answer: one part that carries data makes it data.
+  std::string text;
+  for (const std::string* part : r.text_parts()) text += (text.empty() ? "" : "\n---\n") + *part;
+  if ((!structured || structured->is_null()) && text.find_first_not_of(" \t\r\n-") == std::string::npos &&
       non_text_content(r))
     return Reach::kData;  // an image, audio or resource: data, though no text says so
   const Reach reach = content_reach(text, structured);

@@ -459,7 +459,43 @@ Reach json_reach_at(const json& v, int depth) {
 // ---------------------------------------------------------------------------------------------
 // Text
 
+/// A line such as "---" or "===": it separates the parts of an answer (read_multiple_files).
+bool separator(std::string_view t) {
+  return t.size() >= 3 && std::string_view("-=*_").find(t.front()) != npos &&
+         t.find_first_not_of(t.front()) == npos;
+}
+
+Reach section_reach(std::string_view text, int depth);
+
+/// Each part between separator lines read on its own: the answer is data when one part is (one
+/// file read, one not), else the strongest category of its parts.
 Reach text_reach(std::string_view text, int depth) {
+  std::vector<std::string_view> parts;
+  std::size_t from = 0;
+  for (std::size_t at = 0; at <= text.size();) {
+    std::size_t nl = text.find('\n', at);
+    if (nl == npos) nl = text.size();
+    if (separator(trim(text.substr(at, nl - at)))) {
+      parts.push_back(text.substr(from, at - from));
+      from = std::min(nl + 1, text.size());
+    }
+    at = nl + 1;
+  }
+  if (parts.empty()) return section_reach(text, depth);
+  parts.push_back(text.substr(from));
+  Reach best = Reach::kEmpty;
+  bool any = false;
+  for (auto part : parts) {
+    if (trim(part).empty()) continue;
+    const Reach r = section_reach(part, depth);
+    if (r == Reach::kData) return Reach::kData;
+    if (!any || rank(r) > rank(best)) best = r;
+    any = true;
+  }
+  return any ? best : Reach::kEmpty;
+}
+
+Reach section_reach(std::string_view text, int depth) {
   const std::string_view all = trim(text);
   if (all.empty()) return Reach::kEmpty;
   if (std::string_view("{[\"").find(all.front()) != npos || all == "null") {

@@ -28,7 +28,9 @@
 //  success, found, hint, _meta, total, count, query, page, cursor, ...; see kMeta in reach.cpp) and
 //  whose value is not empty (null, "", [], {}, or containers of only those and metadata).
 //
-//  Text: stack-frame lines ("    at f (file.js:1:2)", Python `File "x", line 3`) are set aside.
+//  Text: parts (content parts, or sections between `---`/`===` lines) are read apart, and the
+//  answer is data when one part is (one file read of two), else the strongest part's category.
+//  In a part, stack-frame lines ("    at f (file.js:1:2)", Python `File "x", line 3`) are set aside.
 //  The message lines are every line when what remains is short (≤ 300 bytes), else the first line
 //  only, and only when the rest is ≤ 300 bytes. Any data-like line (list item `- `/`* `/`1. `,
 //  table row `|`, `path:line` anchor) makes the answer data. Code-like lines (`;`/`{`/`}` at the
@@ -74,7 +76,7 @@ namespace ctxo::checks {
 /// The category of a success answer read by no envelope profile: kData, kEmpty, kMiss, kError or
 /// kLeak (never kNoAnswer or kRefusal: the caller reads kError of a call generated invalid as its
 /// refusal). `structured`: the answer's structuredContent (nullptr or JSON null: none), read
-/// instead of the text when present; `text`: its text parts joined by "\n".
+/// instead of the text when present; `text`: its text parts (joined by "\n---\n" to read apart).
 Reach content_reach(std::string_view text, const nlohmann::json* structured = nullptr);
 
 /// content_reach() of a JSON value (the answer's structuredContent, or its text parsed).

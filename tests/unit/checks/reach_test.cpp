@@ -52,6 +52,7 @@ TEST(ContentReach, ErrorText) {
            "❌ Error: repository not cloned",
            "fatal: not a git repository (or any of the parent directories): .git",
            "Could not connect to the language server",
+           "zzz: Error - ENOENT: no such file or directory, open '/tmp/d/zzz'",
            "Error",
            "Traceback (most recent call last):\n  File \"srv.py\", line 3, in f\n    g()\nKeyError: 'x'",
        }) {
@@ -176,6 +177,12 @@ TEST(ContentReach, RealDataMentioningTheWordsStaysData) {
        }) {
     EXPECT_EQ(text(t), Reach::kData) << t;
   }
+  // One part of a multi-part answer failed, another carries data (read_multiple_files).
+  EXPECT_EQ(text("zzz: Error - ENOENT: no such file or directory, open '/w/zzz'\n---\n/w/a.txt:\nhello\n"), Reach::kData);
+  EXPECT_EQ(text("zzz: Error - ENOENT: no such file or directory, open '/w/zzz'\n---\nyyy: Error - ENOENT: no such "
+                 "file or directory, open '/w/yyy'"),
+            Reach::kError)
+      << "every part failed";
   json big = {{"items", json::array()}};
   for (int i = 0; i < 40; ++i) big["items"].push_back({{"name", "item" + std::to_string(i)}, {"doc", i == 7 ? "undefined" : "ok"}});
   EXPECT_EQ(text(big.dump()), Reach::kData) << "one leaked field among forty items: the answer still carries data";
