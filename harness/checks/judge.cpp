@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "checks/envelope_util.h"
+#include "checks/reach.h"
 #include "core/json_bounded.h"
 #include "core/text.h"
 
@@ -29,6 +30,14 @@ std::size_t result_text_bytes(const Reply& r) {
   std::size_t n = 0;
   for (const std::string* part : r.text_parts()) n += (n ? 1 : 0) + part->size();
   return n;
+}
+
+/// A content part that is not text (an image, audio, a resource or a link to one).
+bool non_text_content(const Reply& r) {
+  if (!r.result.is_object() || !r.result.contains("content") || !r.result["content"].is_array()) return false;
+  for (const auto& part : r.result["content"])
+    if (part.is_object() && part.contains("type") && part["type"] != "text") return true;
+  return false;
 }
 
 /// The one text part of an answer when it is exactly a JSON object (an isError answer is an
@@ -95,15 +104,19 @@ Reach reach_of(const Reply& r, const ParsedEnvelope& env, bool valid) {
     const bool cut = detail::truncated_flag(*env.profile, env.envelope).value_or(false);
     return items && items->empty() && !cut ? Reach::kEmpty : Reach::kData;
   }
-  const bool structured = r.result.is_object() && r.result.contains("structuredContent") &&
-                          !r.result["structuredContent"].is_null();
-  if (structured) return Reach::kData;
-  // No envelope: the text says. Empty text, or JSON with nothing in it ([] or {}), is empty.
-  const std::string text = result_text(r);
-  const json doc = parse_bounded(text);
-  if (text.find_first_not_of(" \t\r\n") == std::string::npos || (!doc.is_discarded() && doc.is_structured() && doc.empty()))
-    return Reach::kEmpty;
-  return Reach::kData;
+  // No envelope: what it carries says (checks/reach.h: error prose, a miss, an empty shape, a
+  // leaked `undefined`, or data). Coverage only: never a finding.
+  const json* structured = r.result.is_object() && r.result.contains("structuredContent")
+                               ? &r.result["structuredContent"]
+                               : nullptr;
+  // Text parts apart, as sections of one answer: one part that carries data makes it data.
+  std::string text;
+  for (const std::string* part : r.text_parts()) text += (text.empty() ? "" : "\n---\n") + *part;
+  if ((!structured || structured->is_null()) && text.find_first_not_of(" \t\r\n-") == std::string::npos &&
+      non_text_content(r))
+    return Reach::kData;  // an image, audio or resource: data, though no text says so
+  const Reach reach = content_reach(text, structured);
+  return reach == Reach::kError ? failed : reach;
 }
 
 }  // namespace

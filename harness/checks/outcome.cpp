@@ -73,6 +73,7 @@ const char* to_string(Reach r) {
     case Reach::kMiss: return "miss";
     case Reach::kError: return "error";
     case Reach::kRefusal: return "refusal";
+    case Reach::kLeak: return "leak";
   }
   return "?";
 }
@@ -86,6 +87,7 @@ std::size_t& slot(Coverage& c, Reach r) {
     case Reach::kMiss: return c.misses;
     case Reach::kError: return c.errors;
     case Reach::kRefusal: return c.refusals;
+    case Reach::kLeak: return c.leaks;
   }
   return c.no_answer;
 }
@@ -111,6 +113,7 @@ std::string Coverage::summary() const {
   part(empty, "empty", "empty");
   part(misses, "graceful miss", "graceful misses");
   part(errors, "error", "errors");
+  part(leaks, "leak", "leaks");
   part(refusals, "refusal", "refusals");
   part(no_answer, "unanswered", "unanswered");
   return std::to_string(data) + "/" + std::to_string(calls) + " calls reached data" + (how.empty() ? "" : " (" + how + ")");
@@ -124,6 +127,7 @@ Coverage& Coverage::operator+=(const Coverage& o) {
   errors += o.errors;
   refusals += o.refusals;
   no_answer += o.no_answer;
+  leaks += o.leaks;
   largest_bytes = std::max(largest_bytes, o.largest_bytes);
   truncated += o.truncated;
   return *this;

@@ -34,23 +34,25 @@ enum class Reach {
   kMiss,      ///< A graceful miss (the profile's miss form): "not found".
   kError,     ///< An error (JSON-RPC error, isError, the error form) to a call meant to be valid.
   kRefusal,   ///< An error to a call generated invalid: the expected refusal.
+  kLeak,      ///< A success answer printing a JavaScript non-value ("schema: undefined", "[object Object]").
 };
 
-/// "no_answer", "data", "empty", "miss", "error", "refusal".
+/// "no_answer", "data", "empty", "miss", "error", "refusal", "leak".
 const char* to_string(Reach r);
 
 /// Per tool: what its calls reached, so a report can say what could never be exercised
 /// ("0/41 calls reached data"). Counted by the judge over every tools/call answer of the tool
 /// (generated, shrink candidates, repeats, the limit sweep's and hint following's replays).
 struct Coverage {
-  std::size_t calls = 0;  ///< Every category below, summed.
+  std::size_t calls = 0;  ///< Every category (data ... no_answer, and leaks), summed.
   std::size_t data = 0, empty = 0, misses = 0, errors = 0, refusals = 0, no_answer = 0;
   std::size_t largest_bytes = 0;  ///< Bytes of the largest answer's text (UTF-8).
   std::size_t truncated = 0;      ///< Success answers whose envelope said it was truncated.
+  std::size_t leaks = 0;          ///< A category, last so positional initialisers stay valid.
   void add(Reach r);
   void remove(Reach r);  ///< Undoes add() (a provisional category judged again at finish).
   /// "0/41 calls reached data (37 graceful misses, 4 refusals)": data out of calls, and the
-  /// other categories that are not zero.
+  /// other categories that are not zero (leaks: "2 leaks").
   std::string summary() const;
   Coverage& operator+=(const Coverage& o);
   bool operator==(const Coverage&) const = default;

@@ -239,16 +239,18 @@ TEST(JsonReport, StatusesProfilesSuccessesAndExamplesRoundTrip) {
     EXPECT_TRUE(jt.contains(key)) << key;
 }
 
-// calls, data, empty, misses, errors, refusals, no_answer, largest_bytes, truncated
+// calls, data, empty, misses, errors, refusals, no_answer, largest_bytes, truncated[, leaks]
 checks::Coverage lookup_coverage() { return {41, 0, 0, 37, 0, 4, 0, 312, 0}; }
 
 TEST(JsonReport, CoverageRoundTripsAndIsChecked) {
   auto r = with_statuses();
   r.tools[0].coverage = lookup_coverage();
   r.tools[0].second_pass_calls = 8;
-  r.tools[1].coverage = {5, 3, 1, 0, 1, 0, 0, 0, 2};
+  r.tools[1].coverage = {7, 3, 1, 0, 1, 0, 0, 0, 2, 2};
   r.tools[1].driven_calls = 4;
   auto doc = to_json(r, "1.0.0");
+  EXPECT_EQ(doc["tools"][1]["coverage"]["leaks"], 2);
+  EXPECT_EQ(doc["tools"][0]["coverage"]["leaks"], 0) << "always written, zero included";
   const auto& jc = doc["tools"][0]["coverage"];
   EXPECT_EQ(jc["calls"], 41);
   EXPECT_EQ(jc["data"], 0);
@@ -274,6 +276,16 @@ TEST(JsonReport, CoverageRoundTripsAndIsChecked) {
   older["tools"][0].erase("coverage");
   older["tools"][0].erase("second_pass_calls");
   EXPECT_TRUE(from_json(older).ok());
+  // A report from before leaks were counted reads, as 0 leaks; a negative count does not.
+  auto before_leaks = doc;
+  before_leaks["tools"][1]["coverage"].erase("leaks");
+  auto read = from_json(before_leaks);
+  ASSERT_TRUE(read.ok()) << read.error().message;
+  EXPECT_EQ(read->tools[1].coverage.leaks, 0u);
+  EXPECT_EQ(read->tools[1].coverage.data, 3u);
+  auto negative_leaks = doc;
+  negative_leaks["tools"][1]["coverage"]["leaks"] = -1;
+  EXPECT_FALSE(from_json(negative_leaks).ok());
 }
 
 TEST(Matrix, AToolThatReachedNoDataIsWhyItsRulesWereNotObserved) {
@@ -283,6 +295,12 @@ TEST(Matrix, AToolThatReachedNoDataIsWhyItsRulesWereNotObserved) {
   ASSERT_EQ(groups.size(), 1u);
   EXPECT_EQ(groups[0].reason, "0/41 calls reached data (37 graceful misses, 4 refusals)");
   EXPECT_FALSE(groups[0].ids.empty());
+  // Leaks are their own category in the reason, and never data.
+  r.tools[0].coverage.leaks = 3;
+  r.tools[0].coverage.calls = 44;
+  groups = group_not_observed(r.tools[0]);
+  ASSERT_EQ(groups.size(), 1u);
+  EXPECT_EQ(groups[0].reason, "0/44 calls reached data (37 graceful misses, 3 leaks, 4 refusals)");
 }
 
 TEST(JsonReport, UntestedVerdictValidates) {

@@ -263,7 +263,8 @@ TEST(Html, HostileTextIsEscaped) {
   EXPECT_EQ(c.text, "✗ 2");
   EXPECT_EQ(articles(html).count({"P-RESULT", tool_attr, "error", "0"}), 1u);
   EXPECT_NE(html.find("<option value=\"t:" + tool_attr + "\">"), std::string::npos);
-  // Its coverage row, flagged (it reached no data), name escaped.
+  // Its coverage row, flagged (it reached no data), name escaped; leaks have their own column.
+  EXPECT_NE(html.find("<th>miss</th><th>error</th><th>leak</th><th>refused</th>"), std::string::npos);
   EXPECT_NE(html.find("<tr class=\"no-data\" data-tool=\"" + tool_attr + "\"><td><code>" + tool_attr +
                       "</code></td><td class=\"n\">2</td><td class=\"n data\">0</td>"),
             std::string::npos)

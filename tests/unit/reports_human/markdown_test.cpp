@@ -205,8 +205,8 @@ TEST(Markdown, StatusesNotObservedAndProfiles) {
 TEST(Markdown, CoverageTableFlagsToolsThatReachedNoData) {
   auto r = judged_report();
   EXPECT_EQ(reports::to_markdown(r, "1").find("## Coverage"), std::string::npos) << "no coverage: no table";
-  // calls, data, empty, misses, errors, refusals, no_answer, largest_bytes, truncated
-  r.tools[0].coverage = {41, 0, 0, 37, 0, 4, 0, 0, 0};
+  // calls, data, empty, misses, errors, refusals, no_answer, largest_bytes, truncated[, leaks]
+  r.tools[0].coverage = {42, 0, 0, 37, 0, 4, 0, 0, 0, 1};
   r.tools[0].second_pass_calls = 8;
   r.tools[1].coverage = {9, 7, 1, 0, 1, 0, 0, 2048, 3};
   r.tools[1].driven_calls = 2;
@@ -215,7 +215,9 @@ TEST(Markdown, CoverageTableFlagsToolsThatReachedNoData) {
   EXPECT_NE(md.find("⚠ 1 tool reached no data: its success answers were never checked."), std::string::npos) << md;
   Table t = table_after(md, "## Coverage");
   ASSERT_FALSE(t.header.empty()) << md;
-  EXPECT_EQ(t.cell("`search`", "calls"), "41");
+  EXPECT_EQ(t.cell("`search`", "calls"), "42");
+  EXPECT_EQ(t.cell("`search`", "leak"), "1");
+  EXPECT_EQ(t.cell("`read_file`", "leak"), "0");
   EXPECT_EQ(t.cell("`search`", "data"), "⚠ **0**");
   EXPECT_EQ(t.cell("`search`", "miss"), "37");
   EXPECT_EQ(t.cell("`search`", "refused"), "4");
@@ -225,8 +227,8 @@ TEST(Markdown, CoverageTableFlagsToolsThatReachedNoData) {
   EXPECT_EQ(t.cell("`read_file`", "truncated"), "3");
   EXPECT_EQ(t.cell("`read_file`", "driven"), "2");
   // Its unobserved rules share that one reason.
-  EXPECT_NE(md.find("- `search`: `TR-HINT`, `TR-CAP`, `TR-PREFIX` not observed (0/41 calls reached data (37 graceful "
-                    "misses, 4 refusals))\n"),
+  EXPECT_NE(md.find("- `search`: `TR-HINT`, `TR-CAP`, `TR-PREFIX` not observed (0/42 calls reached data (37 graceful "
+                    "misses, 1 leak, 4 refusals))\n"),
             std::string::npos)
       << md;
 }
