@@ -88,6 +88,7 @@ void Runner::tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_
   if (!o_.replay) {
     gen::GenOptions go;
     go.allow_remote_urls = o_.allow_remote_urls;
+    go.workspace_values = gen::reading_tool(*tool);  // a real file is never handed to a writer
     tr.plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name), std::move(go));
   }
   for (std::size_t i = 0; w.s.alive && tr.troubles < 2; ++i) {
@@ -354,7 +355,7 @@ Attempt Runner::attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const jso
     // Prose and Markdown answers are read only from tools that only read: a tool that writes
     // answers with what it was told ("Created file zzz"), and its own arguments are left out too.
     if (main && o_.harvest && reply.kind == Reply::Kind::kResult && !reply.is_error_result()) {
-      const bool prose = tr.tool && gen::prose_tool(*tr.tool);
+      const bool prose = tr.tool && gen::reading_tool(*tr.tool);
       harvest(w).take_result(reply.result, prose, prose ? gen::argument_strings(args) : std::vector<std::string>{});
     }
     checks::Judged j = judge_->call(exchange(w, ts.name, args, reply, broken, nullptr, main));

@@ -364,7 +364,7 @@ bool Harvest::empty() const {
          std::all_of(kinds_.begin(), kinds_.end(), [](const auto& kv) { return kv.second.empty(); });
 }
 
-std::vector<json> Harvest::offers(const std::string& property) const {
+std::vector<json> Harvest::offers(const std::string& property, bool with_workspace) const {
   std::vector<json> out;
   std::set<std::string> given;
   const std::vector<ValueKind> kinds = parameter_kinds(property);
@@ -383,7 +383,7 @@ std::vector<json> Harvest::offers(const std::string& property) const {
   for (ValueKind k : kinds) {
     // The workspace's values and the answers' of this kind in turn, the workspace's first.
     const std::vector<json>* ws = &kNone;
-    if (workspace_values_)
+    if (workspace_values_ && with_workspace)
       if (auto it = workspace_values_->find(k); it != workspace_values_->end()) ws = &it->second;
     const std::vector<json>& answers = values_of(k);
     for (std::size_t i = 0; i < std::max(ws->size(), answers.size()); ++i) {
@@ -568,7 +568,7 @@ std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, con
   const json& props = properties_of(schema_);
   bool any = false;
   for (auto it = props.begin(); it != props.end(); ++it) {
-    const std::vector<json> offers = harvest.offers(it.key());
+    const std::vector<json> offers = harvest.offers(it.key(), options_.workspace_values);
     // Each offer in turn until one fits the property's type, format, pattern and bounds.
     for (std::size_t k = 0; k < offers.size(); ++k) {
       if (auto trial = with_value(*validator_, out, it.key(), offers[(harvested_calls_ + k) % offers.size()])) {
@@ -626,7 +626,7 @@ PositionSlots position_slots(const json& props) {
 }  // namespace
 
 std::optional<json> ToolPlan::positioned(const json& args, std::size_t k, const Harvest& harvest) const {
-  const Workspace* ws = harvest.workspace();
+  const Workspace* ws = options_.workspace_values ? harvest.workspace() : nullptr;
   if (!validator_ || !ws || ws->positions.empty() || !args.is_object()) return std::nullopt;
   const PositionSlots slots = position_slots(properties_of(schema_));
   const bool located = !slots.paths.empty() || !slots.uris.empty();
@@ -693,7 +693,7 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
   std::map<std::string, std::vector<json>> offers;
   std::size_t deepest = 0;
   for (auto it = props.begin(); it != props.end(); ++it) {
-    auto o = harvest.offers(it.key());
+    auto o = harvest.offers(it.key(), options_.workspace_values);
     if (o.empty()) continue;
     deepest = std::max(deepest, o.size());
     offers.emplace(it.key(), std::move(o));

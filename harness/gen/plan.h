@@ -83,7 +83,7 @@ class Harvest {
   static constexpr std::size_t kPerKind = 64;
   /// Walks a tools/call result: its structuredContent, every text part that parses as JSON, and
   /// the JSON that starts a text part followed by a Markdown footer. With `prose` (the answer of a
-  /// tool that only reads: see prose_tool), also the values the text names where it is not JSON
+  /// tool that only reads: see reading_tool), also the values the text names where it is not JSON
   /// (see prose_values in gen/prose.h), pooled by kind; `exclude` holds the strings of the request
   /// that got this answer, never pooled from prose (a server that quotes its input).
   void take_result(const json& result, bool prose = false, const std::vector<std::string>& exclude = {});
@@ -98,7 +98,7 @@ class Harvest {
   const std::vector<json>& values_of(ValueKind kind) const;
   /// What a parameter named `property` is offered, best match first: values seen under its own
   /// name, then those of each kind it takes (parameter_kinds), each value once.
-  std::vector<json> offers(const std::string& property) const;
+  std::vector<json> offers(const std::string& property, bool with_workspace = true) const;
   /// Number of distinct values pooled from answers (by name and by kind; the workspace's not counted).
   std::size_t size() const;
   /// True when nothing is offered: no value from answers and no workspace.

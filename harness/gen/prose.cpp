@@ -665,7 +665,7 @@ std::vector<std::string> argument_strings(const nlohmann::json& arguments) {
   return out;
 }
 
-bool prose_tool(const nlohmann::json& tool) {
+bool reading_tool(const nlohmann::json& tool) {
   if (!tool.is_object()) return false;
   if (auto a = tool.find("annotations"); a != tool.end() && a->is_object()) {
     if (a->value("destructiveHint", false) == true) return false;

@@ -57,11 +57,12 @@ std::vector<ProseValue> prose_values(std::string_view text, const std::vector<st
 /// Every string in a call's arguments (nested too; at most 256 of them), for prose_values' exclude.
 std::vector<std::string> argument_strings(const nlohmann::json& arguments);
 
-/// Whether the prose answers of a tool (its tools/list entry) are harvested: tools that only read.
+/// Whether a tool (its tools/list entry) only reads: its prose answers are harvested, and it is
+/// offered the workspace's real paths and names (a tool that may write, move or delete never is).
 /// Annotated `destructiveHint: true` or `readOnlyHint: false`: no. Annotated `readOnlyHint: true`:
 /// yes. Not annotated: yes when a word of its name says it reads (list, get, find, search, read,
 /// show, describe, query, lookup, outline, references, definition, hover, ...) and none says it
 /// writes or runs (write, create, delete, update, set, run, exec, move, rename, ...).
-bool prose_tool(const nlohmann::json& tool);
+bool reading_tool(const nlohmann::json& tool);
 
 }  // namespace ctxo::gen

@@ -205,17 +205,17 @@ TEST(Prose, WhichToolsAnswersAreRead) {
     if (!annotations.is_null()) t["annotations"] = annotations;
     return t;
   };
-  EXPECT_TRUE(prose_tool(tool("anything", {{"readOnlyHint", true}})));
-  EXPECT_FALSE(prose_tool(tool("list_things", {{"readOnlyHint", false}})));
-  EXPECT_FALSE(prose_tool(tool("get_thing", {{"readOnlyHint", true}, {"destructiveHint", true}})));
+  EXPECT_TRUE(reading_tool(tool("anything", {{"readOnlyHint", true}})));
+  EXPECT_FALSE(reading_tool(tool("list_things", {{"readOnlyHint", false}})));
+  EXPECT_FALSE(reading_tool(tool("get_thing", {{"readOnlyHint", true}, {"destructiveHint", true}})));
   for (const char* name : {"list_symbols", "get_symbol", "find_callers", "search", "read_file", "showOutline",
                            "describe-table", "query", "lookupName", "file_outline", "find_references",
                            "goto_definition", "hover"})
-    EXPECT_TRUE(prose_tool(tool(name))) << name;
+    EXPECT_TRUE(reading_tool(tool(name))) << name;
   for (const char* name : {"write_file", "create_directory", "delete_note", "update_issue", "set_config", "run_query",
                            "exec", "get_or_create_user", "move_file", "rename_symbol", "frobnicate"})
-    EXPECT_FALSE(prose_tool(tool(name))) << name;
-  EXPECT_FALSE(prose_tool(json("list_x")));
+    EXPECT_FALSE(reading_tool(tool(name))) << name;
+  EXPECT_FALSE(reading_tool(json("list_x")));
 }
 
 }  // namespace

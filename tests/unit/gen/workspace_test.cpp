@@ -341,6 +341,30 @@ TEST(WorkspacePlan, PositionParametersNameARealIdentifierInTheChosenFile) {
   EXPECT_GT(absolute, 0u) << "absolute paths are tried";
 }
 
+// A tool that may write (GenOptions::workspace_values off, as the engine sets it for a tool that
+// is not a reading tool) is never handed a real workspace file: a delete must not get src/app.ts.
+TEST(WorkspacePlan, AWriterIsNeverOfferedTheWorkspace) {
+  Tree t;
+  Harvest h;
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(t.path.string(), small(false))));
+  GenOptions writer;
+  writer.workspace_values = false;
+  ToolPlan plan(kLsp, 0, 3, writer);
+  std::size_t calls = 0;
+  while (auto c = plan.next(h)) {
+    ++calls;
+    const json a = c->arguments.value();
+    if (!a.contains("file_path") || !a["file_path"].is_string()) continue;
+    const std::string file = a["file_path"].get<std::string>();
+    std::error_code ec;  // generated names can be too long for the file system: not a file either
+    const fs::path full = !file.empty() && file[0] == '/' ? fs::path(file) : t.path / file;
+    EXPECT_FALSE(!file.empty() && fs::is_regular_file(full, ec)) << a.dump();
+  }
+  EXPECT_GT(calls, 10u);
+  EXPECT_TRUE(h.offers("file_path", false).empty());
+  EXPECT_FALSE(h.offers("file_path").empty());
+}
+
 TEST(WorkspacePlan, AFileAndSymbolPairIsCoherentAndTheFirstPositionIsWide) {
   Tree t;
   Harvest h;
