@@ -189,7 +189,10 @@ void Runner::make_call(Worker& w, ToolRun& tr, ToolSummary& ts, gen::PlannedCall
     add(w, std::move(f));
   }
   if (a.called.reply.kind != Reply::Kind::kResult) return;
-  if (a.reach == checks::Reach::kData && tr.data_calls.size() < kDrivenSources) tr.data_calls.emplace_back(args, pc.label);
+  if (a.reach == checks::Reach::kData && tr.data_calls.size() < kDataCallsKept) {
+    tr.data_calls.emplace_back(args, pc.label);
+    tr.data_sizes.push_back(a.called.reply.raw.size());
+  }
   const checks::ParsedEnvelope& pe = a.envelope;
   // E-STABLE: the first call whose envelope carries a hint (else the first with an envelope,
   // after the plan), again, straight away.
@@ -208,8 +211,14 @@ void Runner::make_call(Worker& w, ToolRun& tr, ToolSummary& ts, gen::PlannedCall
 // truncation is seen on every tool that can truncate.
 void Runner::drive(Worker& w, ToolRun& tr, ToolSummary& ts, Clock::time_point t0) {
   if (!tr.plan) return;
-  for (; tr.driven_from < tr.data_calls.size(); ++tr.driven_from) {
-    const auto [args, label] = tr.data_calls[tr.driven_from];
+  // The largest answers first (an answer that can be cut is more likely one that is large), the
+  // first seen first among equals; kDrivenSources of them over the tool's run.
+  std::vector<std::size_t> order(tr.data_calls.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(std::min(tr.driven_from, order.size())), order.end(),
+                   [&](std::size_t a, std::size_t b) { return tr.data_sizes[a] > tr.data_sizes[b]; });
+  for (; tr.driven_from < std::min(order.size(), kDrivenSources); ++tr.driven_from) {
+    const auto [args, label] = tr.data_calls[order[tr.driven_from]];
     for (auto& pc : tr.plan->driven(args, "after " + label)) {
       if (!w.s.alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0) || tool_over_budget(w, ts)) return;
       ts.driven_calls++;

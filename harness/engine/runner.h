@@ -137,7 +137,10 @@ struct ToolRun {
   std::set<std::string> shrunk;   ///< Invariants already shrunk on this tool.
   bool repeated = false;          ///< E-STABLE made on this tool.
   std::optional<std::pair<json, checks::ParsedEnvelope>> stable_fallback;  ///< A hintless candidate.
-  std::vector<std::pair<json, std::string>> data_calls;  ///< Calls that reached data (args, label).
+  /// Calls that reached data (args, label), at most kDataCallsKept, first seen first; drive()
+  /// repeats the kDrivenSources with the largest answers (`data_sizes`, bytes of the answer line).
+  std::vector<std::pair<json, std::string>> data_calls;
+  std::vector<std::size_t> data_sizes;
   std::size_t driven_from = 0;    ///< data_calls already repeated with a budget parameter driven small.
   bool needs_identifier = false;  ///< A required property names an identifier: it runs in the second phase.
   ToolOut out;                    ///< What its work in the current phase gave, merged when the phase ends.
@@ -257,6 +260,7 @@ class Runner {
   /// cost a minute (a tool that does the long work an argument asks for), and more say nothing new.
   static constexpr std::size_t kMaxSlowCalls = 4;
   static constexpr std::size_t kDrivenSources = 3;    ///< Calls that reached data, driven per tool.
+  static constexpr std::size_t kDataCallsKept = 16;   ///< Calls that reached data kept to choose from.
   static constexpr std::size_t kMaxSweepCalls = 200;
   static constexpr std::size_t kMaxSweepCallsPerTool = 16;  ///< The first successes of each tool.
   std::map<std::string, std::size_t> sweep_per_tool_;
