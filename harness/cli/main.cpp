@@ -280,7 +280,8 @@ int run_replay(int argc, char** argv) {
                "(the shrunk one), and checks the case's invariant; limit-sweep invariants sweep again.\n"
                "An env value the run redacted (<redacted>: a name holding TOKEN, KEY, SECRET, PASS, AUTH,\n"
                "CREDENTIAL or COOKIE) is taken from the environment variable of the same name.\n"
-               "Exit codes: 0 it no longer fails, 1 it still fails, 2 bad case file or option,\n"
+               "Exit codes: 0 it no longer fails (or a warning still warns), 1 it still fails,\n"
+               "            2 bad case file or option,\n"
                "            3 the server could not be started or initialised.",
                "ctxo-conform replay"};
   std::string case_path, color = "auto", url;
@@ -380,9 +381,11 @@ int run_replay(int argc, char** argv) {
   const int code = finish(report, outputs, color, verbosity, redactor.get());
   if (code == kExitUsage) return code;
   if (same != report.findings.end()) {
-    con << "still fails: " << c.invariant << (c.tool.empty() ? std::string() : " on " + c.tool) << ": "
-        << same->finding.diagnosis << "\n";
-    return kExitFail;
+    // A warning that still warns exits as the run did for it: 0 (warnings never fail a run).
+    const bool warns = same->finding.severity == ctxo::Severity::kWarning;
+    con << (warns ? "still warns: " : "still fails: ") << c.invariant << (c.tool.empty() ? std::string() : " on " + c.tool)
+        << ": " << same->finding.diagnosis << "\n";
+    return warns ? kExitPass : kExitFail;
   }
   con << "no longer fails: " << c.invariant << " was not reported"
       << (c.tool.empty() ? std::string() : " on " + c.tool) << "\n";

@@ -18,6 +18,9 @@ inline const char* to_string(Severity s) { return s == Severity::kError ? "error
 struct Finding {
   std::string invariant;         ///< Stable id from SPEC.md §3, e.g. "TR-HINT".
   std::string tool;              ///< Tool name, or "" for server-level findings (handshake, list).
+  /// The server's cause, not one tool's (lines on stdout that are not JSON-RPC): reported once
+  /// with tool "", never given the tool of the request it was seen during.
+  bool server_level = false;
   Severity severity = Severity::kError;
   nlohmann::json request;        ///< The exact JSON-RPC request that triggered it (null if none).
   std::string response_excerpt;  ///< At most a few hundred bytes of what the server sent.

@@ -199,6 +199,7 @@ void Runner::take_observations(Worker& w) {
     f.request = ob.related_request;
     f.response_excerpt = ob.excerpt;
     f.diagnosis = ob.diagnosis;
+    f.server_level = ob.server_level;
     add(w, std::move(f));
   }
 }

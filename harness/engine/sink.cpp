@@ -46,15 +46,15 @@ void count_call(RunReport& report, ToolSummary& row, bool success) {
 
 bool FindingSink::admit(Finding& f, const std::string& tool) const {
   if (!selection_.enabled(f.invariant)) return false;
-  if (f.tool.empty()) f.tool = tool;
-  if (f.tool.empty() && !http_rule(f.invariant)) f.tool = tool_of(f.request);
+  if (f.tool.empty() && !f.server_level) f.tool = tool;
+  if (f.tool.empty() && !f.server_level && !http_rule(f.invariant)) f.tool = tool_of(f.request);
   return true;
 }
 
 std::vector<Finding> FindingSink::take(const std::string& tool, checks::Outcomes o) {
   std::vector<Finding> fs = o.take_findings();
   for (auto& f : fs)
-    if (f.tool.empty() && !tool.empty()) f.tool = tool;
+    if (f.tool.empty() && !f.server_level && !tool.empty()) f.tool = tool;
   outcomes_[tool].merge(std::move(o));
   return fs;
 }

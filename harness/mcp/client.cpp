@@ -127,6 +127,7 @@ void Client::flush_garbage(const char* why) {
                      ": MCP's stdio transport allows only JSON-RPC messages on stdout, one per line "
                      "(logs belong on stderr)";
   observe("T-FRAMING", std::move(diag), excerpt(joined, 400));
+  observations_.back().server_level = true;  // a log line on stdout is the server's, not a tool's
   garbage_.clear();
   garbage_bytes_ = 0;
 }

@@ -37,6 +37,8 @@ struct Observation {
   std::string excerpt;    ///< The offending bytes (bounded, printable).
   json related_request;   ///< The request it belongs to, when known (else null).
   bool warning = false;   ///< A SHOULD the server did not follow.
+  /// The server's, whatever request was in flight (stdout pollution): one finding, not one per tool.
+  bool server_level = false;
 };
 
 /// The outcome of one request.

@@ -105,8 +105,9 @@ TEST(NpmMemory, ReadGraphOutgrowsClaudeCodesLimits) {
   ASSERT_FALSE(file.empty());
   std::filesystem::remove(dir / "memory.jsonl");
   HarnessRun again = run_harness({"replay", file}, false);
-  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
-  EXPECT_NE(again.out.find("still fails: H-SIZE on read_graph"), std::string::npos) << again.out << again.err;
+  // A warning that still warns exits 0, as the run did for it, and says so.
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("still warns: H-SIZE on read_graph"), std::string::npos) << again.out << again.err;
   // Every tool's largest answer is reported, found or not.
   for (const auto& t : r.report["tools"]) {
     if (t["calls"].get<int>() > 0) {
