@@ -87,6 +87,7 @@ json to_json(const engine::RunReport& r, const std::string& version) {
     json& jf = findings.back();
     if (!f.phase.empty()) jf["phase"] = f.phase;
     if (!f.case_label.empty()) jf["case_label"] = f.case_label;
+    if (!f.profile.empty()) jf["profile"] = f.profile;
     if (!f.original_request.is_null()) {
       jf["original_request"] = f.original_request;
       jf["shrink_steps"] = f.shrink_steps;
@@ -297,6 +298,7 @@ Result<engine::RunReport> from_json(const json& doc) {
       read(jf, "baselined", rf.baselined);
       read(jf, "phase", f.phase);
       read(jf, "case_label", f.case_label);
+      read(jf, "profile", f.profile);
       f.original_request = jf.value("original_request", json());
       read(jf, "shrink_steps", f.shrink_steps);
       read(jf, "env", f.env);

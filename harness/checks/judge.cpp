@@ -293,6 +293,7 @@ struct Judge::State {
           j.envelope = {};
         } else {
           Outcomes checked = check_envelope(in, j.envelope);
+          for (Finding& f : checked) f.profile = p->name;
           const bool sweepable = x.hold && j.envelope.form == profile::FormKind::kSuccess && p->limit && p->limit->env;
           if (sweepable) {
             Held h;

@@ -35,6 +35,9 @@ struct Finding {
   /// How the call was generated: "boundary", "random", "invalid", "miss" ("" = not a generated call).
   std::string phase;
   std::string case_label;        ///< What the generated call was, e.g. "'limit' maximum".
+  /// The envelope profile the answer was judged by, when one was ("ctxo", ..., or "generic" for the
+  /// generic reading of an answer no profile matched); "" = none (transport, protocol, host).
+  std::string profile;
   /// The request as first generated, when shrinking found a smaller one (`request`); null otherwise.
   nlohmann::json original_request;
   std::size_t shrink_steps = 0;  ///< Smaller calls that still failed on the way to `request`.
