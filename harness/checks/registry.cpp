@@ -23,6 +23,10 @@ const std::vector<InvariantInfo>& registry() {
       {"T-SHUTDOWN", "transport", Severity::kError, "the server exits after its stdin closes, within a grace period",
        "MCP basic/lifecycle §Shutdown", true,
        "Exit when stdin reaches end-of-file: listen for stdin's end/close event, then stop timers, intervals and open handles (or exit explicitly). A background interval that keeps the event loop alive is the usual cause."},
+      {"T-LEFTOVER", "transport", Severity::kWarning,
+       "no process the server started is still running after the run ends",
+       "MCP basic/lifecycle §Shutdown", true,
+       "Stop every process you start when your stdin closes or you are signalled: keep children attached (no detached or setsid daemons), and end them in your exit path (child.kill() on stdin's end and on SIGTERM). The finding lists the processes that outlived the run; --kill-leftovers ends them."},
       {"T-HTTP-STATUS", "transport", Severity::kError,
        "Streamable HTTP: 202 Accepted with no body for a POSTed notification or response; a request is answered "
        "with a JSON body or an SSE stream, never 202; input the server cannot accept, or an unsupported "

@@ -72,6 +72,7 @@ struct Cli {
   double tool_budget = 60, shrink_budget = 60;
   bool no_shrink = false;
   bool no_harvest = false;
+  bool kill_leftovers = false;
   bool allow_remote_urls = false;
   std::string cases = ".ctxo-conform/cases";
   bool no_cases = false;
@@ -515,6 +516,8 @@ int main(int argc, char** argv) {
   app.add_flag("--no-shrink", cli.no_shrink, "Report failing calls as generated, without shrinking them");
   app.add_flag("--no-harvest", cli.no_harvest,
                "Do not feed values seen in answers (names, paths, ids) to later calls, and make no second pass");
+  app.add_flag("--kill-leftovers", cli.kill_leftovers,
+               "End the processes the server started that are still running after the run (T-LEFTOVER)");
   app.add_flag("--allow-remote-urls", cli.allow_remote_urls,
                "Send URLs the tool schemas give (default, examples) even when they name a host other than loopback");
   app.add_option("--cases", cli.cases, "Write each finding as a case file for 'ctxo-conform replay' into DIR")
@@ -637,6 +640,7 @@ int main(int argc, char** argv) {
   o.calls_per_tool = static_cast<std::size_t>(cli.calls.value_or(0));
   o.shrink = !cli.no_shrink;
   o.harvest = !cli.no_harvest;
+  o.kill_leftovers = cli.kill_leftovers;
   o.allow_remote_urls = cli.allow_remote_urls;
   if (!cli.no_cases && cli.cases.empty()) return fail_config("--cases needs a directory (or pass --no-cases)");
   if (cli.time_budget && !(*cli.time_budget > 0 && *cli.time_budget <= 365.0 * 24 * 3600))

@@ -52,6 +52,7 @@ RunReport Runner::run() {
   rep_.invariants_checked = invariants_checked(o_.selection, true);
   transport::install_signal_cleanup();
   jobs_ = o_.replay ? 1 : std::max<std::size_t>(1, o_.jobs);
+  if (!o_.command.empty()) marker_ = transport::new_run_marker();
   sessions_.push_back(std::make_unique<Session>());
   Worker w(*sessions_[0]);
   w.s.env = o_.env;
@@ -89,6 +90,7 @@ RunReport Runner::run() {
   // An interrupted run stops its servers at once; their shutdown is not judged.
   finish_workers(rep_.interrupted == 0 ? End::kFinal : End::kAbandoned);
   finish_session(w, rep_.interrupted == 0 ? End::kFinal : End::kAbandoned);
+  leftovers(w);
   // A transcript asked for and not written is a failed run (exit 2), whatever was found.
   if (recorder_ && !recorder_->error().empty() && !rep_.error) {
     rep_.error = Error{errc::kIo, recorder_->error()};

@@ -75,6 +75,8 @@ struct RunOptions {
   /// false; schema hints and budget parameters driven small stay).
   bool harvest = true;
   std::string record_path;                    ///< --record: write every exchange as a transcript.
+  /// --kill-leftovers: end the processes the server started that outlive the run (T-LEFTOVER).
+  bool kill_leftovers = false;
   /// --allow-remote-urls: send a schema's default/example URLs to hosts other than loopback.
   bool allow_remote_urls = false;
   /// --host: the host profiles for H-* checks ("" = the defaults, "none" = none; see profile::load_hosts).

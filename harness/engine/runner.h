@@ -192,6 +192,9 @@ class Runner {
   void finish_session(Worker& w, End end);
   bool restart(Worker& w);
   void take_observations(Worker& w);
+  /// T-LEFTOVER: the processes carrying this run's marker still alive once every server is
+  /// stopped (ended with --kill-leftovers).
+  void leftovers(Worker& w);
   /// True when the worker's server refused us as a client after initialize (HTTP 401/403): the
   /// run's error is set (exit 3) and no more calls are made.
   bool refused(Worker& w);
@@ -235,6 +238,8 @@ class Runner {
   ReplayTarget target_;              ///< The server a replay line reaches.
   std::vector<std::string> prelude_;
   std::string negotiated_;
+  /// transport::kRunMarkerVar's value in every server this run spawns (T-LEFTOVER).
+  std::string marker_;
   bool budget_hit_ = false;
   std::size_t jobs_ = 1;             ///< --jobs, resolved.
   std::vector<std::unique_ptr<Session>> sessions_;  ///< [0]: the run's; then the --jobs workers'.

@@ -16,6 +16,8 @@ Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
   transport::SpawnOptions so;
   so.argv = o_.command;
   so.env = s.env;
+  // Inherited by whatever the server starts: what is still running after the run is found by it.
+  if (!marker_.empty()) so.env[transport::kRunMarkerVar] = marker_;
   so.cwd = o_.cwd;
   so.max_line_bytes = o_.max_message_bytes;
   Result<std::unique_ptr<transport::Transport>> t = make_error("spawn", "no transport");
@@ -154,6 +156,47 @@ void Runner::finish_session(Worker& w, End end) {
   rep_.stderr_tail = s.transport->stderr_tail();
   s.client.reset();
   s.transport.reset();
+}
+
+// What the servers left running. Their process groups were killed when each session ended, so a
+// marked process alive now left the group: a daemon in its own session, or a process that changed
+// its group. An interrupted run reports nothing (its servers were abandoned), but still ends them
+// when asked to.
+void Runner::leftovers(Worker& w) {
+  if (marker_.empty()) return;
+  auto found = transport::settle_leftovers(marker_, std::chrono::milliseconds(500));
+  if (found.empty()) {
+    if (rep_.interrupted == 0) sink_.pass("", "T-LEFTOVER");
+    return;
+  }
+  std::vector<transport::Leftover> still;
+  if (o_.kill_leftovers) still = transport::end_leftovers(marker_, found, std::chrono::milliseconds(2000));
+  if (rep_.interrupted != 0) return;
+  std::string listed, pids;
+  std::size_t shown = 0;
+  for (const auto& l : found) {
+    pids += (pids.empty() ? "" : " ") + std::to_string(l.pid);
+    if (++shown > 5) continue;
+    std::string how = l.own_session ? "its own session" : "";
+    if (l.parent == 1) how += std::string(how.empty() ? "" : ", ") + "parent 1";
+    listed += (listed.empty() ? "" : "; ") + std::string("pid ") + std::to_string(l.pid) + " `" +
+              excerpt(l.command, 200) + "`" + (how.empty() ? "" : " (" + how + ")");
+  }
+  if (found.size() > 5) listed += "; and " + std::to_string(found.size() - 5) + " more";
+  Finding f;
+  f.invariant = "T-LEFTOVER";
+  f.severity = Severity::kWarning;
+  f.server_level = true;
+  f.diagnosis = std::to_string(found.size()) + (found.size() == 1 ? " process" : " processes") +
+                " the server started " + (found.size() == 1 ? "was" : "were") +
+                " still running after the run had stopped the server and killed its process group: " + listed + ". ";
+  if (!o_.kill_leftovers) f.diagnosis += "Still running: end them with --kill-leftovers, or kill " + pids + ".";
+  else if (still.empty()) f.diagnosis += "Ended by --kill-leftovers.";
+  else f.diagnosis += std::to_string(still.size()) + " could not be ended by --kill-leftovers.";
+  for (const auto& l : found) f.response_excerpt += (f.response_excerpt.empty() ? "" : "\n") + l.command;
+  f.response_excerpt = excerpt(f.response_excerpt, 600);
+  f.replay = replay_of(json(), w.s.env, json());
+  add(w, std::move(f));
 }
 
 // Shrinking a crash restarts the server once per reproducing candidate; those restarts are

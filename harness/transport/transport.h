@@ -190,6 +190,28 @@ int child_pid(const Transport& t);
 /// Process-wide: call once at startup. Returns false where unsupported (non-Linux).
 bool adopt_orphans();
 
+/// Leftover processes (T-LEFTOVER). Every server spawned in a run gets `kRunMarkerVar=<marker>`
+/// in its environment (not in reports or replays), and the processes it starts inherit it.
+inline constexpr const char* kRunMarkerVar = "CTXO_CONFORM_RUN";
+/// A marker unique to this run (pid and random bits).
+std::string new_run_marker();
+/// A live process (not a zombie, not this one) whose environment carries the marker.
+struct Leftover {
+  int pid = 0;
+  std::string command;      ///< Its command line, arguments joined by spaces.
+  int parent = 0;           ///< Its parent's pid (1 or this process: the server is gone).
+  bool own_session = false; ///< It leads its own session (setsid: a daemon).
+};
+/// The marked processes alive now, by pid (Linux /proc; empty elsewhere or on no marker). Reads
+/// only what this user may read.
+std::vector<Leftover> find_leftovers(const std::string& marker);
+/// find_leftovers, again every 50 ms for up to `wait` while any is found (a process the server's
+/// shutdown signalled may still be ending), reaping those that are our children.
+std::vector<Leftover> settle_leftovers(const std::string& marker, std::chrono::milliseconds wait);
+/// Ends `found`: SIGTERM, up to `grace` for them to end, then SIGKILL. Returns those still alive.
+std::vector<Leftover> end_leftovers(const std::string& marker, const std::vector<Leftover>& found,
+                                    std::chrono::milliseconds grace);
+
 /// Installs SIGINT/SIGTERM/SIGHUP handlers. The first such signal only records itself
 /// (core::g_interrupt): the run notices it within a fraction of a second (receive() returns at
 /// once), stops, and writes its reports. A second signal, or the run still going

@@ -10,6 +10,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -328,6 +329,56 @@ TEST(Shutdown, ALineWrittenAfterEndOfFileIsJudged) {
   ASSERT_TRUE(quiet.report.is_object()) << quiet.err;
   EXPECT_EQ(quiet.exit_code, 0) << quiet.report["findings"].dump(2);
   EXPECT_TRUE(quiet.report["findings"].empty());
+}
+
+// A server that starts a daemon in its own session leaves it running when the run has stopped the
+// server and killed its process group: one server-level T-LEFTOVER warning naming the process
+// (found by the run marker every spawned server carries in its environment), still running
+// unless --kill-leftovers ends it; the same server starting nothing passes T-LEFTOVER.
+int leftover_pid(const nlohmann::json& f) {
+  const std::string d = f.value("diagnosis", "");
+  const auto at = d.find("pid ");
+  return at == std::string::npos ? 0 : std::atoi(d.c_str() + at + 4);
+}
+bool gone(int pid) {
+  for (int i = 0; i < 100; ++i) {
+    if (::kill(pid, 0) != 0 && errno == ESRCH) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+TEST(Leftovers, ADetachedDaemonIsOneServerLevelWarningAndKillLeftoversEndsIt) {
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/daemon_server.py";
+  auto r = run_harness({"--calls", "2", "--no-cases", "--env", "DAEMON_SECONDS=60", "--", "python3", server});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  ASSERT_EQ(r.report["findings"].size(), 1u) << r.report["findings"].dump(2);
+  const auto& f = r.report["findings"][0];
+  const int pid = leftover_pid(f);
+  if (pid > 0) ::kill(pid, SIGKILL);  // reaped whatever the assertions say
+  EXPECT_EQ(f["invariant"], "T-LEFTOVER");
+  EXPECT_EQ(f["tool"], "") << "the server's cause, not a tool's";
+  EXPECT_EQ(f["severity"], "warning");
+  EXPECT_NE(f["diagnosis"].get<std::string>().find("`sleep 60` (its own session"), std::string::npos) << f.dump(2);
+  EXPECT_NE(f["diagnosis"].get<std::string>().find("--kill-leftovers"), std::string::npos) << f.dump(2);
+  EXPECT_EQ(r.exit_code, 0) << "a warning: " << r.out;
+  EXPECT_GT(pid, 1) << f.dump(2);
+
+  auto killed = run_harness({"--calls", "2", "--no-cases", "--kill-leftovers", "--env", "DAEMON_SECONDS=60", "--", "python3", server});
+  ASSERT_TRUE(killed.report.is_object()) << killed.err;
+  ASSERT_EQ(killed.report["findings"].size(), 1u) << killed.report["findings"].dump(2);
+  const auto& k = killed.report["findings"][0];
+  const int kpid = leftover_pid(k);
+  ASSERT_GT(kpid, 1) << k.dump(2);
+  const bool ended = gone(kpid);
+  if (!ended) ::kill(kpid, SIGKILL);
+  EXPECT_TRUE(ended) << "--kill-leftovers ended pid " << kpid;
+  EXPECT_NE(k["diagnosis"].get<std::string>().find("Ended by --kill-leftovers"), std::string::npos) << k.dump(2);
+
+  auto twin = run_harness({"--calls", "2", "--no-cases", "--env", "DAEMON=0", "--", "python3", server});
+  ASSERT_TRUE(twin.report.is_object()) << twin.err;
+  EXPECT_TRUE(twin.report["findings"].empty()) << twin.report["findings"].dump(2);
+  EXPECT_EQ(twin.report["server_outcomes"].value("T-LEFTOVER", ""), "passed") << twin.report["server_outcomes"].dump();
 }
 
 // A server that stops exiting on end-of-file only after a certain call: its T-SHUTDOWN case
