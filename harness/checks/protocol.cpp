@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "checks/protocol.h"
+#include "checks/reach.h"
 
 #include <algorithm>
 #include <cctype>
@@ -314,11 +315,19 @@ Outcomes check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const
     const bool refused_in_payload =
         payload.is_object() && ((payload.contains("error") && !payload["error"].is_null() && payload["error"] != false) ||
                                 (payload.contains("ok") && payload["ok"] == false));
-    if (!is_error && !envelope_error && !refused_in_payload)
+    if (!is_error && !envelope_error && !refused_in_payload) {
+      // Which of the two happened: refused in words the agent is told are a success, or accepted.
+      const bool refused_in_text = reads_as_input_rejection(text) || content_reach(text) == Reach::kError;
       out.push_back(make("P-REJECT", reply.request, raw_of(reply),
-                         "a call that breaks the tool's inputSchema got an ordinary success (this call: " + broken +
-                             "): the tool does not validate its input, so an agent's mistake goes unnoticed",
+                         refused_in_text
+                             ? "a call that breaks the tool's inputSchema was refused in text, but as an ordinary "
+                               "result without isError: true (this call: " + broken +
+                                   "): the agent is told its call succeeded"
+                             : "a call that breaks the tool's inputSchema got an ordinary success (this call: " +
+                                   broken + "): the tool accepted it without validating its input, so an agent's "
+                                   "mistake goes unnoticed",
                          Severity::kWarning));
+    }
   }
   return out;
 }

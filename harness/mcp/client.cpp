@@ -77,6 +77,8 @@ std::optional<std::string> oversize_response_id(const transport::Frame& frame) {
 
 constexpr std::size_t kMaxGarbageLines = 2000;
 constexpr std::size_t kMaxGarbageBytes = 4u << 20;
+/// How long the right id may still come after a stray response while no other request is in flight.
+constexpr std::chrono::milliseconds kStrayGrace{500};
 
 }  // namespace
 
@@ -274,7 +276,10 @@ void Client::handle_other(const json& msg, const std::string& raw) {
     }
     observe("T-ID", "a response with id " + key + " matches no request in flight (ids must echo the request's id)",
             excerpt(raw, 300));
+    // Ids are the server's JSON-RPC layer's, never a tool handler's: one cause for every tool.
+    observations_.back().server_level = true;
     stray_seen_ = true;
+    stray_at_ = Clock::now();
     return;
   }
   observe("T-FRAMING", "a message that is neither a request, a notification nor a response", excerpt(raw, 300));
@@ -299,6 +304,7 @@ Reply Client::await(const json& id, json request, std::chrono::milliseconds conf
     reply.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
     inflight_.erase(key);
     if (kind == Reply::Kind::kResult || kind == Reply::Kind::kError) {
+      strays_in_a_row_ = 0;
       reply.late = confirm.count() > 0 && (past_window || Clock::now() - live > options_.timeout);
       completed_[key] = reply.request;
     } else {
@@ -318,10 +324,17 @@ Reply Client::await(const json& id, json request, std::chrono::milliseconds conf
       reply.progressed = true;
     }
     // A response with a foreign id arrived meanwhile: most likely this request's answer under the
-    // wrong id (T-ID), so there is no hang to confirm.
-    const auto until = stray_seen_ ? std::min(deadline, live + options_.timeout) : deadline;
+    // wrong id (T-ID), so there is no hang to confirm. With no other request in flight it can be
+    // nothing else: the right id gets a short grace, not the whole timeout (a server that answers
+    // every call under a wrong id would otherwise cost a timeout per call).
+    // Once the last requests all ended that way, the pattern is known: next to no grace.
+    const auto grace = std::min<std::chrono::milliseconds>(
+        options_.timeout, strays_in_a_row_ >= 2 ? std::chrono::milliseconds(20) : kStrayGrace);
+    const auto stray_until = inflight_.size() <= 1 ? stray_at_ + grace : live + options_.timeout;
+    const auto until = stray_seen_ ? std::min(deadline, stray_until) : deadline;
     if (now >= until) {
       flush_garbage("were not JSON-RPC messages");
+      strays_in_a_row_ = stray_seen_ ? strays_in_a_row_ + 1 : 0;
       return finish(Reply::Kind::kTimeout);
     }
     auto rr = transport_.receive(std::chrono::duration_cast<std::chrono::milliseconds>(until - now));

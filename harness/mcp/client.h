@@ -201,6 +201,8 @@ class Client {
   std::map<std::string, json> completed_;  ///< id (dumped) -> request (for duplicate detection)
   std::set<std::string> abandoned_;        ///< ids we stopped waiting for (late answers are normal)
   bool stray_seen_ = false;
+  std::chrono::steady_clock::time_point stray_at_{};  ///< When the latest stray response arrived.
+  std::size_t strays_in_a_row_ = 0;  ///< Requests in a row that ended with only a stray response.
   json progress_token_;       ///< Token of the request being awaited (tools/call only).
   bool progress_seen_ = false;
   std::vector<std::string> garbage_;       ///< Consecutive unparseable lines, joined on success.

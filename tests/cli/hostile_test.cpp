@@ -381,6 +381,25 @@ TEST(Leftovers, ADetachedDaemonIsOneServerLevelWarningAndKillLeftoversEndsIt) {
   EXPECT_EQ(twin.report["server_outcomes"].value("T-LEFTOVER", ""), "passed") << twin.report["server_outcomes"].dump();
 }
 
+// A server that answers every call under a wrong id: one server-level T-ID finding (ids are the
+// server's JSON-RPC layer's, not a tool's), and no call waits out the timeout once its stray answer
+// has come (before: a 30 s timeout per call, 8 minutes for this run; the bound below is 8 times
+// what a timeout per call would be short of).
+TEST(StrayIds, OneServerLevelFindingAndNoCallWaitsOutTheTimeout) {
+  auto r = run_harness({"--timeout", "30000", "--calls", "4", "--seed", "1", "--no-cases", "--", fixture_server(),
+                        "--defect", "wrong-id"});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  ASSERT_EQ(r.report["findings"].size(), 1u) << r.report["findings"].dump(2);
+  const auto& f = r.report["findings"][0];
+  EXPECT_EQ(f["invariant"], "T-ID");
+  EXPECT_EQ(f["tool"], "");
+  const int calls = r.report["stats"]["calls"].get<int>();
+  EXPECT_GE(calls, 8);
+  EXPECT_EQ(f["count"].get<int>(), calls) << "every call's answer came under a wrong id";
+  EXPECT_LT(r.report["duration_ms"].get<long long>(), 60000) << calls << " calls";
+  EXPECT_EQ(r.exit_code, 1);
+}
+
 // A server that stops exiting on end-of-file only after a certain call: its T-SHUTDOWN case
 // carries the calls made on that server instance, and `replay` makes them again first, so it
 // still fails (without them the replay would say "no longer fails"), and the case's shell replay

@@ -205,6 +205,16 @@ TEST(CheckAcceptance, AnInvalidCallAnsweredWithSuccessIsPReject) {
   EXPECT_TRUE(check_acceptance(invalid, ok, "missing required 'path'", std::string("BAD_ARGS")).empty())
       << "an error envelope rejects";
   EXPECT_TRUE(check_acceptance(invalid, ok, "", std::nullopt).empty()) << "not generated invalid";
+  EXPECT_NE(found[0].diagnosis.find("accepted it without validating"), std::string::npos) << found[0].diagnosis;
+  // Refused in words, but as an ordinary result: the diagnosis says that, not "does not validate".
+  for (const char* said : {"Error: path is required", "MCP error -32602: Invalid arguments for tool t"}) {
+    auto in_text = check_acceptance(invalid, result_reply({{"content", {{{"type", "text"}, {"text", said}}}}}),
+                                    "missing required 'path'", std::nullopt);
+    ASSERT_EQ(ids(in_text), std::vector<std::string>{"P-REJECT(w)"}) << said;
+    EXPECT_NE(in_text[0].diagnosis.find("refused in text, but as an ordinary result without isError"),
+              std::string::npos)
+        << in_text[0].diagnosis;
+  }
 }
 
 // A handler that validates more strictly than its schema and refuses in its own error envelope is
