@@ -66,7 +66,7 @@ const std::vector<InvariantInfo>& registry() {
       {"P-NO-THROW", "protocol", Severity::kError,
        "a schema-valid call never gets a JSON-RPC error, nor a runtime exception or a database engine's error in its result; no call gets -32603, a crash or a hang",
        "MCP server/tools §Error Handling", true,
-       "Report domain failures (not found, bad state, upstream error) as a tool result with isError: true or an envelope error, never as a JSON-RPC error. Keep -32602 for arguments that break the input schema, and never let an exception escape as -32603. An exception caught and returned as the answer (TypeError, a stack trace, SQLite's \"no such column\" or \"fts5: syntax error\" for a search term) has escaped all the same: fix the bug the input exposes (bind or quote user input in queries) and answer with a message of your own."},
+       "Report domain failures as a tool result with isError: true or an envelope error, never as a JSON-RPC error (-32602 only for arguments that break the schema, never -32603). An exception returned as the answer (TypeError, a stack, SQLite's \"fts5: syntax error\") escaped too: fix the bug the input exposes (bind or quote user input in queries)."},
       {"P-ACCEPT", "protocol", Severity::kWarning,
        "a schema-valid call is not answered with an input-validation error", "SPEC §3", true,
        "Make the tool's runtime validation agree with its inputSchema: a value the schema allows must be accepted. Either relax the code or tighten the schema (enum, minimum, pattern, required) so agents are not invited to send inputs you reject."},
