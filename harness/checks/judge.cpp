@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "checks/envelope_util.h"
+#include "checks/inband.h"
 #include "checks/reach.h"
 #include "core/json_bounded.h"
 #include "core/text.h"
@@ -105,7 +106,7 @@ Reach reach_of(const Reply& r, const ParsedEnvelope& env, bool valid) {
     return items && items->empty() && !cut ? Reach::kEmpty : Reach::kData;
   }
   // No envelope: what it carries says (checks/reach.h: error prose, a miss, an empty shape, a
-  // leaked `undefined`, or data). Coverage only: never a finding.
+  // leaked `undefined`, or data). Coverage here; the in-band rules (checks/inband.h) read it too.
   const json* structured = r.result.is_object() && r.result.contains("structuredContent")
                                ? &r.result["structuredContent"]
                                : nullptr;
@@ -151,6 +152,7 @@ struct Judge::State {
   };
   std::vector<Released> released;  ///< Held TR-CAP the sweep let stand, settled at finish().
   std::unique_ptr<HostMeter> meter;  ///< Null when no host is selected.
+  Inband inband;                     ///< P-ISERROR, P-LEAK, internal errors (checks/inband.h).
   std::optional<std::map<std::string, std::string>> sized_env;  ///< The environment answers are sized under.
   std::set<std::string> listed;  ///< Tools whose listing was checked.
   static constexpr std::size_t kMaxPending = 64;
@@ -328,6 +330,9 @@ struct Judge::State {
     } else if (!is_error) {
       unprofiled++;
     }
+    // In-band failures (checks/inband.h): P-ISERROR (held until finish), P-LEAK and internal errors
+    // as P-NO-THROW, on answers no envelope profile judged (a profile has its own error forms).
+    if (!j.envelope.profile) j.outcomes.merge(inband.judge(x.tool, tool_json(x.tool), x.arguments, r, valid, x.env));
     j.outcomes.merge(check_acceptance(ctx, r, broken, envelope_error));
   }
 };
@@ -598,6 +603,8 @@ std::map<std::string, Outcomes> Judge::finish() {
       if (!(f.invariant == "TR-BYTES" && s_->silent_drop.count(h.tool))) out[h.tool].fail(std::move(f));
     h.findings.clear();
   }
+  // After the kept answers were judged: P-ISERROR per tool, or once for the server ("").
+  for (auto& [tool, o] : s_->inband.finish()) out[tool].merge(std::move(o));
   return out;
 }
 

@@ -105,7 +105,9 @@ class Judge {
   static Outcomes transport(const mcp::Reply& reply);
 
   /// Every per-answer check of `x`: P-RESULT, P-NO-THROW, P-ACCEPT, P-REJECT, and the envelope
-  /// checks under the tool's profile. Never throws.
+  /// checks under the tool's profile; on an answer no profile judged, the in-band rules
+  /// (checks/inband.h: P-LEAK, internal errors as P-NO-THROW; P-ISERROR held until finish()).
+  /// Never throws.
   Judged call(const Exchange& x);
 
   /// The envelope of `reply` under `profile` (nullptr: the tool's), with no checks run (for the
@@ -133,7 +135,8 @@ class Judge {
 
   /// Settles what was kept: the answers of tools whose profile was unknown when they came are
   /// judged now by the tool's profile, or by the profile most of the server's tools speak; held
-  /// findings that no sweep settled are released. Per tool name.
+  /// findings that no sweep settled are released; P-ISERROR per tool, or under "" once for the
+  /// server (a Finding::server_level) when no tool sets isError on its failures. Per tool name.
   std::map<std::string, Outcomes> finish();
 
   /// H-NAME, H-SCHEMA and H-DECLARED on tool `name`'s tools/list entry, once per tool (later calls

@@ -541,6 +541,17 @@ Reach section_reach(std::string_view text, int depth) {
 
 Reach json_reach(const json& value) { return json_reach_at(value, 0); }
 
+bool leak_line(std::string_view line) {
+  const std::string_view s = strip_marks(trim(line));
+  if (s.empty() || s.size() > kLineMax) return false;
+  return !code_like(s, lower(s)) && leak(s);
+}
+
+bool stack_frame_line(std::string_view line) {
+  const std::string_view t = trim(line);
+  return js_frame(t) || py_frame(t);
+}
+
 Reach content_reach(std::string_view text, const json* structured) {
   if (structured && !structured->is_null()) return json_reach_at(*structured, 0);
   return text_reach(text, 0);

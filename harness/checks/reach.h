@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // What a success answer judged by no envelope profile carries, read from its content alone: the
-// coverage category of an answer that is not isError and matched no profile's forms. Coverage
-// only: nothing here ever makes a finding. Precision over recall: when in doubt, an answer is data
+// coverage category of an answer that is not isError and matched no profile's forms. Nothing here
+// makes a finding itself: coverage counts it, and checks/inband.* starts from it (P-ISERROR for
+// kError without isError, P-LEAK for kLeak), so its precision is theirs. Precision over recall: when in doubt, an answer is data
 // (a real answer that merely mentions "TypeError" or "not found" must never be read as a failure).
 //
 // The rules, in order (the first that holds decides):
@@ -81,5 +82,13 @@ Reach content_reach(std::string_view text, const nlohmann::json* structured = nu
 
 /// content_reach() of a JSON value (the answer's structuredContent, or its text parsed).
 Reach json_reach(const nlohmann::json& value);
+
+/// The leak rule of one line (the table's `[object Object]`, `: undefined`, ... row), for the
+/// evidence of a P-LEAK finding (checks/inband.*): true when `line` (Markdown marks stripped)
+/// prints a JavaScript non-value where a value belongs, and is not code.
+bool leak_line(std::string_view line);
+
+/// A stack frame line: "at f (file.js:1:2)" (trimmed), or Python's `File "x.py", line 3`.
+bool stack_frame_line(std::string_view line);
 
 }  // namespace ctxo::checks
