@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "checks/envelope_util.h"
+#include "checks/generic_positions.h"
 #include "checks/reach.h"
 #include "core/json_bounded.h"
 #include "core/text.h"
@@ -151,6 +152,8 @@ struct Judge::State {
   };
   std::vector<Released> released;  ///< Held TR-CAP the sweep let stand, settled at finish().
   std::unique_ptr<HostMeter> meter;  ///< Null when no host is selected.
+  /// Positions and quoted text of the answers no profile judged (profile "generic").
+  std::unique_ptr<GenericPositions> generic_pos;
   std::optional<std::map<std::string, std::string>> sized_env;  ///< The environment answers are sized under.
   std::set<std::string> listed;  ///< Tools whose listing was checked.
   static constexpr std::size_t kMaxPending = 64;
@@ -324,9 +327,11 @@ struct Judge::State {
         }
       } else {
         unprofiled++;
+        j.outcomes.merge(generic_pos->check(x.tool, tool_json(x.tool), x.arguments, r));
       }
     } else if (!is_error) {
       unprofiled++;
+      j.outcomes.merge(generic_pos->check(x.tool, tool_json(x.tool), x.arguments, r));
     }
     j.outcomes.merge(check_acceptance(ctx, r, broken, envelope_error));
   }
@@ -337,6 +342,7 @@ Judge::Judge(JudgeSetup setup) : s_(std::make_unique<State>()) {
   for (const auto& t : s_->setup.tools)
     if (t.is_object() && t.contains("name") && t["name"].is_string()) s_->by_name.emplace(t["name"].get<std::string>(), &t);
   if (!s_->setup.hosts.empty()) s_->meter = std::make_unique<HostMeter>(std::move(s_->setup.hosts));
+  s_->generic_pos = std::make_unique<GenericPositions>(s_->setup.workspace ? s_->setup.workspace : s_->setup.root);
 }
 
 Outcomes Judge::listing(const std::string& name) {
@@ -589,6 +595,7 @@ std::map<std::string, Outcomes> Judge::finish() {
     t.pending.clear();
     if (p && !t.profile && !s_->setup.forced) t.profile = p;
   }
+  for (auto& [tool, o] : s_->generic_pos->finish()) out[tool].merge(std::move(o));
   for (auto& h : s_->held) {
     if (h.settled) continue;
     h.settled = true;
