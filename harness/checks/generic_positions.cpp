@@ -557,7 +557,16 @@ bool at_reading(std::string_view text, std::int64_t line, std::optional<std::int
   if (!col) {
     // A line-only position: readings differ by their line only.
     if (R.dc || R.unit != ColumnUnit::kUtf16) return false;
-    if (!name.empty()) return word_on_line(*lt, name);
+    if (!name.empty()) {
+      if (!word_on_line(*lt, name)) return false;
+      if (R.dl == 0) return true;
+      // Off by a line: only when the name is on no other line around (a name written on many lines,
+      // or a caller listed at its call site, proves nothing about how lines are counted).
+      for (std::int64_t o = l - 2; o <= l + 1; ++o)
+        if (o != l)
+          if (auto other = line_of(text, o); other && word_on_line(*other, name)) return false;
+      return true;
+    }
     std::string s = generic::trim_ws(snip.substr(0, snip.find('\n')));
     return s.size() >= 3 && lt->find(s) != std::string_view::npos;
   }
@@ -687,6 +696,36 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
   Outcomes out;
   try {
     if (reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result()) return out;
+    // A file read (the call names a workspace file and the answer holds its lines) relays the
+    // file's text: positions written in it (a README's `src/a.ts:40`) are not the server's claims.
+    if (s_->root) {
+      std::string all;
+      for (const std::string* part : reply.text_parts()) all += *part + "\n";
+      std::vector<const json*> todo{&arguments};
+      for (std::size_t i = 0; i < todo.size() && i < 256; ++i) {
+        if (todo[i]->is_structured()) {
+          for (const auto& v : *todo[i]) todo.push_back(&v);
+          continue;
+        }
+        if (!todo[i]->is_string()) continue;
+        const std::string rel = s_->relative(todo[i]->get<std::string>());
+        if (rel.empty()) continue;
+        const auto& content = s_->read(rel);
+        if (!content) continue;
+        std::size_t seen = 0, lines = 0;
+        std::size_t b = 0;
+        while (b < content->size() && lines < 200) {
+          auto e = content->find('\n', b);
+          if (e == std::string::npos) e = content->size();
+          std::string l = generic::trim_ws(std::string_view(*content).substr(b, e - b));
+          b = e + 1;
+          if (l.size() < 8) continue;
+          ++lines;
+          if (all.find(l) != std::string::npos && ++seen >= 2) break;
+        }
+        if (seen >= 2 || (seen == 1 && lines == 1)) return out;
+      }
+    }
     auto docs = generic::read_answer(reply);
     std::vector<Anchor> anchors;
     for (const auto& d : docs.docs)
@@ -736,6 +775,8 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
       const bool exists = content && content->has_value();
       if (!exists) continue;  // precision first: a file the workspace does not hold is not judged
       if (echoed(a)) continue;
+      const bool prose = a.where == "text";
+      if (prose && a.name.empty() && asked.empty()) continue;
       resolved = true;
       const std::string& text = **content;
       const auto nlines = static_cast<std::int64_t>(std::count(text.begin(), text.end(), '\n')) + 1;
@@ -745,15 +786,16 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
         f.column = a.column ? std::max<std::int64_t>(*a.column + (st.declared0 ? 1 : 0), 0) : 0;
         return f;
       };
-      // The cheap checks.
-      if (*a.line < first_line) {
+      // The cheap checks (not on prose anchors: text may cite lines that have moved since; those
+      // are judged only where they name the text there).
+      if (!prose && *a.line < first_line) {
         base.push_back(locate(make("POS-BASE", reply,
                                    "the position at " + a.where + " (" + q(a.file) + ") has line " + std::to_string(*a.line) +
                                        "; lines are 1-based (and the tool's description does not say it counts from 0)")));
         continue;
       }
       const std::int64_t line1 = *a.line + (st.declared0 ? 1 : 0);
-      if (line1 > nlines) {
+      if (!prose && line1 > nlines) {
         utf16.push_back(locate(make("POS-UTF16", reply,
                                     "the position at " + a.where + " points at line " + std::to_string(*a.line) + " but " +
                                         q(rel) + " has " + std::to_string(nlines) + " lines")));

@@ -233,6 +233,22 @@ TEST_F(Workspace, CheapChecksAndPrecision) {
   // The name is on the line but at no column any counting explains: silent.
   EXPECT_TRUE(g.check("t", nullptr, json::object(),
                       answer({}, R"({"name":"runTask","file":"src/app.ts","line":4,"column":3})")).empty());
+  // A line-only position one line early, but the name is on the lines around too: chance, silent.
+  EXPECT_TRUE(g.check("t", nullptr, json::object(),
+                      answer({}, R"({"name":"runTask","file":"src/app.ts","line":3})")).empty());
+  // An echo of the caller's own position is not the server's claim.
+  EXPECT_TRUE(g.check("t", nullptr, json{{"line", 40}, {"character", 2}},
+                      answer({}, "No hover information at src/app.ts:40:2")).empty());
+  // A prose anchor that names no text is not judged (text may cite a line that has moved).
+  EXPECT_TRUE(g.check("t", nullptr, json::object(), answer({}, "see src/app.ts:40 and src/app.ts:0")).empty());
+  // A file read relays the file's text: positions written in it are not the server's claims.
+  std::ofstream(dir_ / "README.md") << "The task runner lives in this repo.\nSee `runTask` at src/app.ts:0:16 for details.\n";
+  EXPECT_TRUE(g.check("t", nullptr, json{{"path", "README.md"}},
+                      answer({}, "The task runner lives in this repo.\nSee `runTask` at src/app.ts:0:16 for details.\n"))
+                  .empty());
+  // The same text from a tool that does not read that file is judged (0-based, undeclared).
+  EXPECT_EQ(ids(g.check("t", nullptr, json::object(), answer({}, "See `runTask` at src/app.ts:0:16 for details.\n"))),
+            std::vector<std::string>{"POS-BASE"});
   // No workspace: nothing is read.
   GenericPositions none(std::nullopt);
   EXPECT_TRUE(none.check("t", nullptr, json::object(), answer({}, R"({"file":"src/app.ts","line":40})")).empty());
