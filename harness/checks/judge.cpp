@@ -7,6 +7,7 @@
 
 #include "checks/envelope_util.h"
 #include "checks/inband.h"
+#include "checks/generic_positions.h"
 #include "checks/reach.h"
 #include "core/json_bounded.h"
 #include "core/text.h"
@@ -153,6 +154,8 @@ struct Judge::State {
   std::vector<Released> released;  ///< Held TR-CAP the sweep let stand, settled at finish().
   std::unique_ptr<HostMeter> meter;  ///< Null when no host is selected.
   Inband inband;                     ///< P-ISERROR, P-LEAK, internal errors (checks/inband.h).
+  /// Positions and quoted text of the answers no profile judged (profile "generic").
+  std::unique_ptr<GenericPositions> generic_pos;
   std::optional<std::map<std::string, std::string>> sized_env;  ///< The environment answers are sized under.
   std::set<std::string> listed;  ///< Tools whose listing was checked.
   static constexpr std::size_t kMaxPending = 64;
@@ -326,9 +329,11 @@ struct Judge::State {
         }
       } else {
         unprofiled++;
+        j.outcomes.merge(generic_pos->check(x.tool, tool_json(x.tool), x.arguments, r));
       }
     } else if (!is_error) {
       unprofiled++;
+      j.outcomes.merge(generic_pos->check(x.tool, tool_json(x.tool), x.arguments, r));
     }
     // In-band failures (checks/inband.h): P-ISERROR (held until finish), P-LEAK and internal errors
     // as P-NO-THROW, on answers no envelope profile judged (a profile has its own error forms).
@@ -342,6 +347,7 @@ Judge::Judge(JudgeSetup setup) : s_(std::make_unique<State>()) {
   for (const auto& t : s_->setup.tools)
     if (t.is_object() && t.contains("name") && t["name"].is_string()) s_->by_name.emplace(t["name"].get<std::string>(), &t);
   if (!s_->setup.hosts.empty()) s_->meter = std::make_unique<HostMeter>(std::move(s_->setup.hosts));
+  s_->generic_pos = std::make_unique<GenericPositions>(s_->setup.workspace ? s_->setup.workspace : s_->setup.root);
 }
 
 Outcomes Judge::listing(const std::string& name) {
@@ -594,6 +600,7 @@ std::map<std::string, Outcomes> Judge::finish() {
     t.pending.clear();
     if (p && !t.profile && !s_->setup.forced) t.profile = p;
   }
+  for (auto& [tool, o] : s_->generic_pos->finish()) out[tool].merge(std::move(o));
   for (auto& h : s_->held) {
     if (h.settled) continue;
     h.settled = true;

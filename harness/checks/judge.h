@@ -43,6 +43,8 @@ struct JudgeSetup {
   /// contract (offline: a transcript without tools/list leaves it false).
   bool tools_known = true;
   std::optional<std::string> root;  ///< --root DIR (POS-UTF16).
+  /// The directory the generic position rules read (--root, else --cwd); unset: `root`.
+  std::optional<std::string> workspace;
   std::string era = "legacy";
   /// --host: the host profiles H-* checks judge by (empty: none). Answers count for H-SIZE and
   /// H-DECLARED only under the environment of the first call judged (the server as configured),

@@ -223,6 +223,9 @@ void Runner::body(Worker& w) {
     js.candidates = &judging_.profiles.candidates;
     js.tools = all_tools_;
     js.root = o_.root;
+    // The generic position rules read the workspace the server's paths are relative to.
+    if (o_.root) js.workspace = o_.root;
+    else if (!o_.cwd.empty()) js.workspace = o_.cwd;
     js.era = rep_.era;
     js.hosts = judging_.hosts;
     judge_ = std::make_unique<checks::Judge>(std::move(js));

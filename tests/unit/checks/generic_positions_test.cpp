@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: MIT
+// The generic position rules (checks/generic_positions.h): positions found in any dialect, the
+// convention a tool declares, TR-VERBATIM's comparison, and POS-BASE / POS-UTF16 judged against a
+// workspace written here (a line with an emoji and one with CJK before a symbol).
+#include "checks/generic_positions.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace ctxo::checks {
+namespace {
+
+using nlohmann::json;
+using generic::Verbatim;
+
+const std::string kApp =
+    "export function runTask(value: number): number {\n"
+    "  return value * 2;\n"
+    "}\n"
+    "const label = \"\xF0\x9F\x9A\x80 go\"; runTask(1);\n"          // rocket: 4 bytes, 2 UTF-16 units
+    "const \xE5\x90\x8D\xE5\x89\x8D = \"\xE6\xA4\x9C\xE7\xB4\xA2\"; runTask(2);\n";  // CJK: 3 bytes, 1 unit each
+
+class Workspace : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    dir_ = std::filesystem::temp_directory_path() /
+           ("ctxo-generic-pos-" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) + "-" +
+            ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::create_directories(dir_ / "src");
+    std::ofstream(dir_ / "src/app.ts", std::ios::binary) << kApp;
+  }
+  void TearDown() override { std::filesystem::remove_all(dir_); }
+
+  mcp::Reply answer(const json& args, const std::string& text) {
+    mcp::Reply r;
+    r.kind = mcp::Reply::Kind::kResult;
+    r.request = {{"jsonrpc", "2.0"}, {"id", 1}, {"method", "tools/call"}, {"params", {{"name", "t"}, {"arguments", args}}}};
+    r.result = {{"content", json::array({{{"type", "text"}, {"text", text}}})}};
+    return r;
+  }
+  std::filesystem::path dir_;
+};
+
+json tool(const std::string& description) {
+  return {{"name", "t"}, {"description", description}, {"inputSchema", {{"type", "object"}}}};
+}
+
+TEST(GenericDeclared, ZeroBasedIsReadFromDescriptions) {
+  EXPECT_TRUE(generic::declares_zero_based(tool("Positions are 0-based.")));
+  EXPECT_TRUE(generic::declares_zero_based(tool("Lines are zero-based")));
+  EXPECT_TRUE(generic::declares_zero_based(tool("Answers LSP positions {line, character}.")));
+  json nested = tool("Finds a symbol.");
+  nested["inputSchema"]["properties"]["line"] = {{"type", "integer"}, {"description", "0-indexed line"}};
+  EXPECT_TRUE(generic::declares_zero_based(nested));
+  EXPECT_FALSE(generic::declares_zero_based(tool("Lines and columns are 1-based.")));
+  EXPECT_FALSE(generic::declares_zero_based(tool("Finds a symbol.")));
+}
+
+TEST(GenericAnchors, EveryDialect) {
+  auto a = generic::json_anchors(json::parse(R"({"matches":[{"file":"src/a.ts","line":3,"column":5,"name":"run"}]})"));
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].file, "src/a.ts");
+  EXPECT_EQ(*a[0].line, 3);
+  EXPECT_EQ(*a[0].column, 5);
+  EXPECT_EQ(a[0].name, "run");
+  EXPECT_FALSE(a[0].lsp);
+
+  // An LSP Location takes the name of the object it is the location of.
+  a = generic::json_anchors(json::parse(
+      R"({"symbol":"runTask","location":{"uri":"file:///w/src/a.ts","range":{"start":{"line":0,"character":16},"end":{"line":0,"character":23}}}})"));
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_TRUE(a[0].lsp);
+  EXPECT_EQ(*a[0].line, 0);
+  EXPECT_EQ(*a[0].column, 16);
+  EXPECT_EQ(a[0].name, "runTask");
+  // LocationLink: the selection range (the name) wins over the whole range.
+  a = generic::json_anchors(json::parse(
+      R"([{"targetUri":"file:///w/a.ts","targetRange":{"start":{"line":1,"character":0}},"targetSelectionRange":{"start":{"line":1,"character":9}}}])"));
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(*a[0].column, 9);
+  // A file's own name is not the text at its position.
+  a = generic::json_anchors(json::parse(R"({"name":"app.ts","path":"src/app.ts","line":1})"));
+  ASSERT_EQ(a.size(), 1u);
+  EXPECT_EQ(a[0].name, "");
+  // No line, no position.
+  EXPECT_TRUE(generic::json_anchors(json::parse(R"({"path":"src/app.ts","size":12})")).empty());
+
+  auto t = generic::text_anchors("- `runTask` at src/app.ts:4:24\nsee lib/x.py:12 and https://h.io:8080/x, 12:30, v1.2:3");
+  ASSERT_EQ(t.size(), 2u);
+  EXPECT_EQ(t[0].file, "src/app.ts");
+  EXPECT_EQ(*t[0].line, 4);
+  EXPECT_EQ(*t[0].column, 24);
+  EXPECT_EQ(t[0].name, "runTask");
+  EXPECT_EQ(t[1].file, "lib/x.py");
+  EXPECT_FALSE(t[1].column);
+}
+
+TEST(GenericReader, JsonWithAFooterAndFencedBlocks) {
+  mcp::Reply r;
+  r.kind = mcp::Reply::Kind::kResult;
+  r.result = {{"content", json::array({{{"type", "text"}, {"text", "{\"a\":1}\n\n---\nsrc/x.ts:3"}},
+                                       {{"type", "text"}, {"text", "Result:\n```json\n[1,2]\n```\nend"}}})}};
+  auto d = generic::read_answer(r);
+  ASSERT_EQ(d.docs.size(), 2u);
+  EXPECT_EQ(d.docs[0], json({{"a", 1}}));
+  EXPECT_EQ(d.docs[1], json::array({1, 2}));
+  ASSERT_EQ(d.prose.size(), 2u);
+  EXPECT_NE(d.prose[0].find("src/x.ts:3"), std::string::npos);
+}
+
+TEST(GenericVerbatim, SameContainedOrMangled) {
+  // Verbatim: trimmed, contained in the line, a multi-line quote line by line, an ellipsis stops it.
+  EXPECT_EQ(generic::compare_verbatim(kApp, 2, "  return value * 2;  ").verdict, Verbatim::kSame);
+  EXPECT_EQ(generic::compare_verbatim(kApp, 1, "function runTask(value: number)").verdict, Verbatim::kSame);
+  EXPECT_EQ(generic::compare_verbatim(kApp, 1, "export function runTask(value: number): number {\n  return value * 2;\n}").verdict,
+            Verbatim::kSame);
+  EXPECT_EQ(generic::compare_verbatim(kApp, 4, "const label = \"\xF0\x9F\x9A\x80 go\"; run...").verdict, Verbatim::kSame);
+  // A quote one line off is still verbatim (the position is POS-BASE's business, not this rule's).
+  EXPECT_EQ(generic::compare_verbatim(kApp, 3, "  return value * 2;").verdict, Verbatim::kSame);
+
+  // The emoji dropped: the first difference, as code points.
+  auto v = generic::compare_verbatim(kApp, 4, "const label = \" go\"; runTask(1);");
+  EXPECT_EQ(v.verdict, Verbatim::kMangled);
+  EXPECT_EQ(v.line, 4);
+  EXPECT_NE(v.detail.find("U+1F680"), std::string::npos) << v.detail;
+  EXPECT_NE(v.detail.find("column 16"), std::string::npos) << v.detail;
+  // CJK replaced by '?'.
+  v = generic::compare_verbatim(kApp, 5, "const ?? = \"??\"; runTask(2);");
+  EXPECT_EQ(v.verdict, Verbatim::kMangled);
+  EXPECT_NE(v.detail.find("U+540D"), std::string::npos) << v.detail;
+  EXPECT_NE(v.detail.find("U+003F"), std::string::npos) << v.detail;
+  // A line ending mangled into CRLF, in a multi-line quote.
+  v = generic::compare_verbatim(kApp, 1, "export function runTask(value: number): number {\r\n  return value * 2;");
+  EXPECT_EQ(v.verdict, Verbatim::kMangled);
+  EXPECT_NE(v.detail.find("U+000D"), std::string::npos) << v.detail;
+
+  // Not this text, too short to tell, or only whitespace differs: no judgement.
+  EXPECT_EQ(generic::compare_verbatim(kApp, 2, "something else entirely").verdict, Verbatim::kUnrelated);
+  EXPECT_EQ(generic::compare_verbatim(kApp, 3, "}?").verdict, Verbatim::kUnrelated);
+  EXPECT_EQ(generic::compare_verbatim(kApp, 2, "return  value  *  2;").verdict, Verbatim::kUnrelated);
+  EXPECT_EQ(generic::compare_verbatim(kApp, 2, "").verdict, Verbatim::kUnrelated);
+}
+
+TEST(GenericVerbatim, CodePointLabels) {
+  EXPECT_EQ(generic::code_point_label(0x1F680), "U+1F680 (\xF0\x9F\x9A\x80)");
+  EXPECT_EQ(generic::code_point_label('\r'), "U+000D (carriage return)");
+  EXPECT_EQ(generic::code_point_label(0x200B), "U+200B");
+}
+
+std::vector<std::string> ids(const Outcomes& o) {
+  std::vector<std::string> v;
+  for (const auto& f : o) v.push_back(f.invariant + (f.severity == Severity::kWarning ? "(warning)" : ""));
+  return v;
+}
+
+TEST_F(Workspace, RightPositionsPass) {
+  GenericPositions g(dir_.string());
+  // runTask at line 4, UTF-16 column 24 (after the rocket), and line 1 column 17.
+  auto o = g.check("t", nullptr, json{{"symbol", "runTask"}},
+                   answer({{"symbol", "runTask"}}, R"({"refs":[{"file":"src/app.ts","line":4,"column":24},{"file":"src/app.ts","line":1,"column":17}]})"));
+  EXPECT_TRUE(o.empty()) << o.front().diagnosis;
+  EXPECT_EQ(o.status("POS-UTF16"), Status::kPassed);
+  EXPECT_EQ(o.status("POS-BASE"), Status::kPassed);
+  EXPECT_TRUE(g.finish().empty());
+}
+
+TEST_F(Workspace, Utf8ColumnsAreNamed) {
+  GenericPositions g(dir_.string());
+  auto o = g.check("t", nullptr, json::object(),
+                   answer({}, R"({"matches":[{"name":"runTask","file":"src/app.ts","line":4,"column":26},{"name":"runTask","file":"src/app.ts","line":1,"column":17}]})"));
+  ASSERT_EQ(ids(o), std::vector<std::string>{"POS-UTF16"});
+  EXPECT_EQ(o.front().profile, "generic");
+  EXPECT_EQ(o.front().file, "src/app.ts");
+  EXPECT_EQ(o.front().line, 4);
+  EXPECT_EQ(o.front().column, 24);
+  EXPECT_NE(o.front().diagnosis.find("the server counts columns in UTF-8 bytes: `runTask` is at line 4, UTF-16 column 24"),
+            std::string::npos)
+      << o.front().diagnosis;
+  EXPECT_NE(o.front().diagnosis.find("the server says line 4, column 26"), std::string::npos) << o.front().diagnosis;
+}
+
+TEST_F(Workspace, ZeroBasedIsAnErrorUnlessDeclared) {
+  const std::string lsp =
+      R"({"symbol":"runTask","references":[{"uri":"src/app.ts","range":{"start":{"line":3,"character":23}}},{"uri":"src/app.ts","range":{"start":{"line":4,"character":10}}}]})";
+  {
+    GenericPositions g(dir_.string());
+    auto o = g.check("t", nullptr, json{{"symbol", "runTask"}}, answer({}, lsp));
+    ASSERT_EQ(ids(o), std::vector<std::string>{"POS-BASE"});
+    EXPECT_NE(o.front().diagnosis.find("0-based lines and columns"), std::string::npos) << o.front().diagnosis;
+  }
+  {
+    GenericPositions g(dir_.string());
+    json t = tool("Answers LSP Locations; positions are 0-based.");
+    auto o = g.check("refs", &t, json{{"symbol", "runTask"}}, answer({}, lsp));
+    ASSERT_EQ(ids(o), std::vector<std::string>{"POS-BASE(warning)"});
+    // Alone, the documented convention stays a warning.
+    EXPECT_TRUE(g.finish().empty());
+  }
+  {
+    // Mixed with a tool that answers 1-based positions: an error.
+    GenericPositions g(dir_.string());
+    json t = tool("Answers LSP Locations; positions are 0-based.");
+    g.check("refs", &t, json{{"symbol", "runTask"}}, answer({}, lsp));
+    auto right = g.check("find", nullptr, json::object(),
+                         answer({}, R"({"name":"runTask","file":"src/app.ts","line":4,"column":24})"));
+    EXPECT_TRUE(right.empty());
+    auto fin = g.finish();
+    ASSERT_EQ(fin.count("refs"), 1u);
+    ASSERT_EQ(ids(fin["refs"]), std::vector<std::string>{"POS-BASE"});
+    EXPECT_NE(fin["refs"].front().diagnosis.find("mixes position conventions"), std::string::npos);
+  }
+}
+
+TEST_F(Workspace, CheapChecksAndPrecision) {
+  GenericPositions g(dir_.string());
+  // No text named: line 0 is POS-BASE, a line past the end POS-UTF16.
+  auto o = g.check("t", nullptr, json::object(), answer({}, R"({"file":"src/app.ts","line":0})"));
+  EXPECT_EQ(ids(o), std::vector<std::string>{"POS-BASE"});
+  o = g.check("t", nullptr, json::object(), answer({}, R"({"file":"src/app.ts","line":40})"));
+  EXPECT_EQ(ids(o), std::vector<std::string>{"POS-UTF16"});
+  // Declared 0-based: line 0 is fine.
+  json t = tool("Lines are 0-based.");
+  EXPECT_TRUE(g.check("z", &t, json::object(), answer({}, R"({"file":"src/app.ts","line":0})")).empty());
+  // A file the workspace does not hold, an absolute path outside it, a URL: never judged.
+  for (const char* a : {R"({"file":"src/nope.ts","line":0})", R"({"file":"/etc/passwd","line":9999})",
+                        R"({"uri":"https://x.io/src/app.ts","line":0})"}) {
+    auto n = g.check("t", nullptr, json::object(), answer({}, a));
+    EXPECT_TRUE(n.empty()) << a;
+    EXPECT_EQ(n.status("POS-BASE"), Status::kNotObserved) << a;
+  }
+  // The name is on the line but at no column any counting explains: silent.
+  EXPECT_TRUE(g.check("t", nullptr, json::object(),
+                      answer({}, R"({"name":"runTask","file":"src/app.ts","line":4,"column":3})")).empty());
+  // A line-only position one line early, but the name is on the lines around too: chance, silent.
+  EXPECT_TRUE(g.check("t", nullptr, json::object(),
+                      answer({}, R"({"name":"runTask","file":"src/app.ts","line":3})")).empty());
+  // An echo of the caller's own position is not the server's claim.
+  EXPECT_TRUE(g.check("t", nullptr, json{{"line", 40}, {"character", 2}},
+                      answer({}, "No hover information at src/app.ts:40:2")).empty());
+  // A prose anchor that names no text is not judged (text may cite a line that has moved).
+  EXPECT_TRUE(g.check("t", nullptr, json::object(), answer({}, "see src/app.ts:40 and src/app.ts:0")).empty());
+  // A file read relays the file's text: positions written in it are not the server's claims.
+  std::ofstream(dir_ / "README.md") << "The task runner lives in this repo.\nSee `runTask` at src/app.ts:0:16 for details.\n";
+  EXPECT_TRUE(g.check("t", nullptr, json{{"path", "README.md"}},
+                      answer({}, "The task runner lives in this repo.\nSee `runTask` at src/app.ts:0:16 for details.\n"))
+                  .empty());
+  // The same text from a tool that does not read that file is judged (0-based, undeclared).
+  EXPECT_EQ(ids(g.check("t", nullptr, json::object(), answer({}, "See `runTask` at src/app.ts:0:16 for details.\n"))),
+            std::vector<std::string>{"POS-BASE"});
+  // No workspace: nothing is read.
+  GenericPositions none(std::nullopt);
+  EXPECT_TRUE(none.check("t", nullptr, json::object(), answer({}, R"({"file":"src/app.ts","line":40})")).empty());
+}
+
+TEST_F(Workspace, PathAnchorsInMarkdownAndFileUris) {
+  GenericPositions g(dir_.string());
+  auto o = g.check("t", nullptr, json{{"query", "runTask"}},
+                   answer({}, "## 2 matches\n- `runTask` at src/app.ts:3:23\n- `runTask` at src/app.ts:4:10\n"));
+  EXPECT_EQ(ids(o), std::vector<std::string>{"POS-BASE"});
+  const std::string uri = "file://" + dir_.string() + "/src/app.ts";
+  o = g.check("t", nullptr, json{{"symbol", "runTask"}},
+              answer({}, json({{"uri", uri}, {"range", {{"start", {{"line", 4}, {"character", 24}}}}}}).dump()));
+  EXPECT_TRUE(o.empty()) << o.front().diagnosis;
+  EXPECT_EQ(o.status("POS-UTF16"), Status::kPassed);
+}
+
+TEST_F(Workspace, QuotedTextIsVerbatim) {
+  GenericPositions g(dir_.string());
+  auto o = g.check("t", nullptr, json::object(),
+                   answer({}, R"({"file":"src/app.ts","startLine":3,"endLine":4,"content":"}\nconst label = \" go\"; runTask(1);"})"));
+  ASSERT_EQ(ids(o), std::vector<std::string>{"TR-VERBATIM"});
+  EXPECT_EQ(o.front().line, 4);
+  EXPECT_NE(o.front().diagnosis.find("U+1F680"), std::string::npos) << o.front().diagnosis;
+  o = g.check("t", nullptr, json::object(),
+              answer({}, R"({"file":"src/app.ts","line":4,"snippet":"const label = \"🚀 go\"; runTask(1);"})"));
+  EXPECT_TRUE(o.empty());
+  EXPECT_EQ(o.status("TR-VERBATIM"), Status::kPassed);
+}
+
+}  // namespace
+}  // namespace ctxo::checks
