@@ -6,6 +6,7 @@
 #include <unordered_map>
 
 #include "checks/envelope_util.h"
+#include "checks/generic.h"
 #include "checks/reach.h"
 #include "core/json_bounded.h"
 #include "core/text.h"
@@ -136,6 +137,7 @@ struct Judge::State {
   std::map<std::string, Coverage> coverage;
   std::map<std::string, std::size_t> detected;
   std::size_t unprofiled = 0;
+  GenericJudge generic;  ///< The answers no profile matched, read generically.
   struct Held {
     std::string tool;
     std::vector<Finding> findings;  ///< TR-CAP and TR-BYTES, settled by the sweep.
@@ -324,9 +326,11 @@ struct Judge::State {
         }
       } else {
         unprofiled++;
+        generic.judge(r, j.outcomes);  // no profile matched: the generic reading (checks/generic.h)
       }
     } else if (!is_error) {
       unprofiled++;
+      generic.judge(r, j.outcomes);
     }
     j.outcomes.merge(check_acceptance(ctx, r, broken, envelope_error));
   }
@@ -614,5 +618,7 @@ const std::map<std::string, Coverage>& Judge::coverage() const { return s_->cove
 const std::map<std::string, std::size_t>& Judge::profiles_detected() const { return s_->detected; }
 
 std::size_t Judge::unprofiled() const { return s_->unprofiled; }
+
+const std::map<std::string, std::size_t>& Judge::generic_readings() const { return s_->generic.readings(); }
 
 }  // namespace ctxo::checks
