@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include <string>
+#include <set>
 #include <vector>
 
 namespace ctxo::checks {
@@ -215,6 +216,41 @@ TEST(GenericOmission, NoSignalOrAnHonestSignalIsNotAFinding) {
   EXPECT_EQ(truth.status("TR-COUNT"), Status::kPassed);
   auto shown = check_omission(point(2, "Found 38 symbols (showing 2):\n- a\n- b"), point(8, "Found 38 symbols:\n- a\n- b\n- c"));
   EXPECT_TRUE(shown.empty());
+}
+
+ListedCall listed(const json& args, const std::string& text) {
+  ListedCall c;
+  c.arguments = args;
+  c.request = request(args);
+  c.excerpt = text;
+  c.facts = list_facts(read(text), vocab());
+  return c;
+}
+
+bool is_limit(const std::string& k) { return k == "limit"; }
+
+// The pairing: only calls that differ in one limit parameter are compared, and the smallest limit
+// that says "no more" is the group's one finding.
+TEST(GenericOmission, CallsArePairedByTheirOtherArguments) {
+  std::vector<ListedCall> calls = {
+      listed(json{{"q", "a"}, {"limit", 4}}, R"({"items":[1,2,3,4],"hasMore":false})"),
+      listed(json{{"q", "a"}, {"limit", 1}}, R"({"items":[1],"hasMore":false})"),
+      listed(json{{"q", "a"}}, R"({"items":[1,2,3,4,5,6],"hasMore":false})"),      // the default
+      listed(json{{"q", "b"}, {"limit", 50}}, R"({"items":[1,2,3,4,5,6,7,8,9],"hasMore":false})"),  // another query
+  };
+  std::set<std::string> reported;
+  auto o = check_omissions(calls, is_limit, &reported);
+  ASSERT_EQ(ids(o), std::vector<std::string>{"TR-COUNT"});
+  EXPECT_EQ(o[0].request["params"]["arguments"]["limit"], 1);
+  EXPECT_NE(o[0].diagnosis.find("returned 6 items"), std::string::npos) << o[0].diagnosis;
+  EXPECT_NE(o[0].diagnosis.find("no `limit` (the default)"), std::string::npos) << o[0].diagnosis;
+  EXPECT_EQ(reported.size(), 1u);
+  // Reported once: a second look at the same calls adds nothing.
+  EXPECT_TRUE(check_omissions(calls, is_limit, &reported).empty());
+  // A parameter that is not a limit (a line number) is never compared.
+  std::vector<ListedCall> lines = {listed(json{{"line", 1}}, R"({"items":[1],"hasMore":false})"),
+                                   listed(json{{"line", 9}}, R"({"items":[1,2,3],"hasMore":false})")};
+  EXPECT_TRUE(check_omissions(lines, is_limit).empty());
 }
 
 }  // namespace
