@@ -261,6 +261,7 @@ Result<Vocabulary> load_vocabulary(const json& doc) {
   v.returned = strings(doc["counts"]["returned"]);
   v.total = strings(doc["counts"]["total"]);
   v.either = strings(doc["counts"]["either"]);
+  if (doc["counts"].contains("ambiguous")) v.ambiguous = strings(doc["counts"]["ambiguous"]);
   v.found = patterns(doc["prose"]["found"], 1);
   v.showing = patterns(doc["prose"]["showing"], 2);
   v.more = patterns(doc["prose"]["more"], 1);
@@ -459,8 +460,17 @@ ListFacts list_facts(const GenericAnswer& a, const Vocabulary& v) {
           if (auto n = detail::as_int(near(*o, v.returned, holder, name))) f.returned = n, f.returned_name = name;
           if (auto n = detail::as_int(near(*o, v.total, holder, name))) f.total = n, f.total_name = name;
           if (auto n = detail::as_int(near(*o, v.either, holder, name))) f.either = n, f.either_name = name;
-          if (const json* p = near(*o, v.pages, holder, name); p && later_page(name.substr(name.rfind('.') + 1), *p))
-            f.paged = true;
+          const json* page = near(*o, v.pages, holder, name);
+          if (page && later_page(name.substr(name.rfind('.') + 1), *page)) f.paged = true;
+          // A page of results: a flag, a page or way-on field beside the list, or counts in an
+          // object of their own. An ambiguous count (`total`, `count`) elsewhere is not compared.
+          f.page_like = f.more.has_value() || page || near(*o, v.way_fields, holder, name);
+          const auto own_object = [&](const std::string& n) {
+            return n.size() > holder.size() + 1 && n.find('.', holder.empty() ? 0 : holder.size() + 1) != std::string::npos;
+          };
+          for (const std::string* n : {&f.returned_name, &f.total_name, &f.either_name})
+            if (!n->empty() && own_object(*n)) f.page_like = true;
+
         } else if (!f.ambiguous) {
           // No list: a flag at the top still says whether there is more.
           std::string name;
@@ -528,6 +538,7 @@ Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& 
     if (a.reading == Reading::kNone) return out;
     ListFacts f = list_facts(a, v);
     const bool paged = f.paged || asks_later_page(request, v);
+    if (!a.data.is_structured()) f.page_like = true;  // prose counts are what they say
     // TR-HINT: a more-flag true with no way on.
     if (f.flagged) {
       out.pass("TR-HINT");
@@ -544,6 +555,14 @@ Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& 
     bool compared = false;
     auto fail = [&](const std::string& d) { out.fail(generic_finding("TR-COUNT", request, raw, d, a)); };
     const std::string in_list = f.list.empty() ? "" : " in " + tick(f.list);
+    if (!f.page_like) {
+      // An ambiguous count (`total`, `count`) beside a list that does not read as a page of
+      // results may count something else (a price, occurrences): not compared with the list.
+      const auto last = [](const std::string& n) { return n.substr(n.rfind('.') + 1); };
+      if (f.returned && contains(v.ambiguous, last(f.returned_name))) f.returned.reset();
+      if (f.total && contains(v.ambiguous, last(f.total_name))) f.total.reset();
+      if (f.either && contains(v.ambiguous, last(f.either_name))) f.either.reset();
+    }
     if (f.items && !f.ambiguous) {
       const std::int64_t n = *f.items;
       if (f.returned) {

@@ -93,6 +93,9 @@ struct Vocabulary {
   std::vector<std::string> hint_fields;                  ///< Non-empty text says how.
   std::vector<std::shared_ptr<const re2::RE2>> footer;   ///< Text that says how to get more.
   std::vector<std::string> returned, total, either;      ///< Count fields by what they count.
+  /// Count names that may count something else (`total` a price, `count` occurrences): compared
+  /// only where the object is a page of results (see ListFacts::page_like).
+  std::vector<std::string> ambiguous;
   std::vector<std::shared_ptr<const re2::RE2>> found;    ///< One group: N found.
   std::vector<std::shared_ptr<const re2::RE2>> showing;  ///< Two groups: N shown of M.
   std::vector<std::shared_ptr<const re2::RE2>> more;     ///< One group: N more left out.
@@ -122,6 +125,9 @@ struct ListFacts {
   std::string flag_name;    ///< The first such flag ("`pagination.truncated`").
   std::string way_on;       ///< What names the way to the rest ("" = nothing).
   bool paged = false;       ///< The answer is a later page (an offset, page or cursor past the first).
+  /// The list's object reads as a page of results: a more-flag, a page or way-on field beside the
+  /// list, or its counts inside an object of their own (`pagination`, `meta`).
+  bool page_like = false;
   /// The list is not the first page, or its facts are ambiguous (several lists side by side):
   /// the count-against-list comparisons do not apply.
   bool ambiguous = false;

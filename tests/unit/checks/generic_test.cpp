@@ -150,13 +150,17 @@ TEST(GenericTrCount, CountsThatContradictTheList) {
   ASSERT_EQ(ids(d), std::vector<std::string>{"TR-COUNT"});
   auto e = check("Showing 9 of 4 matches:\n- a\n- b");
   ASSERT_EQ(ids(e), std::vector<std::string>{"TR-COUNT"});
-  auto f = check(R"({"count":1,"items":[1,2]})");
+  auto f = check(R"({"count":1,"items":[1,2],"hasMore":false})");
   ASSERT_EQ(ids(f), std::vector<std::string>{"TR-COUNT"});
+  auto g = check(R"({"items":[1,2,3],"meta":{"count":1}})");
+  ASSERT_EQ(ids(g), std::vector<std::string>{"TR-COUNT"});
 }
 
 TEST(GenericTrCount, ConsistentOrAmbiguousCountsAreNotFindings) {
   for (const char* t : {R"({"results":[1,2,3],"returned":3,"total":40,"hasMore":true,"nextOffset":3})",
                         R"({"count":40,"items":[1,2]})",                      // count may be the total
+                        R"({"order":{"total":3,"lines":[1,2,3,4]}})",          // a price, not a count
+                        R"({"word":"x","count":1,"positions":[3,8]})",         // occurrences, not a page
                         R"({"a":[1,2],"b":[1,2,3],"total":2})",               // which list?
                         R"({"events":[1,2],"total":40,"hasMore":false,"offset":38})",  // the last page
                         R"({"items":[1,2],"total":2,"hasMore":false})",
@@ -168,7 +172,9 @@ TEST(GenericTrCount, ConsistentOrAmbiguousCountsAreNotFindings) {
   // The last page asked for by the arguments.
   EXPECT_TRUE(check(R"({"events":[1,2],"total":40,"hasMore":false})", json{{"offset", 38}}).empty());
   EXPECT_EQ(check(R"({"x":1})").status("TR-COUNT"), Status::kNotObserved);
-  EXPECT_EQ(check(R"({"items":[1],"total":1})").status("TR-COUNT"), Status::kPassed);
+  EXPECT_EQ(check(R"({"items":[1],"total":1,"hasMore":false})").status("TR-COUNT"), Status::kPassed);
+  // A bare `total` beside a list that does not read as a page of results is not compared.
+  EXPECT_EQ(check(R"({"items":[1],"total":1})").status("TR-COUNT"), Status::kNotObserved);
 }
 
 // ----- TR-COUNT across calls ----------------------------------------------------------------------
