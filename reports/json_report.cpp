@@ -134,6 +134,7 @@ json to_json(const engine::RunReport& r, const std::string& version) {
               {"server_outcomes", statuses_json(r.server_outcomes)},
               {"profiles_detected", r.profiles_detected},
               {"unprofiled_results", r.unprofiled_results},
+              {"generic_readings", r.generic_readings},
               {"tools", tools},
               {"findings", findings},
               {"notes", r.notes},
@@ -222,6 +223,7 @@ Result<engine::RunReport> from_json(const json& doc) {
     if (doc.contains("server_outcomes")) r.server_outcomes = statuses_from(doc["server_outcomes"]);
     read(doc, "profiles_detected", r.profiles_detected);
     read(doc, "unprofiled_results", r.unprofiled_results);
+    read(doc, "generic_readings", r.generic_readings);
     read(doc, "notes", r.notes);
     read(doc, "stderr_tail", r.stderr_tail);
     if (doc.value("interrupted", false)) r.interrupted = core::interrupt_number(doc.value("interrupted_by", std::string()));

@@ -7,6 +7,7 @@
 
 #include "checks/envelope_util.h"
 #include "checks/inband.h"
+#include "checks/generic.h"
 #include "checks/generic_positions.h"
 #include "checks/reach.h"
 #include "core/json_bounded.h"
@@ -138,6 +139,7 @@ struct Judge::State {
   std::map<std::string, Coverage> coverage;
   std::map<std::string, std::size_t> detected;
   std::size_t unprofiled = 0;
+  GenericJudge generic;  ///< The answers no profile matched, read generically.
   struct Held {
     std::string tool;
     std::vector<Finding> findings;  ///< TR-CAP and TR-BYTES, settled by the sweep.
@@ -330,10 +332,12 @@ struct Judge::State {
       } else {
         unprofiled++;
         j.outcomes.merge(generic_pos->check(x.tool, tool_json(x.tool), x.arguments, r));
+        generic.judge(r, j.outcomes);  // no profile matched: the generic reading (checks/generic.h)
       }
     } else if (!is_error) {
       unprofiled++;
       j.outcomes.merge(generic_pos->check(x.tool, tool_json(x.tool), x.arguments, r));
+      generic.judge(r, j.outcomes);
     }
     // In-band failures (checks/inband.h): P-ISERROR (held until finish), P-LEAK and internal errors
     // as P-NO-THROW, on answers no envelope profile judged (a profile has its own error forms).
@@ -628,5 +632,7 @@ const std::map<std::string, Coverage>& Judge::coverage() const { return s_->cove
 const std::map<std::string, std::size_t>& Judge::profiles_detected() const { return s_->detected; }
 
 std::size_t Judge::unprofiled() const { return s_->unprofiled; }
+
+const std::map<std::string, std::size_t>& Judge::generic_readings() const { return s_->generic.readings(); }
 
 }  // namespace ctxo::checks

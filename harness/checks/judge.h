@@ -157,6 +157,9 @@ class Judge {
   /// Answers seen per detected profile, and answers judged by no profile.
   const std::map<std::string, std::size_t>& profiles_detected() const;
   std::size_t unprofiled() const;
+  /// Of those, answers per generic reading ("json", "json+markdown", "fenced-json", "markdown",
+  /// "prose"; checks/generic.h).
+  const std::map<std::string, std::size_t>& generic_readings() const;
 
  private:
   struct State;

@@ -104,13 +104,17 @@ const std::vector<InvariantInfo>& registry() {
       {"E-HINT-REF", "envelope", Severity::kError,
        "a hint names only tools, parameters and flags that exist", "SPEC §3", true,
        "Mention only tools, parameters and flags that exist: build hint text from the same constants that define tools/list and the input schemas, so they cannot drift. A next-page hint must carry what the next call needs (e.g. the cursor value)."},
-      {"TR-HINT", "truncation", Severity::kError, "truncated implies a non-empty hint", "seeds 000/001/003/004",
-       true,
-       "Whenever you set truncated (or drop anything), also set a non-empty hint (or dropped.note, truncation_hint, truncation_info.reason) telling the agent how to get the rest: which parameter to narrow, or which cursor to pass."},
+      {"TR-HINT", "truncation", Severity::kError,
+       "truncated implies a non-empty hint; generically (profile generic): a true truncated/hasMore/moreAvailable "
+       "flag names a way on (cursor, offset, page token, hint text, or a footer saying how)",
+       "seeds 000/001/003/004; tests/npm/fixtures/dialects/paged.mjs", true,
+       "Whenever you set truncated (or drop anything), also set a non-empty hint (or dropped.note, truncation_hint, truncation_info.reason) telling the agent how to get the rest: which parameter to narrow, or which cursor to pass. Without an envelope profile: next to a true truncated/hasMore flag, give nextCursor, nextOffset or a hint saying how to get more."},
       {"TR-COUNT", "truncation", Severity::kError,
-       "counts tell the truth: returned = array length, total >= returned, truncated iff returned < total",
-       "seeds 000/003/004", true,
-       "Compute the counts from the array you actually return, after truncating: returned = its length, total = the size before truncation, truncated = returned < total."},
+       "counts tell the truth: returned = array length, total >= returned, truncated iff returned < total; "
+       "generically (profile generic) also no \"no more\" (a false more-flag, total = returned, \"Found N\" = N "
+       "shown) while the same call with a larger limit returns more",
+       "seeds 000/003/004; tests/npm/fixtures/dialects/paged.mjs", true,
+       "Compute the counts from the array you actually return, after truncating: returned = its length, total = the size before truncation, truncated = returned < total. A more-flag (hasMore, moreAvailable) must be true whenever items were left out, whatever the limit, and \"Found N\" must count the matches, not the ones shown."},
       {"TR-CAP", "truncation", Severity::kError, "the serialised envelope fits the limit", "seeds 000/003/004", true,
        "Measure the whole serialised text part, metadata included, in the profile's unit (UTF-8 bytes, not string length) and cut until it is <= the limit. Leave room for the _meta and hint you add after cutting."},
       {"TR-BYTES", "truncation", Severity::kError, "reported sizes are UTF-8 byte counts of what they describe",

@@ -409,7 +409,7 @@ void print_invariants() {
                "  not observed    it applies, but no answer exercised it; the report says why\n"
                "                  (e.g. TR-HINT: no answer was truncated)\n"
                "  not applicable  the profile or the answers give it nothing to judge\n"
-               "                  (e.g. TR-* on a tool whose answers are no envelope)\n"
+               "                  (e.g. TR-CAP on a tool whose answers are no envelope)\n"
                "A run that called no tool, or whose calls got no answer that carries data (only errors,\n"
                "misses or empty results), is untested (exit code 4), never a pass; a run where some\n"
                "selected tools reached data and others did not is partial (exit code 0, or 4 below\n"

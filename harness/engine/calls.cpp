@@ -193,6 +193,10 @@ void Runner::make_call(Worker& w, ToolRun& tr, ToolSummary& ts, gen::PlannedCall
     tr.data_calls.emplace_back(args, pc.label);
     tr.data_sizes.push_back(a.called.reply.raw.size());
   }
+  // What an answer no profile read says about its list: TR-COUNT's silent omission across calls.
+  if (a.reach == checks::Reach::kData && !a.envelope.profile && !judge_->profile_of(tr.name) &&
+      tr.listed.size() < kListedKept)
+    if (auto lc = checks::listed_call(a.called.reply, args)) tr.listed.push_back(std::move(*lc));
   const checks::ParsedEnvelope& pe = a.envelope;
   // E-STABLE: the first call whose envelope carries a hint (else the first with an envelope,
   // after the plan), again, straight away.
@@ -217,13 +221,22 @@ void Runner::drive(Worker& w, ToolRun& tr, ToolSummary& ts, Clock::time_point t0
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(std::min(tr.driven_from, order.size())), order.end(),
                    [&](std::size_t a, std::size_t b) { return tr.data_sizes[a] > tr.data_sizes[b]; });
-  for (; tr.driven_from < std::min(order.size(), kDrivenSources); ++tr.driven_from) {
-    const auto [args, label] = tr.data_calls[order[tr.driven_from]];
-    for (auto& pc : tr.plan->driven(args, "after " + label)) {
-      if (!w.s.alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0) || tool_over_budget(w, ts)) return;
-      ts.driven_calls++;
-      make_call(w, tr, ts, std::move(pc), t0);
+  [&] {
+    for (; tr.driven_from < std::min(order.size(), kDrivenSources); ++tr.driven_from) {
+      const auto [args, label] = tr.data_calls[order[tr.driven_from]];
+      for (auto& pc : tr.plan->driven(args, "after " + label)) {
+        if (!w.s.alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0) || tool_over_budget(w, ts)) return;
+        ts.driven_calls++;
+        make_call(w, tr, ts, std::move(pc), t0);
+      }
     }
+  }();
+  // TR-COUNT, silent omission: the answers that say there is no more against the same calls with
+  // a larger limit (the driven ones above), each group reported once.
+  if (invariant_wanted("TR-COUNT")) {
+    checks::Outcomes o = checks::check_omissions(tr.listed, gen::budget_parameter, &tr.omissions_reported);
+    for (Finding& f : o) f.phase = "random";
+    take(w, ts.name, std::move(o));
   }
 }
 

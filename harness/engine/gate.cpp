@@ -144,6 +144,7 @@ Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
     m.notifications += s.notifications;
     m.server_requests += s.server_requests;
     m.unprofiled_results += s.unprofiled_results;
+    for (const auto& [k, n] : s.generic_readings) m.generic_readings[k] += n;
     for (const auto& [p, n] : s.profiles_detected) m.profiles_detected[p] += n;
     checked.insert(s.invariants_checked.begin(), s.invariants_checked.end());
     server_ids.insert(s.server_invariants.begin(), s.server_invariants.end());

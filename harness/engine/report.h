@@ -127,6 +127,8 @@ struct RunReport {
   std::optional<WorkspaceSummary> workspace;   ///< The workspace whose values calls were offered.
   std::map<std::string, std::size_t> profiles_detected;  ///< Envelope profile -> answers seen.
   std::size_t unprofiled_results = 0;                    ///< Results that matched no profile.
+  /// Of those, results per generic reading ("json", "json+markdown", "fenced-json", "markdown", "prose").
+  std::map<std::string, std::size_t> generic_readings;
   std::size_t calls = 0, restarts = 0, notifications = 0, server_requests = 0;
   std::size_t shrink_calls = 0;  ///< Calls made while shrinking findings (included in `calls`).
   std::size_t harvested = 0;     ///< Values harvested from answers and pooled for later calls.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine/sink.h"
 
+#include "checks/generic.h"
+
 #include <string_view>
 #include <unordered_map>
 #include <vector>
@@ -75,9 +77,27 @@ std::optional<std::string> settle_rows(RunReport& report, const checks::Judge& j
       for (ToolSummary* ts : it->second) ts->largest = big;
   for (const auto& [name, n] : judge.profiles_detected()) report.profiles_detected[name] = n;
   report.unprofiled_results = judge.unprofiled();
+  report.generic_readings = judge.generic_readings();
+  (void)live;
   if (forced || !candidates || report.unprofiled_results == 0) return std::nullopt;
-  return std::to_string(report.unprofiled_results) + " tool result(s) matched no envelope profile; only " +
-         (live ? "transport and protocol" : "protocol") + " checks applied to them";
+  return generic_note(report.unprofiled_results, report.generic_readings);
+}
+
+std::string generic_note(std::size_t unprofiled, const std::map<std::string, std::size_t>& readings) {
+  // The console's words, most structured reading first.
+  std::string said;
+  for (auto r : {checks::Reading::kJson, checks::Reading::kJsonMarkdown, checks::Reading::kFencedJson,
+                 checks::Reading::kMarkdown, checks::Reading::kProse}) {
+    auto it = readings.find(checks::to_string(r));
+    if (it == readings.end() || it->second == 0) continue;
+    said += (said.empty() ? "" : ", ") + std::string(checks::label(r)) + " " + std::to_string(it->second) +
+            (said.empty() ? (it->second == 1 ? " answer" : " answers") : "");
+  }
+  return "generic reading of the " + std::to_string(unprofiled) + " tool result(s) no envelope profile matched" +
+         (said.empty() ? std::string() : ": " + said) +
+         (checks::builtin_vocabulary() ? std::string(" (TR-HINT and TR-COUNT applied to them as profile generic)")
+                                       : "; generic truncation rules are off: " +
+                                             checks::builtin_vocabulary().error().message);
 }
 
 }  // namespace ctxo::engine

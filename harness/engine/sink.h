@@ -74,4 +74,8 @@ class FindingSink {
 std::optional<std::string> settle_rows(RunReport& report, const checks::Judge& judge, bool forced, bool candidates,
                                        bool live);
 
+/// The note on the `unprofiled` results no profile matched, saying how they were read
+/// ("generic reading of the 585 ...: JSON 534 answers, JSON+Markdown 12, Markdown 39").
+std::string generic_note(std::size_t unprofiled, const std::map<std::string, std::size_t>& readings);
+
 }  // namespace ctxo::engine

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "engine/transcript.h"
 
+#include "checks/generic.h"
+#include "gen/plan.h"
+
 #include "core/json_bounded.h"
 #include "engine/gate.h"
 #include "engine/profiles.h"
@@ -167,6 +170,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   std::map<std::string, checks::Coverage> coverage;  // the judge's, once it has judged everything
   std::optional<std::string> unprofiled;             // the note when results matched no profile
 
+  std::map<std::string, std::vector<checks::ListedCall>> listed;  // per tool, answers read generically
   std::size_t unanswered = 0;
   for (const auto& line : *lines) {
     const std::string method = line.request.value("method", "");
@@ -227,6 +231,9 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     x.hold = true;
     checks::Judged j = judge->call(x);
     take(tool, std::move(j.outcomes));
+    // As the live run keeps them (Runner::make_call): TR-COUNT's silent omission across calls.
+    if (!j.envelope.profile && j.reach == checks::Reach::kData && !judge->profile_of(tool) && listed[tool].size() < 64)
+      if (auto lc = checks::listed_call(reply, args)) listed[tool].push_back(std::move(*lc));
     if (!j.envelope.profile) continue;
     json env_json = line.env;
     same_call[tool + "\x1f" + args.dump() + "\x1f" + env_json.dump()].push_back(Answer{&line, j.envelope, j.answer});
@@ -259,6 +266,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
       if (points.size() < 2) continue;
       take(tool_of(answers.front().env.request), judge->sweep(points, ids));
     }
+    for (const auto& [tool, calls] : listed) take(tool, checks::check_omissions(calls, gen::budget_parameter));
     for (auto& [tool, out] : judge->finish()) take(tool, std::move(out));
     unprofiled = settle_rows(rep, *judge, forced != nullptr, !judging->profiles.candidates.empty(), false);
     coverage = judge->coverage();

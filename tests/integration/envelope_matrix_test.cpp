@@ -166,7 +166,7 @@ TEST(Transcript, LiveAndOfflineAgreeOnRowsCountersAndIds) {
     // The note on results outside every profile: the same count, each run naming what it applied.
     auto unprofiled_note = [](const nlohmann::json& report) {
       for (const auto& n : report["notes"])
-        if (n.get<std::string>().find("matched no envelope profile") != std::string::npos)
+        if (n.get<std::string>().find("no envelope profile matched") != std::string::npos)
           return n.get<std::string>().substr(0, n.get<std::string>().find(';'));
       return std::string();
     };

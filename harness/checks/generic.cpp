@@ -1,0 +1,712 @@
+// SPDX-License-Identifier: MIT
+// The generic reading of an answer and the generic truncation rules (checks/generic.h).
+#include "checks/generic.h"
+
+#include <re2/re2.h>
+
+#include <algorithm>
+#include <cctype>
+#include <deque>
+
+#include "checks/envelope_util.h"
+#include "core/json_bounded.h"
+#include "core/text.h"
+#include "profile/profile.h"
+#include "profile/schema_validator.h"
+
+namespace ctxo::checks {
+
+namespace {
+
+std::string_view trim(std::string_view s) {
+  std::size_t b = 0, e = s.size();
+  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
+  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
+  return s.substr(b, e - b);
+}
+
+bool blank(std::string_view s) { return trim(s).empty(); }
+
+/// The JSON object or array `text` is exactly; discarded otherwise.
+json structured(std::string_view text) {
+  std::string_view t = trim(text);
+  if (t.empty() || (t.front() != '{' && t.front() != '[')) return json(json::value_t::discarded);
+  json j = parse_bounded(t);
+  if (j.is_discarded() || !(j.is_object() || j.is_array())) return json(json::value_t::discarded);
+  return j;
+}
+
+/// One past the end of the JSON object or array that starts at `text[start]` (`{` or `[`), by
+/// its brackets (strings and escapes honoured); npos when it does not close.
+std::size_t value_end(std::string_view text, std::size_t start) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = start; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '{' || c == '[') ++depth;
+    else if (c == '}' || c == ']') {
+      if (--depth == 0) return i + 1;
+      if (depth < 0) return std::string_view::npos;
+    }
+  }
+  return std::string_view::npos;
+}
+
+std::string join_except(const std::vector<std::string>& parts, std::size_t skip, const std::string& own) {
+  std::string out = own;
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    if (i == skip || blank(parts[i])) continue;
+    out += (out.empty() ? "" : "\n") + parts[i];
+  }
+  return out;
+}
+
+std::string tick(const std::string& s) { return "`" + s + "`"; }
+
+}  // namespace
+
+const char* to_string(Reading r) {
+  switch (r) {
+    case Reading::kNone: return "none";
+    case Reading::kJson: return "json";
+    case Reading::kJsonMarkdown: return "json+markdown";
+    case Reading::kFencedJson: return "fenced-json";
+    case Reading::kMarkdown: return "markdown";
+    case Reading::kProse: return "prose";
+  }
+  return "none";
+}
+
+const char* label(Reading r) {
+  switch (r) {
+    case Reading::kNone: return "no text";
+    case Reading::kJson: return "JSON";
+    case Reading::kJsonMarkdown: return "JSON+Markdown";
+    case Reading::kFencedJson: return "fenced JSON";
+    case Reading::kMarkdown: return "Markdown";
+    case Reading::kProse: return "prose";
+  }
+  return "no text";
+}
+
+MarkdownShape markdown_shape(std::string_view text) {
+  MarkdownShape m;
+  bool fence = false;
+  std::size_t pipe_rows = 0, separators = 0;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    std::size_t nl = text.find('\n', pos);
+    std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+    pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
+    if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+    std::string_view t = trim(line);
+    if (t.rfind("```", 0) == 0 || t.rfind("~~~", 0) == 0) {
+      fence = !fence;
+      continue;
+    }
+    if (fence || t.empty()) continue;
+    if (t.front() == '|') {
+      bool sep = t.find('-') != std::string_view::npos &&
+                 t.find_first_not_of("|:- \t") == std::string_view::npos;
+      (sep ? separators : pipe_rows)++;
+      continue;
+    }
+    if (line.front() == '#') {
+      std::size_t n = line.find_first_not_of('#');
+      if (n != std::string_view::npos && n <= 6 && line[n] == ' ') {
+        ++m.headings;
+        // "## Results (12)", "# Matches: 3".
+        std::string_view h = trim(line.substr(n));
+        std::size_t end = h.size();
+        if (end && h[end - 1] == ')') --end;
+        std::size_t b = end;
+        while (b > 0 && std::isdigit(static_cast<unsigned char>(h[b - 1]))) --b;
+        if (b < end && end - b <= 12 && b > 0 && (h[b - 1] == '(' || h[b - 1] == ' ' || h[b - 1] == ':') &&
+            (end == h.size() || h[b - 1] == '('))
+          m.heading_counts.push_back(std::stoll(std::string(h.substr(b, end - b))));
+        continue;
+      }
+    }
+    // Top-level list items only: an indented one belongs to the item above it.
+    if (line.size() >= 2 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ') {
+      ++m.list_items;
+      continue;
+    }
+    std::size_t d = 0;
+    while (d < line.size() && d < 9 && std::isdigit(static_cast<unsigned char>(line[d]))) ++d;
+    if (d > 0 && d + 1 < line.size() && (line[d] == '.' || line[d] == ')') && line[d + 1] == ' ') ++m.list_items;
+  }
+  // A table's first row is its header when a separator line follows it.
+  m.table_rows = pipe_rows > separators ? pipe_rows - separators : 0;
+  if (separators == 0) m.table_rows = 0;  // pipes without a separator line are not a table
+  return m;
+}
+
+GenericAnswer read_answer(const std::vector<std::string>& parts, const json* structured_content) {
+  GenericAnswer a;
+  try {
+    for (const auto& p : parts) a.text += (a.text.empty() ? "" : "\n") + p;
+    const auto done = [&](Reading r, json data, std::string where, std::string rest) {
+      a.reading = r;
+      a.data = std::move(data);
+      a.where = std::move(where);
+      a.rest = std::move(rest);
+      a.markdown = markdown_shape(a.rest);
+      return a;
+    };
+    if (structured_content && (structured_content->is_object() || structured_content->is_array())) {
+      // Text parts that repeat it as JSON are not the rest.
+      std::string rest;
+      for (const auto& p : parts)
+        if (!blank(p) && structured(p).is_discarded()) rest += (rest.empty() ? "" : "\n") + p;
+      return done(Reading::kJson, *structured_content, "structuredContent", std::move(rest));
+    }
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      json j = structured(parts[i]);
+      if (!j.is_discarded())
+        return done(Reading::kJson, std::move(j), "text part " + std::to_string(i + 1), join_except(parts, i, ""));
+    }
+    // JSON at the start of a text part, with a footer after it.
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      std::string_view t = parts[i];
+      std::size_t b = t.find_first_not_of(" \t\r\n");
+      if (b == std::string_view::npos || (t[b] != '{' && t[b] != '[')) continue;
+      std::size_t e = value_end(t, b);
+      if (e == std::string_view::npos) continue;
+      json j = parse_bounded(t.substr(b, e - b));
+      if (j.is_discarded() || !(j.is_object() || j.is_array())) continue;
+      return done(Reading::kJsonMarkdown, std::move(j), "text part " + std::to_string(i + 1),
+                  join_except(parts, i, std::string(trim(t.substr(e)))));
+    }
+    // JSON in a fenced block.
+    for (std::size_t i = 0; i < parts.size(); ++i) {
+      const std::string& t = parts[i];
+      for (std::size_t f = t.find("```"); f != std::string::npos; f = t.find("```", f + 3)) {
+        std::size_t nl = t.find('\n', f);
+        if (nl == std::string::npos) break;
+        std::string lang(trim(std::string_view(t).substr(f + 3, nl - f - 3)));
+        for (auto& c : lang) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        std::size_t close = t.find("```", nl);
+        if (close == std::string::npos) break;
+        if (lang.empty() || lang == "json" || lang == "jsonc" || lang == "json5") {
+          json j = structured(std::string_view(t).substr(nl + 1, close - nl - 1));
+          if (!j.is_discarded()) {
+            std::string around = std::string(trim(std::string_view(t).substr(0, f)));
+            std::string after(trim(std::string_view(t).substr(close + 3)));
+            if (!after.empty()) around += (around.empty() ? "" : "\n") + after;
+            return done(Reading::kFencedJson, std::move(j), "text part " + std::to_string(i + 1),
+                        join_except(parts, i, around));
+          }
+        }
+        f = close;
+      }
+    }
+    if (blank(a.text)) return done(Reading::kNone, json(), "", "");
+    MarkdownShape m = markdown_shape(a.text);
+    return done(m.any() ? Reading::kMarkdown : Reading::kProse, json(), "", a.text);
+  } catch (...) {
+    // Never throws: an answer that cannot be read is prose.
+    a.reading = blank(a.text) ? Reading::kNone : Reading::kProse;
+    a.rest = a.text;
+  }
+  return a;
+}
+
+GenericAnswer read_answer(const mcp::Reply& reply) {
+  std::vector<std::string> parts;
+  for (const std::string* p : reply.text_parts()) parts.push_back(*p);
+  const json* sc = nullptr;
+  if (reply.kind == mcp::Reply::Kind::kResult && reply.result.is_object()) {
+    auto it = reply.result.find("structuredContent");
+    if (it != reply.result.end()) sc = &*it;
+  }
+  return read_answer(parts, sc);
+}
+
+// ----- The vocabulary ----------------------------------------------------------------------------
+
+Result<Vocabulary> load_vocabulary(const json& doc) {
+  auto schema = profile::compile_bundled_schema("generic/vocabulary.schema.json");
+  if (!schema) return make_error("vocabulary", schema.error().message);
+  auto problems = schema->validate(doc);
+  if (!problems.empty()) return make_error("vocabulary", "breaks generic/vocabulary.schema.json: " + problems.front());
+  Vocabulary v;
+  auto strings = [](const json& a) { return a.get<std::vector<std::string>>(); };
+  std::string bad;
+  auto patterns = [&](const json& a, int groups) {
+    std::vector<std::shared_ptr<const re2::RE2>> out;
+    for (const auto& p : a) {
+      auto re = std::make_shared<const re2::RE2>(p.get<std::string>(), RE2::Quiet);
+      if (!re->ok() || (groups >= 0 && re->NumberOfCapturingGroups() != groups)) {
+        if (bad.empty())
+          bad = "pattern " + p.dump() + (re->ok() ? " must have " + std::to_string(groups) + " capture group(s)" : ": " + re->error());
+        continue;
+      }
+      out.push_back(std::move(re));
+    }
+    return out;
+  };
+  v.more_flags = strings(doc["moreFlags"]);
+  const json& w = doc["waysOn"];
+  v.way_fields = strings(w["fields"]);
+  for (const auto& t : w["together"]) v.way_together.push_back(strings(t));
+  v.hint_fields = strings(w["hints"]);
+  v.footer = patterns(w["footer"], -1);
+  v.returned = strings(doc["counts"]["returned"]);
+  v.total = strings(doc["counts"]["total"]);
+  v.either = strings(doc["counts"]["either"]);
+  if (doc["counts"].contains("ambiguous")) v.ambiguous = strings(doc["counts"]["ambiguous"]);
+  v.found = patterns(doc["prose"]["found"], 1);
+  v.showing = patterns(doc["prose"]["showing"], 2);
+  v.more = patterns(doc["prose"]["more"], 1);
+  v.pages = strings(doc["pages"]);
+  if (!bad.empty()) return make_error("vocabulary", bad);
+  return v;
+}
+
+const Result<Vocabulary>& builtin_vocabulary() {
+  static const Result<Vocabulary> loaded = []() -> Result<Vocabulary> {
+    auto dir = profile::schemas_dir();
+    if (!dir) return dir.error();
+    auto doc = profile::read_json_file(*dir + "/generic/vocabulary.json");
+    if (!doc) return doc.error();
+    return load_vocabulary(*doc);
+  }();
+  return loaded;
+}
+
+// ----- What an answer says about its list --------------------------------------------------------
+
+namespace {
+
+constexpr std::size_t kMaxNodes = 20000;  // a walk of one answer stops there
+constexpr int kMaxDepth = 8;
+
+bool contains(const std::vector<std::string>& names, const std::string& k) {
+  return std::find(names.begin(), names.end(), k) != names.end();
+}
+
+/// A value that names something (a cursor, an offset): not null, false or "".
+bool has_value(const json& v) {
+  if (v.is_null()) return false;
+  if (v.is_boolean()) return v.get<bool>();
+  if (v.is_string()) return !blank(v.get_ref<const std::string&>());
+  return true;
+}
+
+/// A page past the first: a number above 0 (page above 1), a non-empty cursor or token.
+bool later_page(const std::string& name, const json& v) {
+  if (auto n = detail::as_int(&v)) return name == "page" ? *n > 1 : *n > 0;
+  if (v.is_string()) {
+    const std::string& s = v.get_ref<const std::string&>();
+    if (blank(s)) return false;
+    // A number in a string, as some servers send it.
+    if (std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); }))
+      return name == "page" ? std::stoll(s.substr(0, 15)) > 1 : std::stoll(s.substr(0, 15)) > 0;
+    return true;
+  }
+  return false;
+}
+
+struct Walk {
+  const Vocabulary& v;
+  std::size_t nodes = 0;
+  bool flagged = false;
+  std::string flag_name, way_on;
+
+  // Flags and ways on anywhere in the JSON. A flag inside a list describes an item, not the list:
+  // only flags outside lists count; a way on counts wherever it is.
+  void visit(const json& j, const std::string& path, bool in_list, int depth) {
+    if (++nodes > kMaxNodes || depth > kMaxDepth) return;
+    if (j.is_object()) {
+      for (auto it = j.begin(); it != j.end(); ++it) {
+        const std::string& k = it.key();
+        const std::string here = path.empty() ? k : path + "." + k;
+        if (!in_list && !flagged && contains(v.more_flags, k) && it->is_boolean() && it->get<bool>()) {
+          flagged = true;
+          flag_name = here;
+        }
+        if (way_on.empty()) {
+          if (contains(v.way_fields, k) && has_value(*it)) way_on = tick(here) + " " + excerpt(it->dump(), 40);
+          else if (contains(v.hint_fields, k) && it->is_string() && !blank(it->get_ref<const std::string&>()))
+            way_on = "the text in " + tick(here);
+        }
+        if (it->is_structured()) visit(*it, here, in_list || it->is_array(), depth + 1);
+      }
+      if (way_on.empty())
+        for (const auto& set : v.way_together) {
+          bool all = !set.empty();
+          for (const auto& k : set) all = all && j.contains(k) && has_value(j[k]);
+          if (all) {
+            std::string names;
+            for (const auto& k : set) names += (names.empty() ? "" : " + ") + tick(k);
+            way_on = names;
+            break;
+          }
+        }
+    } else if (j.is_array()) {
+      std::size_t i = 0;
+      for (const auto& e : j) {
+        if (e.is_structured()) visit(e, path + "[" + std::to_string(i) + "]", true, depth + 1);
+        if (++i > 200) break;
+      }
+    }
+  }
+};
+
+/// The object holding the answer's list: the first object (breadth first, outside lists) with
+/// exactly one array member. `name` gets the path to the list.
+const json* list_holder(const json& root, std::string& list_name, std::string& holder_path, bool& ambiguous) {
+  std::deque<std::pair<const json*, std::string>> queue{{&root, ""}};
+  std::size_t seen = 0;
+  while (!queue.empty() && ++seen < 2000) {
+    auto [o, path] = queue.front();
+    queue.pop_front();
+    if (!o->is_object()) continue;
+    std::string key;
+    std::size_t arrays = 0;
+    for (auto it = o->begin(); it != o->end(); ++it) {
+      if (it->is_array()) {
+        ++arrays;
+        key = it.key();
+      } else if (it->is_object()) {
+        queue.emplace_back(&*it, path.empty() ? it.key() : path + "." + it.key());
+      }
+    }
+    if (arrays == 1) {
+      list_name = path.empty() ? key : path + "." + key;
+      holder_path = path;
+      return o;
+    }
+    if (arrays > 1) {
+      ambiguous = true;
+      return nullptr;
+    }
+  }
+  return nullptr;
+}
+
+/// Reads one field of `o` (or of an object member of `o`, such as `pagination`) by the names it
+/// may go by. `name` gets its path.
+const json* near(const json& o, const std::vector<std::string>& names, const std::string& holder, std::string& name) {
+  for (const auto& k : names) {
+    auto it = o.find(k);
+    if (it != o.end()) {
+      name = holder.empty() ? k : holder + "." + k;
+      return &*it;
+    }
+  }
+  for (auto it = o.begin(); it != o.end(); ++it) {
+    if (!it->is_object()) continue;
+    for (const auto& k : names) {
+      auto f = it->find(k);
+      if (f != it->end()) {
+        name = (holder.empty() ? "" : holder + ".") + it.key() + "." + k;
+        return &*f;
+      }
+    }
+  }
+  return nullptr;
+}
+
+std::optional<std::int64_t> first_number(const std::vector<std::shared_ptr<const re2::RE2>>& res,
+                                         const std::string& text) {
+  for (const auto& re : res) {
+    std::string n;
+    if (RE2::PartialMatch(text, *re, &n) && n.size() <= 15) return std::stoll(n);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+std::string ListFacts::says_complete() const {
+  if (more == false) return tick(more_name) + " is false";
+  if (items && total && *total == *items && !ambiguous)
+    return tick(total_name) + " is " + detail::num(*total) + ", the items it returned";
+  if (items && found && *found == *items) return "it says \"Found " + detail::num(*found) + "\" and returned as many";
+  return "";
+}
+
+ListFacts list_facts(const GenericAnswer& a, const Vocabulary& v) {
+  ListFacts f;
+  try {
+    if (a.data.is_structured()) {
+      Walk w{v};
+      w.visit(a.data, "", a.data.is_array(), 0);
+      f.flagged = w.flagged;
+      f.flag_name = w.flag_name;
+      f.way_on = w.way_on;
+      if (a.data.is_array()) {
+        f.items = static_cast<std::int64_t>(a.data.size());
+        f.list = "the answer's array";
+      } else {
+        std::string list, holder;
+        if (const json* o = list_holder(a.data, list, holder, f.ambiguous)) {
+          for (auto it = o->begin(); it != o->end(); ++it)
+            if (it->is_array()) f.items = static_cast<std::int64_t>(it->size());
+          f.list = list;
+          std::string name;
+          if (const json* m = near(*o, v.more_flags, holder, name); m && m->is_boolean()) {
+            f.more = m->get<bool>();
+            f.more_name = name;
+          }
+          if (auto n = detail::as_int(near(*o, v.returned, holder, name))) f.returned = n, f.returned_name = name;
+          if (auto n = detail::as_int(near(*o, v.total, holder, name))) f.total = n, f.total_name = name;
+          if (auto n = detail::as_int(near(*o, v.either, holder, name))) f.either = n, f.either_name = name;
+          const json* page = near(*o, v.pages, holder, name);
+          if (page && later_page(name.substr(name.rfind('.') + 1), *page)) f.paged = true;
+          // A page of results: a flag, a page or way-on field beside the list, or counts in an
+          // object of their own. An ambiguous count (`total`, `count`) elsewhere is not compared.
+          f.page_like = f.more.has_value() || page || near(*o, v.way_fields, holder, name);
+          const auto own_object = [&](const std::string& n) {
+            return n.size() > holder.size() + 1 && n.find('.', holder.empty() ? 0 : holder.size() + 1) != std::string::npos;
+          };
+          for (const std::string* n : {&f.returned_name, &f.total_name, &f.either_name})
+            if (!n->empty() && own_object(*n)) f.page_like = true;
+
+        } else if (!f.ambiguous) {
+          // No list: a flag at the top still says whether there is more.
+          std::string name;
+          if (const json* m = near(a.data, v.more_flags, "", name); m && m->is_boolean()) {
+            f.more = m->get<bool>();
+            f.more_name = name;
+          }
+        }
+      }
+    } else if (a.markdown.items() > 0) {
+      f.items = static_cast<std::int64_t>(a.markdown.items());
+      f.list = a.markdown.table_rows ? "Markdown table rows" : "Markdown list items";
+    }
+    // What the text says (the footer, or the whole text of a Markdown or prose answer).
+    f.found = first_number(v.found, a.rest);
+    for (const auto& re : v.showing) {
+      std::string n, m;
+      if (RE2::PartialMatch(a.rest, *re, &n, &m) && n.size() <= 15 && m.size() <= 15) {
+        f.showing = std::make_pair(std::stoll(n), std::stoll(m));
+        break;
+      }
+    }
+    f.more_prose = first_number(v.more, a.rest);
+    if (f.way_on.empty())
+      for (const auto& re : v.footer)
+        if (RE2::PartialMatch(a.rest, *re)) {
+          f.way_on = "the text after the JSON (" + excerpt(std::string(trim(a.rest)), 60) + ")";
+          break;
+        }
+  } catch (...) {
+    // Never throws: what was read so far stands.
+  }
+  return f;
+}
+
+namespace {
+
+Finding generic_finding(const char* id, const json& request, const std::string& raw, std::string diagnosis,
+                        const GenericAnswer& a) {
+  Finding f;
+  f.invariant = id;
+  f.request = request;
+  f.response_excerpt = excerpt(raw, 400);
+  f.diagnosis = std::move(diagnosis) + " (generic reading: " + label(a.reading) + ")";
+  f.profile = "generic";
+  return f;
+}
+
+/// The call asked for a page past the first (an offset, a page, a cursor among its arguments).
+bool asks_later_page(const json& request, const Vocabulary& v) {
+  if (!request.is_object() || !request.contains("params") || !request["params"].is_object()) return false;
+  const json& params = request["params"];
+  auto it = params.find("arguments");
+  if (it == params.end() || !it->is_object()) return false;
+  for (const auto& k : v.pages)
+    if (auto a = it->find(k); a != it->end() && later_page(k, *a)) return true;
+  return false;
+}
+
+}  // namespace
+
+Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& request, const std::string& raw) {
+  Outcomes out;
+  try {
+    if (a.reading == Reading::kNone) return out;
+    ListFacts f = list_facts(a, v);
+    const bool paged = f.paged || asks_later_page(request, v);
+    if (!a.data.is_structured()) f.page_like = true;  // prose counts are what they say
+    // TR-HINT: a more-flag true with no way on.
+    if (f.flagged) {
+      out.pass("TR-HINT");
+      if (f.way_on.empty())
+        out.fail(generic_finding("TR-HINT", request, raw,
+                                 tick(f.flag_name) +
+                                     " is true but the answer names no way to the rest: no cursor, offset, page or "
+                                     "token field, no hint text, and no text after the JSON saying how to get more",
+                                 a));
+    } else {
+      out.unobserved("TR-HINT", "no answer said it held less than there is");
+    }
+    // TR-COUNT: counts that contradict the list they describe.
+    bool compared = false;
+    auto fail = [&](const std::string& d) { out.fail(generic_finding("TR-COUNT", request, raw, d, a)); };
+    const std::string in_list = f.list.empty() ? "" : " in " + tick(f.list);
+    if (!f.page_like) {
+      // An ambiguous count (`total`, `count`) beside a list that does not read as a page of
+      // results may count something else (a price, occurrences): not compared with the list.
+      const auto last = [](const std::string& n) { return n.substr(n.rfind('.') + 1); };
+      if (f.returned && contains(v.ambiguous, last(f.returned_name))) f.returned.reset();
+      if (f.total && contains(v.ambiguous, last(f.total_name))) f.total.reset();
+      if (f.either && contains(v.ambiguous, last(f.either_name))) f.either.reset();
+    }
+    if (f.items && !f.ambiguous) {
+      const std::int64_t n = *f.items;
+      if (f.returned) {
+        compared = true;
+        if (*f.returned != n)
+          fail(tick(f.returned_name) + " says " + detail::num(*f.returned) + " but" + in_list + " there are " +
+               detail::num(n) + " items");
+      }
+      if (f.either) {
+        compared = true;
+        if (*f.either < n)
+          fail(tick(f.either_name) + " says " + detail::num(*f.either) + " but" + in_list + " there are " +
+               detail::num(n) + " items");
+      }
+      if (f.total) {
+        compared = true;
+        const std::int64_t got = f.returned.value_or(n);
+        if (*f.total < got)
+          fail(tick(f.total_name) + " is " + detail::num(*f.total) + ", less than the " + detail::num(got) +
+               " items returned" + in_list);
+        else if (f.more == false && *f.total > got && !paged)
+          fail(tick(f.more_name) + " is false but " + tick(f.total_name) + " is " + detail::num(*f.total) +
+               " and" + in_list + " there are " + detail::num(got) + " items: " + detail::num(*f.total - got) +
+               " were silently omitted");
+      }
+      if (f.showing && a.data.is_structured()) {
+        compared = true;
+        if (f.showing->first != n)
+          fail("the text says it shows " + detail::num(f.showing->first) + " of " + detail::num(f.showing->second) +
+               " but" + in_list + " there are " + detail::num(n) + " items");
+      }
+    }
+    if (f.showing) {
+      compared = true;
+      if (f.showing->first > f.showing->second)
+        fail("the text says it shows " + detail::num(f.showing->first) + " of " + detail::num(f.showing->second) +
+             ": more than there are");
+    }
+    if (compared) out.pass("TR-COUNT");
+    else out.unobserved("TR-COUNT", "no answer carried a count of the list it held");
+  } catch (...) {
+    // Never throws.
+  }
+  return out;
+}
+
+Outcomes check_omission(const OmissionPoint& small, const OmissionPoint& large) {
+  Outcomes out;
+  const std::string complete = small.facts.says_complete();
+  if (complete.empty() || !small.facts.items || !large.facts.items) return out;
+  if (small.limit && large.limit && *large.limit <= *small.limit) return out;
+  out.pass("TR-COUNT");
+  if (*large.facts.items <= *small.facts.items) return out;
+  auto at = [](const OmissionPoint& p) {
+    return p.limit ? tick(p.parameter) + " " + detail::num(*p.limit) : "no " + tick(p.parameter) + " (the default)";
+  };
+  Finding f;
+  f.invariant = "TR-COUNT";
+  f.profile = "generic";
+  f.request = small.request;
+  f.response_excerpt = small.excerpt;
+  const auto items = [](std::int64_t n) { return detail::num(n) + (n == 1 ? " item" : " items"); };
+  f.diagnosis = "with " + at(small) + " the answer returned " + items(*small.facts.items) + " and said there is no "
+                "more (" + complete + "), but the same call with " + at(large) + " returned " +
+                items(*large.facts.items) + ": items were silently omitted. The larger request: " +
+                excerpt(large.request.dump(), 300);
+  out.fail(std::move(f));
+  return out;
+}
+
+std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& arguments) {
+  const auto& v = builtin_vocabulary();
+  if (!v || reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result()) return std::nullopt;
+  ListedCall c;
+  c.facts = list_facts(read_answer(reply), *v);
+  if (!c.facts.items) return std::nullopt;
+  c.arguments = arguments.is_object() ? arguments : json::object();
+  c.request = reply.request;
+  c.excerpt = excerpt(reply.raw.empty() ? reply.result.dump() : reply.raw, 400);
+  return c;
+}
+
+Outcomes check_omissions(const std::vector<ListedCall>& calls, const std::function<bool(const std::string&)>& is_limit,
+                         std::set<std::string>* reported) {
+  Outcomes out;
+  const std::size_t n = std::min<std::size_t>(calls.size(), 256);
+  std::set<std::string> mine;
+  if (!reported) reported = &mine;
+  std::map<std::string, std::pair<std::int64_t, Outcomes>> best;  // group -> (small limit, finding)
+  for (std::size_t i = 0; i < n; ++i) {
+    const ListedCall& small = calls[i];
+    if (small.facts.says_complete().empty()) continue;
+    for (auto it = small.arguments.begin(); it != small.arguments.end(); ++it) {
+      if (!it->is_number_integer() || !is_limit(it.key())) continue;
+      const std::string& k = it.key();
+      const std::int64_t at = it->get<std::int64_t>();
+      json rest = small.arguments;
+      rest.erase(k);
+      const std::string group = k + "\x1f" + rest.dump();
+      if (reported->count(group)) continue;
+      const ListedCall* most = nullptr;
+      std::optional<std::int64_t> most_limit;
+      for (std::size_t j = 0; j < n; ++j) {
+        const ListedCall& other = calls[j];
+        if (j == i) continue;
+        json other_rest = other.arguments;
+        auto o = other_rest.find(k);
+        std::optional<std::int64_t> limit;
+        if (o != other_rest.end()) {
+          if (!o->is_number_integer() || o->get<std::int64_t>() <= at) continue;
+          limit = o->get<std::int64_t>();
+          other_rest.erase(k);
+        }
+        if (other_rest != rest) continue;
+        if (!most || *other.facts.items > *most->facts.items) most = &other, most_limit = limit;
+      }
+      if (!most) continue;
+      OmissionPoint sp{k, at, small.request, small.excerpt, small.facts};
+      OmissionPoint lp{k, most_limit, most->request, most->excerpt, most->facts};
+      Outcomes o = check_omission(sp, lp);
+      // The smallest limit that says so is the group's finding: the clearest evidence.
+      if (o.empty()) out.merge(std::move(o));
+      else if (auto b = best.find(group); b == best.end() || at < b->second.first) best[group] = {at, std::move(o)};
+    }
+  }
+  for (auto& [group, found] : best) {
+    reported->insert(group);
+    out.merge(std::move(found.second));
+  }
+  return out;
+}
+
+void GenericJudge::judge(const mcp::Reply& reply, Outcomes& out) {
+  try {
+    if (reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result()) return;
+    GenericAnswer a = read_answer(reply);
+    if (a.reading == Reading::kNone) return;
+    readings_[to_string(a.reading)]++;
+    const auto& v = builtin_vocabulary();
+    if (!v) return;
+    out.merge(check_generic(a, *v, reply.request, reply.raw.empty() ? reply.result.dump() : reply.raw));
+  } catch (...) {
+    // Never throws.
+  }
+}
+
+}  // namespace ctxo::checks

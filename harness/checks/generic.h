@@ -1,0 +1,196 @@
+// SPDX-License-Identifier: MIT
+// The generic reading of an answer no envelope profile matched, and the generic truncation rules
+// on it (TR-HINT, TR-COUNT reported with Finding::profile "generic"). docs/ENVELOPE-CHECKS.md,
+// "Generic reading" and "Generic truncation rules", is their exact contract.
+//
+// For other checks, the one call to know is read_answer(): it says how an answer was read and
+// gives its JSON when it has any (GenericAnswer::data), whatever wraps it (structuredContent, a
+// text part that is JSON, JSON followed by a Markdown footer, JSON in a fenced block).
+//
+// The truncation words (flags, ways on, counts, prose patterns) are data:
+// <schemas_dir>/generic/vocabulary.json, checked against vocabulary.schema.json beside it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <set>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "checks/outcome.h"
+#include "core/result.h"
+#include "mcp/client.h"
+
+namespace re2 {
+class RE2;
+}
+
+namespace ctxo::checks {
+
+using nlohmann::json;
+
+/// How an answer was read, most structured first.
+enum class Reading {
+  kNone,          ///< No text and no structuredContent (an image, an empty content list).
+  kJson,          ///< structuredContent, or a text part that is exactly a JSON object or array.
+  kJsonMarkdown,  ///< A text part that starts with JSON and goes on with Markdown or prose (a footer).
+  kFencedJson,    ///< JSON inside a fenced block (```json ... ```) of a text part.
+  kMarkdown,      ///< Markdown structure: list items, table rows or headings.
+  kProse,         ///< Plain text.
+};
+
+/// "none", "json", "json+markdown", "fenced-json", "markdown", "prose" (the JSON report's words).
+const char* to_string(Reading r);
+/// "JSON", "JSON+Markdown", "fenced JSON", "Markdown", "prose" (the console's words).
+const char* label(Reading r);
+
+/// Markdown structure counted in text, outside code fences.
+struct MarkdownShape {
+  std::size_t list_items = 0;  ///< Top-level list items (`- `, `* `, `+ `, `1. `), not indented ones.
+  std::size_t table_rows = 0;  ///< Table body rows (not the header or its `|---|` line).
+  std::size_t headings = 0;    ///< ATX headings (`# ...`).
+  /// The counts headings give in parentheses or after a colon ("## Results (12)", "# Matches: 3").
+  std::vector<std::int64_t> heading_counts;
+  bool any() const { return list_items || table_rows || headings; }
+  /// The items the Markdown shows: table rows when it has a table, else top-level list items.
+  std::size_t items() const { return table_rows ? table_rows : list_items; }
+};
+
+/// One answer, read generically.
+struct GenericAnswer {
+  Reading reading = Reading::kNone;
+  /// The JSON (object or array) for kJson, kJsonMarkdown and kFencedJson; null otherwise.
+  json data;
+  /// Where `data` came from: "structuredContent", "text part 2" (1-based); "" without data.
+  std::string where;
+  /// Every text part, joined by "\n".
+  std::string text;
+  /// The text outside `data`: the footer after the JSON, the text around a fence, the other text
+  /// parts; the whole text for kMarkdown and kProse.
+  std::string rest;
+  MarkdownShape markdown;  ///< Of `rest`.
+};
+
+/// Reads one answer (a tools/call result; an error or an isError result is read the same way).
+/// Never throws.
+GenericAnswer read_answer(const mcp::Reply& reply);
+/// The same from its parts: the text parts in order and structuredContent (nullptr: none).
+GenericAnswer read_answer(const std::vector<std::string>& text_parts, const json* structured);
+
+/// Markdown structure of `text` (code fences skipped).
+MarkdownShape markdown_shape(std::string_view text);
+
+/// The truncation vocabulary (schemas/generic/vocabulary.json), compiled.
+struct Vocabulary {
+  std::vector<std::string> more_flags;                   ///< true = there is more.
+  std::vector<std::string> way_fields;                   ///< A value names the way to the rest.
+  std::vector<std::vector<std::string>> way_together;    ///< Fields that are a way on together.
+  std::vector<std::string> hint_fields;                  ///< Non-empty text says how.
+  std::vector<std::shared_ptr<const re2::RE2>> footer;   ///< Text that says how to get more.
+  std::vector<std::string> returned, total, either;      ///< Count fields by what they count.
+  /// Count names that may count something else (`total` a price, `count` occurrences): compared
+  /// only where the object is a page of results (see ListFacts::page_like).
+  std::vector<std::string> ambiguous;
+  std::vector<std::shared_ptr<const re2::RE2>> found;    ///< One group: N found.
+  std::vector<std::shared_ptr<const re2::RE2>> showing;  ///< Two groups: N shown of M.
+  std::vector<std::shared_ptr<const re2::RE2>> more;     ///< One group: N more left out.
+  std::vector<std::string> pages;  ///< Past the first page when above 0 (page: above 1) or a cursor.
+};
+
+/// Compiles a vocabulary document. Errors: "vocabulary" (breaks the schema, or a pattern RE2
+/// cannot compile or with the wrong number of groups).
+Result<Vocabulary> load_vocabulary(const json& doc);
+/// The built-in vocabulary, loaded once from <schemas_dir>/generic/vocabulary.json; an error when
+/// it cannot be (the generic rules are then off, and the run says why).
+const Result<Vocabulary>& builtin_vocabulary();
+
+/// What one answer says about the list it carries: its length and what its counts, flags and
+/// prose claim about it. Absent facts are nullopt.
+struct ListFacts {
+  std::optional<std::int64_t> items;  ///< Items returned: the JSON list's length, else Markdown items.
+  std::string list;                   ///< What `items` counted ("`results`", "Markdown list items").
+  std::optional<bool> more;           ///< The first more-flag near the list (true: there is more).
+  std::string more_name;
+  std::optional<std::int64_t> returned, total, either;  ///< Count fields near the list.
+  std::string returned_name, total_name, either_name;
+  std::optional<std::int64_t> found;                    ///< Prose "Found N".
+  std::optional<std::pair<std::int64_t, std::int64_t>> showing;  ///< Prose "showing N of M".
+  std::optional<std::int64_t> more_prose;               ///< Prose "N more", "and N others".
+  bool flagged = false;     ///< Some more-flag anywhere in the JSON (not inside a list) is true.
+  std::string flag_name;    ///< The first such flag ("`pagination.truncated`").
+  std::string way_on;       ///< What names the way to the rest ("" = nothing).
+  bool paged = false;       ///< The answer is a later page (an offset, page or cursor past the first).
+  /// The list's object reads as a page of results: a more-flag, a page or way-on field beside the
+  /// list, or its counts inside an object of their own (`pagination`, `meta`).
+  bool page_like = false;
+  /// The list is not the first page, or its facts are ambiguous (several lists side by side):
+  /// the count-against-list comparisons do not apply.
+  bool ambiguous = false;
+  /// The answer says there is no more: a more-flag false, a total equal to what it returned, or a
+  /// prose "Found N" equal to the items it returned. "" = it does not say.
+  std::string says_complete() const;
+};
+
+/// The list facts of one answer read generically.
+ListFacts list_facts(const GenericAnswer& a, const Vocabulary& v);
+
+/// TR-HINT and TR-COUNT (per answer) on an answer no profile matched, with their statuses.
+/// `request` is the tools/call that produced it (the findings' evidence) and its `arguments` tell
+/// a later page (offset, page, cursor) from the first. Findings have profile "generic".
+Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& request, const std::string& raw);
+
+/// One answer of the same call at one value of a limit parameter (the engine's "driven small").
+struct OmissionPoint {
+  std::string parameter;             ///< The limit parameter, e.g. "limit".
+  std::optional<std::int64_t> limit; ///< Its value in the call (nullopt: not given, the default).
+  json request;                      ///< The tools/call request.
+  std::string excerpt;               ///< What the server answered (the finding's excerpt).
+  ListFacts facts;
+};
+
+/// TR-COUNT (silent omission across calls): `small` says there is no more (ListFacts::
+/// says_complete) while `large`, the same call with a larger limit, returned more items. An
+/// answer with no signal at all is not held to anything (an agent that asked for 2 may expect 2).
+/// Passed when `small` says it is complete and `large` agrees.
+Outcomes check_omission(const OmissionPoint& small, const OmissionPoint& large);
+
+/// One answered call that reached data, for the silent-omission comparison across calls.
+struct ListedCall {
+  json arguments;       ///< The call's arguments.
+  json request;         ///< The tools/call request.
+  std::string excerpt;  ///< What the server answered.
+  ListFacts facts;      ///< What it said about its list.
+};
+
+/// `reply` to a call with `arguments`, read generically under the built-in vocabulary; nullopt
+/// when its list has no length to compare (or the vocabulary is missing).
+std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& arguments);
+
+/// TR-COUNT (silent omission) over the calls of one tool: each call that says there is no more is
+/// compared (check_omission) with the calls whose arguments differ from its own only in one limit
+/// parameter (`is_limit` names them), given larger or left to the default, against the one that
+/// returned the most items. One finding per group (the parameter and the other arguments); groups
+/// in `reported` are skipped and new findings' groups added to it (nullptr: none kept). At most
+/// the first 256 calls are compared.
+Outcomes check_omissions(const std::vector<ListedCall>& calls, const std::function<bool(const std::string&)>& is_limit,
+                         std::set<std::string>* reported = nullptr);
+
+/// The judge's part (checks/judge.cpp): every success answer no envelope profile matched is read
+/// here, its reading counted, and TR-HINT and TR-COUNT run on it under the built-in vocabulary
+/// (none when the vocabulary cannot be loaded). isError answers and errors are left alone.
+class GenericJudge {
+ public:
+  void judge(const mcp::Reply& reply, Outcomes& out);
+  /// Answers per reading (to_string(Reading) -> count), "none" left out.
+  const std::map<std::string, std::size_t>& readings() const { return readings_; }
+
+ private:
+  std::map<std::string, std::size_t> readings_;
+};
+
+}  // namespace ctxo::checks
