@@ -9,6 +9,7 @@
 
 #include "checks/envelope.h"
 #include "checks/envelope_util.h"
+#include "core/text.h"
 #include "truncation/unicode.h"
 
 namespace ctxo::checks {
@@ -75,20 +76,6 @@ std::string ltrim(std::string_view s) {
   return std::string(s.substr(b));
 }
 
-/// The text of 1-based `line` (without its ending), or nullopt past the end.
-std::optional<std::string_view> line_text(std::string_view text, std::int64_t line) {
-  if (line < 1) return std::nullopt;
-  std::size_t pos = 0;
-  for (std::int64_t l = 1; l < line; ++l) {
-    auto nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) return std::nullopt;
-    pos = nl + 1;
-  }
-  auto nl = text.find('\n', pos);
-  std::string_view lt = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-  if (!lt.empty() && lt.back() == '\r') lt.remove_suffix(1);
-  return lt;
-}
 
 bool snippet_at(std::string_view text, std::int64_t line, std::int64_t col, truncation::ColumnUnit unit,
                 const std::string& snip) {

@@ -18,18 +18,12 @@ namespace ctxo::checks {
 
 namespace {
 
-std::string_view trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && std::isspace(static_cast<unsigned char>(s[b]))) ++b;
-  while (e > b && std::isspace(static_cast<unsigned char>(s[e - 1]))) --e;
-  return s.substr(b, e - b);
-}
 
-bool blank(std::string_view s) { return trim(s).empty(); }
+bool blank(std::string_view s) { return trim_space(s).empty(); }
 
 /// The JSON object or array `text` is exactly; discarded otherwise.
 json structured(std::string_view text) {
-  std::string_view t = trim(text);
+  std::string_view t = trim_space(text);
   if (t.empty() || (t.front() != '{' && t.front() != '[')) return json(json::value_t::discarded);
   json j = parse_bounded(t);
   if (j.is_discarded() || !(j.is_object() || j.is_array())) return json(json::value_t::discarded);
@@ -105,7 +99,7 @@ MarkdownShape markdown_shape(std::string_view text) {
     std::string_view line = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
     pos = nl == std::string_view::npos ? text.size() + 1 : nl + 1;
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
-    std::string_view t = trim(line);
+    std::string_view t = trim_space(line);
     if (t.rfind("```", 0) == 0 || t.rfind("~~~", 0) == 0) {
       fence = !fence;
       continue;
@@ -122,7 +116,7 @@ MarkdownShape markdown_shape(std::string_view text) {
       if (n != std::string_view::npos && n <= 6 && line[n] == ' ') {
         ++m.headings;
         // "## Results (12)", "# Matches: 3".
-        std::string_view h = trim(line.substr(n));
+        std::string_view h = trim_space(line.substr(n));
         std::size_t end = h.size();
         if (end && h[end - 1] == ')') --end;
         std::size_t b = end;
@@ -182,7 +176,7 @@ GenericAnswer read_answer(const std::vector<std::string>& parts, const json* str
       json j = parse_bounded(t.substr(b, e - b));
       if (j.is_discarded() || !(j.is_object() || j.is_array())) continue;
       return done(Reading::kJsonMarkdown, std::move(j), "text part " + std::to_string(i + 1),
-                  join_except(parts, i, std::string(trim(t.substr(e)))));
+                  join_except(parts, i, std::string(trim_space(t.substr(e)))));
     }
     // JSON in a fenced block.
     for (std::size_t i = 0; i < parts.size(); ++i) {
@@ -190,15 +184,15 @@ GenericAnswer read_answer(const std::vector<std::string>& parts, const json* str
       for (std::size_t f = t.find("```"); f != std::string::npos; f = t.find("```", f + 3)) {
         std::size_t nl = t.find('\n', f);
         if (nl == std::string::npos) break;
-        std::string lang(trim(std::string_view(t).substr(f + 3, nl - f - 3)));
+        std::string lang(trim_space(std::string_view(t).substr(f + 3, nl - f - 3)));
         for (auto& c : lang) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
         std::size_t close = t.find("```", nl);
         if (close == std::string::npos) break;
         if (lang.empty() || lang == "json" || lang == "jsonc" || lang == "json5") {
           json j = structured(std::string_view(t).substr(nl + 1, close - nl - 1));
           if (!j.is_discarded()) {
-            std::string around = std::string(trim(std::string_view(t).substr(0, f)));
-            std::string after(trim(std::string_view(t).substr(close + 3)));
+            std::string around = std::string(trim_space(std::string_view(t).substr(0, f)));
+            std::string after(trim_space(std::string_view(t).substr(close + 3)));
             if (!after.empty()) around += (around.empty() ? "" : "\n") + after;
             return done(Reading::kFencedJson, std::move(j), "text part " + std::to_string(i + 1),
                         join_except(parts, i, around));
@@ -497,7 +491,7 @@ ListFacts list_facts(const GenericAnswer& a, const Vocabulary& v) {
     if (f.way_on.empty())
       for (const auto& re : v.footer)
         if (RE2::PartialMatch(a.rest, *re)) {
-          f.way_on = "the text after the JSON (" + excerpt(std::string(trim(a.rest)), 60) + ")";
+          f.way_on = "the text after the JSON (" + excerpt(std::string(trim_space(a.rest)), 60) + ")";
           break;
         }
   } catch (...) {

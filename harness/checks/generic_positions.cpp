@@ -520,19 +520,6 @@ bool zero_based(std::size_t r) { return kReadings[r].dl || kReadings[r].dc; }
 /// A reading the LSP convention explains (0-based, UTF-16): a warning where the tool declares it.
 bool lsp_reading(std::size_t r) { return zero_based(r) && kReadings[r].unit == ColumnUnit::kUtf16; }
 
-std::optional<std::string_view> line_of(std::string_view text, std::int64_t line) {
-  if (line < 1) return std::nullopt;
-  std::size_t pos = 0;
-  for (std::int64_t l = 1; l < line; ++l) {
-    auto nl = text.find('\n', pos);
-    if (nl == std::string_view::npos) return std::nullopt;
-    pos = nl + 1;
-  }
-  auto nl = text.find('\n', pos);
-  std::string_view lt = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
-  if (!lt.empty() && lt.back() == '\r') lt.remove_suffix(1);
-  return lt;
-}
 
 bool word_at(std::string_view rest, const std::string& name) {
   if (rest.substr(0, name.size()) != name) return false;
@@ -552,7 +539,7 @@ bool at_reading(std::string_view text, std::int64_t line, std::optional<std::int
                 const std::string& snip, std::size_t r) {
   const Reading& R = kReadings[r];
   const std::int64_t l = line + R.dl;
-  auto lt = line_of(text, l);
+  auto lt = line_text(text, l);
   if (!lt) return false;
   if (!col) {
     // A line-only position: readings differ by their line only.
@@ -564,7 +551,7 @@ bool at_reading(std::string_view text, std::int64_t line, std::optional<std::int
       // or a caller listed at its call site, proves nothing about how lines are counted).
       for (std::int64_t o = l - 2; o <= l + 1; ++o)
         if (o != l)
-          if (auto other = line_of(text, o); other && word_on_line(*other, name)) return false;
+          if (auto other = line_text(text, o); other && word_on_line(*other, name)) return false;
       return true;
     }
     std::string s = generic::trim_ws(snip.substr(0, snip.find('\n')));

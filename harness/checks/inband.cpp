@@ -30,18 +30,7 @@ constexpr std::size_t kHeldPerTool = 16;  ///< P-ISERROR findings kept per tool 
 
 bool word_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0; }
 
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
 
-std::string_view trim(std::string_view s) {
-  constexpr std::string_view ws = " \t\r\n\f\v";
-  const auto b = s.find_first_not_of(ws);
-  if (b == npos) return {};
-  return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
 
 /// `needle` in `hay` with no letter or digit touching it on either side.
 bool has_token(std::string_view hay, std::string_view needle, std::size_t* where = nullptr) {
@@ -64,7 +53,7 @@ std::vector<std::string_view> lines_of(std::string_view text) {
   for (std::size_t at = 0; at < text.size();) {
     std::size_t nl = text.find('\n', at);
     if (nl == npos) nl = text.size();
-    const std::string_view t = trim(text.substr(at, nl - at));
+    const std::string_view t = trim_space(text.substr(at, nl - at));
     if (!t.empty()) out.push_back(t);
     at = nl + 1;
   }
@@ -77,7 +66,7 @@ bool js_exception(std::string_view line) {
     std::size_t at = 0;
     if (!has_token(line, name.substr(0, name.size() - 2), &at)) continue;
     if (line.compare(at, name.size(), name) != 0) continue;
-    if (!trim(line.substr(at + name.size())).empty()) return true;
+    if (!trim_space(line.substr(at + name.size())).empty()) return true;
   }
   return false;
 }
@@ -125,7 +114,7 @@ bool database_start(std::string_view line) {
     if (colon == npos || colon > 40) return false;
     const std::string_view head = line.substr(0, colon);
     if (head.find("rror") == npos && head.find("RROR") == npos && head.find("SQLITE") == npos) return false;
-    line = trim(line.substr(colon + 2));
+    line = trim_space(line.substr(colon + 2));
   }
   return false;
 }
@@ -180,7 +169,7 @@ struct Described {
 Described described(const json* tool) {
   Described d;
   if (!tool || !tool->is_object()) return d;
-  d.tool = lower(tool->value("name", std::string()) + " " + tool->value("description", std::string()));
+  d.tool = ascii_lower(tool->value("name", std::string()) + " " + tool->value("description", std::string()));
   const json* props = nullptr;
   if (auto s = tool->find("inputSchema"); s != tool->end() && s->is_object())
     if (auto p = s->find("properties"); p != s->end() && p->is_object()) props = &*p;
@@ -189,8 +178,8 @@ Described described(const json* tool) {
     std::string text = k;
     if (v.is_object() && v.contains("description") && v["description"].is_string())
       text += " " + v["description"].get<std::string>();
-    d.properties.push_back(lower(text));
-    d.names.push_back(lower(k));
+    d.properties.push_back(ascii_lower(text));
+    d.names.push_back(ascii_lower(k));
   }
   return d;
 }
@@ -229,7 +218,7 @@ std::string json_leak(const json& v, const std::string& pointer, int depth, cons
   } else if (v.is_object()) {
     for (const auto& [k, e] : v.items()) {
       // The JavaScript type of something ({"type":"undefined"}) is a value, not a leak.
-      const std::string lk = lower(k);
+      const std::string lk = ascii_lower(k);
       if (lk == "type" || lk == "typeof" || lk == "kind" || lk == "datatype" || lk == "returns" || lk == "return_type")
         continue;
       std::string r = json_leak(e, pointer + "/" + k, depth + 1, ours, budget);
@@ -244,7 +233,7 @@ std::string leak_evidence_of(std::string_view text, const json* structured, cons
   string_args(arguments, 0, ours);
   std::size_t budget = 20000;
   if (structured && !structured->is_null()) return json_leak(*structured, "", 0, ours, budget);
-  const std::string_view t = trim(text);
+  const std::string_view t = trim_space(text);
   if (!t.empty() && (t.front() == '{' || t.front() == '[')) {
     const json doc = parse_bounded(t);
     if (!doc.is_discarded()) return json_leak(doc, "", 0, ours, budget);
@@ -265,7 +254,7 @@ bool asked_for_error(const json& arguments) {
   std::vector<std::string> args;
   string_args(arguments, 0, args);
   for (const auto& a : args) {
-    const std::string l = lower(trim(a));
+    const std::string l = ascii_lower(trim_space(a));
     if (l == "error" || l == "errors" || l == "fail" || l == "failure" || l == "failed" || l == "exception" ||
         l == "throw")
       return true;
@@ -347,7 +336,7 @@ bool environment_failure(std::string_view text) {
       "EACCES", "EPERM", "EISDIR", "ENOTDIR", "EMFILE", "EPIPE", "SQLITE_BUSY", "SQLITE_CANTOPEN"};
   for (auto c : kCodes)
     if (has_token(text, c)) return true;
-  const std::string l = lower(text);
+  const std::string l = ascii_lower(text);
   static constexpr std::array<std::string_view, 11> kPhrases = {
       "fetch failed", "socket hang up", "getaddrinfo", "network error", "network request failed",
       "database is locked", "unable to open database file", "aborterror", "timeouterror", "aborted due to timeout",
@@ -364,7 +353,7 @@ bool query_language_call(const json* tool, const json& arguments) {
       "select ", "insert ", "update ", "delete ", "with ", "create ", "drop ", "alter ", "pragma ", "explain ",
       "replace "};
   for (const auto& a : args) {
-    const std::string l = lower(trim(a).substr(0, 16));
+    const std::string l = ascii_lower(trim_space(a).substr(0, 16));
     for (auto k : kStatements)
       if (l.rfind(k, 0) == 0) return true;
   }
@@ -380,7 +369,7 @@ bool query_language_call(const json* tool, const json& arguments) {
 bool code_call(const json* tool, const json& arguments) {
   (void)arguments;
   if (!tool || !tool->is_object()) return false;
-  const std::string name = lower(tool->value("name", std::string()));
+  const std::string name = ascii_lower(tool->value("name", std::string()));
   if (any_word_in(name, {"eval", "evaluate", "exec", "execute", "repl", "script", "javascript", "js", "python", "run"}))
     return true;
   const Described d = described(tool);
@@ -421,7 +410,7 @@ Outcomes Inband::judge(const std::string& name, const json* tool, const json& ar
   if (structured && structured->is_null()) structured = nullptr;
   std::string text;
   for (const std::string* part : r.text_parts()) text += (text.empty() ? "" : "\n---\n") + *part;
-  if (!structured && trim(text).empty()) return out;  // nothing in words (an image, an empty result)
+  if (!structured && trim_space(text).empty()) return out;  // nothing in words (an image, an empty result)
   const Reach reach = is_error ? Reach::kError : content_reach(text, structured);
   out.pass("P-ISERROR");
   if (!is_error) out.pass("P-LEAK");
@@ -430,7 +419,7 @@ Outcomes Inband::judge(const std::string& name, const json* tool, const json& ar
   const std::string scan = text.empty() && structured ? structured->dump() : text;
   InternalError ie;
   if (is_error || reach == Reach::kError || reach == Reach::kMiss) ie = internal_error(scan);
-  else if (trim(scan).size() <= kShort) ie = internal_error(scan, true);
+  else if (trim_space(scan).size() <= kShort) ie = internal_error(scan, true);
   if (ie.kind != InternalKind::kNone && environment_failure(scan)) ie = {};
   if (ie.kind == InternalKind::kDatabase && query_language_call(tool, arguments)) ie = {};
   if (ie.kind == InternalKind::kRuntime && code_call(tool, arguments)) ie = {};

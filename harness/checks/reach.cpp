@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/json_bounded.h"
+#include "core/text.h"
 
 namespace ctxo::checks {
 
@@ -29,18 +30,7 @@ constexpr int kMaxDepth = 8;           ///< JSON levels (and JSON-in-a-string re
 bool is_word(char c) { return std::isalnum(static_cast<unsigned char>(c)) != 0 || c == '_'; }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
 
-std::string lower(std::string_view s) {
-  std::string o(s);
-  for (char& c : o) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return o;
-}
 
-std::string_view trim(std::string_view s) {
-  constexpr std::string_view ws = " \t\r\n\f\v";
-  const auto b = s.find_first_not_of(ws);
-  if (b == npos) return {};
-  return s.substr(b, s.find_last_not_of(ws) - b + 1);
-}
 
 bool starts(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
 bool ends(std::string_view s, std::string_view p) { return s.size() >= p.size() && s.substr(s.size() - p.size()) == p; }
@@ -99,7 +89,7 @@ bool py_frame(std::string_view t) { return starts(t, "File \"") && t.find("\", l
 /// `path:line` anchor (or a bare `12:` line number), a `[FILE] name` listing.
 bool data_like(std::string_view t) {
   static constexpr std::array<std::string_view, 7> kItem = {"- ", "* ", "+ ", "\u2022 ", "\u2013 ", "|", "[file]"};
-  if (any_start(t, kItem) || starts(lower(t.substr(0, 6)), "[file]") || starts(lower(t.substr(0, 5)), "[dir]"))
+  if (any_start(t, kItem) || starts(ascii_lower(t.substr(0, 6)), "[file]") || starts(ascii_lower(t.substr(0, 5)), "[dir]"))
     return true;
   std::size_t i = 0;
   while (i < t.size() && is_digit(t[i])) ++i;
@@ -221,7 +211,7 @@ bool js_failure(std::string_view s, const std::string& l) {
     if (!has_word(s, code, &at)) continue;
     const std::size_t end = at + code.size();
     if (end == s.size() || s[end] == ':' || s[end] == ',') return true;
-    const std::string before = lower(s.substr(0, at));
+    const std::string before = ascii_lower(s.substr(0, at));
     for (std::string_view verb : {"connect ", "getaddrinfo ", "spawn ", "read ", "write ", "open ", "stat "})
       if (ends(before, verb)) return true;
   }
@@ -237,10 +227,10 @@ bool leak(std::string_view s) {
       const std::size_t end = at + token.size();
       if ((at > 0 && is_word(s[at - 1])) || (end < s.size() && is_word(s[end]))) continue;
       if (end < s.size() && std::string_view(" ,.;)]}\"'").find(s[end]) == npos) continue;
-      const std::string_view before = trim(s.substr(0, at));
+      const std::string_view before = trim_space(s.substr(0, at));
       if (before.empty() || (before.back() != ':' && before.back() != '=')) continue;
       // "Returns: undefined", "Type: undefined": the value's type, not a leaked value.
-      const std::string label = lower(before.substr(before.size() > 24 ? before.size() - 24 : 0));
+      const std::string label = ascii_lower(before.substr(before.size() > 24 ? before.size() - 24 : 0));
       if (label.find("type") != npos || label.find("return") != npos || label.find("kind") != npos) continue;
       return true;
     }
@@ -315,7 +305,7 @@ int rank(Reach r) {
 std::optional<Reach> line_reach(std::string_view t) {
   const std::string_view s = strip_marks(t);
   if (s.empty()) return std::nullopt;
-  const std::string l = lower(s.substr(0, kScan));
+  const std::string l = ascii_lower(s.substr(0, kScan));
   if (error_head(s, l)) return Reach::kError;
   if (s.size() > kLineMax || code_like(s, l)) return std::nullopt;
   if (js_failure(s, l)) return Reach::kError;
@@ -341,7 +331,7 @@ constexpr std::array<std::string_view, 62> kMeta = {
     "cursor", "nextcursor", "hasmore"};
 
 bool is_meta(std::string_view key) {
-  const std::string k = lower(key);
+  const std::string k = ascii_lower(key);
   return std::find(kMeta.begin(), kMeta.end(), k) != kMeta.end() || k == "next_cursor" || k == "has_more" ||
          k == "truncated";
 }
@@ -350,7 +340,7 @@ bool is_meta(std::string_view key) {
 bool empty_value(const json& v, int depth) {
   if (depth > kMaxDepth) return false;
   if (v.is_null()) return true;
-  if (v.is_string()) return trim(v.get_ref<const std::string&>()).empty();
+  if (v.is_string()) return trim_space(v.get_ref<const std::string&>()).empty();
   if (v.is_array()) return std::all_of(v.begin(), v.end(), [&](const json& e) { return empty_value(e, depth + 1); });
   if (v.is_object()) {
     for (const auto& [k, e] : v.items())
@@ -362,7 +352,7 @@ bool empty_value(const json& v, int depth) {
 
 bool leak_string(const json& v) {
   if (!v.is_string()) return false;
-  const std::string_view s = trim(v.get_ref<const std::string&>());
+  const std::string_view s = trim_space(v.get_ref<const std::string&>());
   return s == "undefined" || s == "NaN" || s.find("[object Object]") != npos;
 }
 
@@ -378,11 +368,11 @@ bool has_leak(const json& v, int depth) {
   return false;
 }
 
-bool blank(const json& v) { return v.is_null() || (v.is_string() && trim(v.get_ref<const std::string&>()).empty()) || (v.is_structured() && v.empty()); }
+bool blank(const json& v) { return v.is_null() || (v.is_string() && trim_space(v.get_ref<const std::string&>()).empty()) || (v.is_structured() && v.empty()); }
 
 const json* field(const json& o, std::initializer_list<std::string_view> names) {
   for (const auto& [k, v] : o.items()) {
-    const std::string lk = lower(k);
+    const std::string lk = ascii_lower(k);
     for (auto n : names)
       if (lk == n) return &v;
   }
@@ -393,7 +383,7 @@ bool is_false(const json* v) { return v && v->is_boolean() && !v->get<bool>(); }
 bool is_true(const json* v) { return v && v->is_boolean() && v->get<bool>(); }
 bool status_is(const json* v, std::initializer_list<std::string_view> words) {
   if (!v || !v->is_string()) return false;
-  const std::string s = lower(trim(v->get_ref<const std::string&>()));
+  const std::string s = ascii_lower(trim_space(v->get_ref<const std::string&>()));
   return std::find(words.begin(), words.end(), s) != words.end();
 }
 
@@ -438,7 +428,7 @@ Reach object_reach(const json& o, int depth) {
     static constexpr std::array<std::string_view, 11> kProse = {"result", "text", "content", "output", "response",
                                                                 "answer", "data", "value", "body", "summary", "schema"};
     for (const auto& [k, v] : o.items())
-      if (&v == data.front() && std::find(kProse.begin(), kProse.end(), lower(k)) != kProse.end())
+      if (&v == data.front() && std::find(kProse.begin(), kProse.end(), ascii_lower(k)) != kProse.end())
         return text_reach(v.get_ref<const std::string&>(), depth + 1);
   }
   return Reach::kData;
@@ -475,7 +465,7 @@ Reach text_reach(std::string_view text, int depth) {
   for (std::size_t at = 0; at <= text.size();) {
     std::size_t nl = text.find('\n', at);
     if (nl == npos) nl = text.size();
-    if (separator(trim(text.substr(at, nl - at)))) {
+    if (separator(trim_space(text.substr(at, nl - at)))) {
       parts.push_back(text.substr(from, at - from));
       from = std::min(nl + 1, text.size());
     }
@@ -486,7 +476,7 @@ Reach text_reach(std::string_view text, int depth) {
   Reach best = Reach::kEmpty;
   bool any = false;
   for (auto part : parts) {
-    if (trim(part).empty()) continue;
+    if (trim_space(part).empty()) continue;
     const Reach r = section_reach(part, depth);
     if (r == Reach::kData) return Reach::kData;
     if (!any || rank(r) > rank(best)) best = r;
@@ -496,7 +486,7 @@ Reach text_reach(std::string_view text, int depth) {
 }
 
 Reach section_reach(std::string_view text, int depth) {
-  const std::string_view all = trim(text);
+  const std::string_view all = trim_space(text);
   if (all.empty()) return Reach::kEmpty;
   if (std::string_view("{[\"").find(all.front()) != npos || all == "null") {
     const json doc = parse_bounded(all);
@@ -511,7 +501,7 @@ Reach section_reach(std::string_view text, int depth) {
     if (nl == npos) nl = all.size();
     const std::string_view raw = all.substr(at, nl - at);
     at = nl + 1;
-    const std::string_view t = trim(raw);
+    const std::string_view t = trim_space(raw);
     if (t.empty()) continue;
     if (js_frame(t) || py_frame(t)) {
       ++frames;
@@ -530,7 +520,7 @@ Reach section_reach(std::string_view text, int depth) {
   }
   if (body.empty()) return frames ? Reach::kError : Reach::kEmpty;
   const std::size_t lines = bytes <= kShort ? body.size() : 1;
-  if (body.size() == 1 && empty_word(lower(strip_marks(body.front())))) return Reach::kEmpty;
+  if (body.size() == 1 && empty_word(ascii_lower(strip_marks(body.front())))) return Reach::kEmpty;
   Reach best = Reach::kData;
   for (std::size_t i = 0; i < lines; ++i)
     if (auto r = line_reach(body[i]); r && rank(*r) > rank(best)) best = *r;
@@ -542,13 +532,13 @@ Reach section_reach(std::string_view text, int depth) {
 Reach json_reach(const json& value) { return json_reach_at(value, 0); }
 
 bool leak_line(std::string_view line) {
-  const std::string_view s = strip_marks(trim(line));
+  const std::string_view s = strip_marks(trim_space(line));
   if (s.empty() || s.size() > kLineMax) return false;
-  return !code_like(s, lower(s)) && leak(s);
+  return !code_like(s, ascii_lower(s)) && leak(s);
 }
 
 bool stack_frame_line(std::string_view line) {
-  const std::string_view t = trim(line);
+  const std::string_view t = trim_space(line);
   return js_frame(t) || py_frame(t);
 }
 

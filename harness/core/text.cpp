@@ -159,4 +159,32 @@ std::string thousands(long long n) {
   return out;
 }
 
+std::string ascii_lower(std::string_view s) {
+  std::string o(s);
+  for (char& c : o)
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  return o;
+}
+
+std::string_view trim_space(std::string_view s) {
+  constexpr std::string_view ws = " \t\r\n\f\v";
+  const auto b = s.find_first_not_of(ws);
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(ws) - b + 1);
+}
+
+std::optional<std::string_view> line_text(std::string_view text, std::int64_t line) {
+  if (line < 1) return std::nullopt;
+  std::size_t pos = 0;
+  for (std::int64_t l = 1; l < line; ++l) {
+    const auto nl = text.find('\n', pos);
+    if (nl == std::string_view::npos) return std::nullopt;
+    pos = nl + 1;
+  }
+  const auto nl = text.find('\n', pos);
+  std::string_view lt = text.substr(pos, nl == std::string_view::npos ? std::string_view::npos : nl - pos);
+  if (!lt.empty() && lt.back() == '\r') lt.remove_suffix(1);
+  return lt;
+}
+
 }  // namespace ctxo

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -44,6 +45,16 @@ std::uint64_t fnv1a(std::string_view s);
 
 /// An integer with thousands separators: 1234567 -> "1,234,567".
 std::string thousands(long long n);
+
+/// `s` with ASCII letters lowered (other bytes as they are).
+std::string ascii_lower(std::string_view s);
+
+/// `s` without leading and trailing ASCII whitespace (space, \t, \r, \n, \f, \v).
+std::string_view trim_space(std::string_view s);
+
+/// The text of 1-based `line` of `text` (without its ending, "\r" dropped), or nullopt below 1
+/// or past the end.
+std::optional<std::string_view> line_text(std::string_view text, std::int64_t line);
 
 /// Joins argv into a copy-pasteable command line.
 std::string shell_join(const std::vector<std::string>& argv);
