@@ -309,6 +309,7 @@ bool later_page(const std::string& name, const json& v) {
 }
 
 struct Walk {
+  explicit Walk(const Vocabulary& vocabulary) : v(vocabulary) {}
   const Vocabulary& v;
   std::size_t nodes = 0;
   bool flagged = false;
@@ -432,7 +433,7 @@ ListFacts list_facts(const GenericAnswer& a, const Vocabulary& v) {
   ListFacts f;
   try {
     if (a.data.is_structured()) {
-      Walk w{v};
+      Walk w(v);
       w.visit(a.data, "", a.data.is_array(), 0);
       f.flagged = w.flagged;
       f.flag_name = w.flag_name;
