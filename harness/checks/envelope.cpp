@@ -166,6 +166,17 @@ Finding make_finding(const char* id, const ParsedEnvelope& env, std::string diag
   return f;
 }
 
+Finding reply_finding(const char* id, const mcp::Reply& r, std::string diagnosis, Severity sev) {
+  Finding f;
+  f.invariant = id;
+  f.severity = sev;
+  f.request = r.request;
+  f.response_excerpt =
+      excerpt(r.raw.empty() ? (r.kind == mcp::Reply::Kind::kError ? r.error.dump() : r.result.dump()) : r.raw, 400);
+  f.diagnosis = std::move(diagnosis);
+  return f;
+}
+
 std::string num(std::int64_t n) {
   std::string digits = std::to_string(n < 0 ? -n : n);
   std::string out;

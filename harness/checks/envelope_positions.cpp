@@ -16,23 +16,13 @@ namespace ctxo::checks {
 
 namespace {
 
+using detail::first_of;
+
 constexpr const char* kFileKeys[] = {"file", "path", "filePath", "uri"};
 constexpr const char* kLineKeys[] = {"line", "startLine", "lineNumber"};
 constexpr const char* kColKeys[] = {"col", "column", "character", "startColumn", "startCol"};
 constexpr const char* kSnippetKeys[] = {"snippet", "text", "preview", "lineText"};
 constexpr std::uintmax_t kMaxFileBytes = 8u * 1024u * 1024u;
-
-template <std::size_t N>
-const json* first_of(const json& obj, const char* const (&keys)[N], bool (*ok)(const json&), std::string* key = nullptr) {
-  for (const char* k : keys) {
-    auto it = obj.find(k);
-    if (it != obj.end() && ok(*it)) {
-      if (key) *key = k;
-      return &*it;
-    }
-  }
-  return nullptr;
-}
 
 bool is_str(const json& j) { return j.is_string(); }
 bool is_num(const json& j) { return j.is_number(); }

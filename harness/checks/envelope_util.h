@@ -14,6 +14,7 @@
 
 #include "checks/envelope.h"
 #include "core/finding.h"
+#include "mcp/client.h"
 #include "profile/profile.h"
 
 namespace ctxo::checks::detail {
@@ -54,6 +55,23 @@ std::string limit_unit_name(const profile::Profile& p);
 
 /// The JSON.stringify indent of a text part: the first indented line's indent, else -1.
 int detect_indent(std::string_view text);
+
+/// The first of `keys` that `obj` has with a value `ok` accepts (its name into `key`), or nullptr.
+template <std::size_t N>
+const json* first_of(const json& obj, const char* const (&keys)[N], bool (*ok)(const json&), std::string* key = nullptr) {
+  for (const char* k : keys) {
+    auto it = obj.find(k);
+    if (it != obj.end() && ok(*it)) {
+      if (key) *key = k;
+      return &*it;
+    }
+  }
+  return nullptr;
+}
+
+/// A finding on one tools/call answer: its request, and an excerpt of what the server sent (the
+/// raw message, else the result or error as JSON). Tool and replay are left empty.
+Finding reply_finding(const char* id, const mcp::Reply& r, std::string diagnosis, Severity sev = Severity::kError);
 
 /// A finding with the house fields filled (tool and replay left empty).
 Finding make_finding(const char* id, const ParsedEnvelope& env, std::string diagnosis);

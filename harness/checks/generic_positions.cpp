@@ -7,6 +7,7 @@
 #include <fstream>
 #include <set>
 
+#include "checks/envelope_util.h"
 #include "core/json_bounded.h"
 #include "core/text.h"
 #include "truncation/unicode.h"
@@ -17,6 +18,7 @@ namespace generic {
 
 namespace {
 
+using detail::first_of;
 using truncation::ColumnUnit;
 
 constexpr std::size_t kMaxAnchors = 512;
@@ -31,18 +33,6 @@ constexpr const char* kNameKeys[] = {"name", "symbol", "symbolName", "symbol_nam
 constexpr const char* kSnippetKeys[] = {"snippet", "lineText", "line_text", "preview", "text", "content", "source", "code"};
 constexpr const char* kRangeKeys[] = {"targetSelectionRange", "selectionRange", "range", "targetRange"};
 constexpr const char* kArgNameKeys[] = {"symbol", "symbolName", "symbol_name", "name", "identifier", "query"};
-
-template <std::size_t N>
-const json* first_of(const json& obj, const char* const (&keys)[N], bool (*ok)(const json&), std::string* key = nullptr) {
-  for (const char* k : keys) {
-    auto it = obj.find(k);
-    if (it != obj.end() && ok(*it)) {
-      if (key) *key = k;
-      return &*it;
-    }
-  }
-  return nullptr;
-}
 
 bool is_str(const json& j) { return j.is_string() && !j.get_ref<const std::string&>().empty(); }
 bool is_int(const json& j) {
@@ -658,12 +648,7 @@ GenericPositions::~GenericPositions() = default;
 namespace {
 
 Finding make(const char* id, const mcp::Reply& r, std::string diagnosis, Severity sev = Severity::kError) {
-  Finding f;
-  f.invariant = id;
-  f.severity = sev;
-  f.request = r.request;
-  f.response_excerpt = excerpt(r.raw.empty() ? r.result.dump() : r.raw, 400);
-  f.diagnosis = std::move(diagnosis);
+  Finding f = detail::reply_finding(id, r, std::move(diagnosis), sev);
   f.profile = "generic";
   return f;
 }

@@ -14,6 +14,7 @@
 
 #include "checks/reach.h"
 #include "core/json_bounded.h"
+#include "checks/envelope_util.h"
 #include "core/text.h"
 
 namespace ctxo::checks {
@@ -281,12 +282,7 @@ bool batch(const Reply& r, std::string_view text, const json& arguments) {
 
 Finding make(const char* id, const Reply& r, std::string diagnosis, Severity sev,
              const std::map<std::string, std::string>& env) {
-  Finding f;
-  f.invariant = id;
-  f.severity = sev;
-  f.request = r.request;
-  f.response_excerpt = excerpt(r.raw.empty() ? r.result.dump() : r.raw, 400);
-  f.diagnosis = std::move(diagnosis);
+  Finding f = detail::reply_finding(id, r, std::move(diagnosis), sev);
   f.env = env;
   return f;
 }

@@ -50,14 +50,7 @@ bool exact_object_text(const Reply& r) {
   return !j.is_discarded() && j.is_object();
 }
 
-Finding finding(const char* id, const Reply& r, std::string diagnosis) {
-  Finding f;
-  f.invariant = id;
-  f.request = r.request;
-  f.response_excerpt = excerpt(r.raw.empty() ? (r.kind == Reply::Kind::kError ? r.error.dump() : r.result.dump()) : r.raw, 400);
-  f.diagnosis = std::move(diagnosis);
-  return f;
-}
+Finding finding(const char* id, const Reply& r, std::string diagnosis) { return detail::reply_finding(id, r, std::move(diagnosis)); }
 
 std::string quote(const std::string& s) { return "`" + s + "`"; }
 
