@@ -548,6 +548,8 @@ void write_finding(std::string& o, const engine::ReportedFinding& rf, std::size_
   o += "<code class=\"inv\">" + esc_line(f.invariant) + "</code>";
   o += "<span class=\"tool\">" +
        (f.tool.empty() ? std::string("server-level") : "tool <code>" + html_escape(tool) + "</code>") + "</span>";
+  if (auto on = engine::tools_phrase(rf); !on.empty())
+    o += "<span class=\"tools\">" + html_escape(display_text(on, false)) + "</span>";
   if (rf.count > 1) o += "<span class=\"times\">× " + std::to_string(rf.count) + "</span>";
   if (!f.file.empty()) {
     std::string loc = f.file + (f.line ? ":" + std::to_string(f.line) : "") +

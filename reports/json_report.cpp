@@ -83,7 +83,9 @@ json to_json(const engine::RunReport& r, const std::string& version) {
                         {"diagnosis", f.diagnosis},
                         {"replay", f.replay},
                         {"count", rf.count},
-                        {"baselined", rf.baselined}});
+                        {"baselined", rf.baselined},
+                        {"cause", {{"id", engine::cause_id(f)}, {"facts", engine::cause_of(f)}}},
+                        {"tools", rf.tools}});
     json& jf = findings.back();
     if (!f.phase.empty()) jf["phase"] = f.phase;
     if (!f.case_label.empty()) jf["case_label"] = f.case_label;
@@ -103,7 +105,10 @@ json to_json(const engine::RunReport& r, const std::string& version) {
     }
   }
   json stale = json::array();
-  for (const auto& b : r.baseline_stale) stale.push_back({{"invariant", b.invariant}, {"tool", b.tool}});
+  for (const auto& b : r.baseline_stale) {
+    stale.push_back({{"invariant", b.invariant}, {"tool", b.tool}});
+    if (!b.cause.empty()) stale.back()["cause"] = b.cause;
+  }
   json out = {{"tool", "ctxo-conform"},
               {"version", version},
               {"seed", r.seed},
@@ -298,6 +303,15 @@ Result<engine::RunReport> from_json(const json& doc) {
       read(jf, "replay", f.replay);
       read(jf, "count", rf.count);
       read(jf, "baselined", rf.baselined);
+      // The facts give the same cause back; the text fact is what cause_of derives anyway.
+      if (jf.contains("cause") && jf["cause"].is_object() && jf["cause"].contains("facts") &&
+          jf["cause"]["facts"].is_object())
+        for (const auto& [fact, value] : jf["cause"]["facts"].items())
+          if (value.is_string() && fact != "text" && fact != "profile") f.cause[fact] = value.get<std::string>();
+      if (jf.contains("tools") && jf["tools"].is_array())
+        for (const auto& t : jf["tools"])
+          if (t.is_string()) rf.tools.push_back(t.get<std::string>());
+      std::sort(rf.tools.begin(), rf.tools.end());
       read(jf, "phase", f.phase);
       read(jf, "case_label", f.case_label);
       read(jf, "profile", f.profile);
@@ -316,7 +330,7 @@ Result<engine::RunReport> from_json(const json& doc) {
     }
     if (doc.contains("baseline_stale"))
       for (const auto& b : doc["baseline_stale"])
-        r.baseline_stale.push_back({b.value("invariant", ""), b.value("tool", "")});
+        r.baseline_stale.push_back({b.value("invariant", ""), b.value("tool", ""), b.value("cause", "")});
     return r;
   } catch (const json::exception& e) {
     return make_error("parse", std::string("not a ctxo-conform JSON report: ") + e.what());
@@ -366,6 +380,7 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
       out << "\n" << col << c.bold << f.invariant << c.reset << " " << col << to_string(f.severity) << c.reset;
       if (rf.baselined) out << c.dim << " (accepted by the baseline)" << c.reset;
       if (!f.tool.empty()) out << "  tool " << c.bold << safe(f.tool) << c.reset;
+      if (auto on = engine::tools_phrase(rf); !on.empty()) out << "  " << safe(on);
       if (rf.count > 1) out << c.dim << "  (" << rf.count << " times)" << c.reset;
       out << "\n  " << safe(f.diagnosis) << "\n";
       if (!f.request.is_null()) out << c.dim << "  request:  " << c.reset << safe(excerpt(f.request.dump(), 300)) << "\n";

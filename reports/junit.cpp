@@ -66,6 +66,7 @@ std::string first_line(std::string_view s) {
 std::string evidence(const engine::ReportedFinding& rf) {
   const Finding& f = rf.finding;
   std::string s = f.invariant + " " + to_string(f.severity) + (f.tool.empty() ? " (server)" : " in tool " + f.tool);
+  if (auto on = engine::tools_phrase(rf); !on.empty()) s += " " + on;
   if (rf.count > 1) s += " (" + std::to_string(rf.count) + " times)";
   if (rf.baselined) s += " [accepted by baseline]";
   s += "\n" + (f.diagnosis.empty() ? std::string("(no diagnosis)") : f.diagnosis) + "\n";
@@ -234,6 +235,12 @@ class Writer {
         const auto& rf = r_.findings[i];
         if (rf.finding.invariant != inv) continue;
         (!rf.baselined && rf.finding.severity == Severity::kError ? failing : other).push_back(&rf);
+      }
+      if (failing.empty() && other.empty() && (row.cells[c] == Outcome::kFail || row.cells[c] == Outcome::kWarn)) {
+        // Its cause was the server's: one finding in the (server) suite lists this tool.
+        text(tc.append_child("system-out"), "reported once for the server (the same cause on most tools): see the "
+                                            "(server) suite\n");
+        continue;
       }
       if (!failing.empty()) {
         auto fail = tc.append_child("failure");

@@ -275,6 +275,7 @@ void write_finding(std::string& o, const engine::ReportedFinding& rf, std::size_
   const Finding& f = rf.finding;
   o += "### " + std::to_string(number) + ". " + md_code(f.invariant) + " " + to_string(f.severity) + " — " +
        (f.tool.empty() ? std::string("server-level") : "tool " + md_code(f.tool));
+  if (auto on = engine::tools_phrase(rf); !on.empty()) o += " " + md_text(on);
   if (rf.count > 1) o += " (" + std::to_string(rf.count) + " times)";
   o += "\n\n";
   o += "**Diagnosis:** " + md_text(f.diagnosis, true) + "\n\n";

@@ -96,9 +96,13 @@ Matrix build_matrix(const engine::RunReport& r) {
     row.tool = t;
   }
   for (const auto& rf : r.findings) {
-    Row& row = rows[add_row(rf.finding.tool)];
-    auto& cell = row.cells[rf.finding.invariant];
-    if (rank(cell.first) < rank(Outcome::kPass)) cell = {Outcome::kPass, ""};
+    // A server-level finding grouped from many tools fails each tool it lists too.
+    std::vector<std::string> keys = {rf.finding.tool};
+    if (rf.finding.tool.empty()) keys.insert(keys.end(), rf.tools.begin(), rf.tools.end());
+    for (const auto& key : keys) {
+      auto& cell = rows[add_row(key)].cells[rf.finding.invariant];
+      if (rank(cell.first) < rank(Outcome::kPass)) cell = {Outcome::kPass, ""};
+    }
   }
 
   std::set<std::string> used;
@@ -138,6 +142,11 @@ Matrix build_matrix(const engine::RunReport& r) {
     if (rank(o) > rank(row.cells[c])) row.cells[c] = o;
     row.occurrences[c] += rf.count;
     row.findings.push_back(i);
+    if (rf.finding.tool.empty())
+      for (const auto& t : rf.tools) {
+        auto& cell = m.rows[row_of[t]].cells[c];
+        if (rank(o) > rank(cell)) cell = o;
+      }
   }
   // Drop the server row when it has nothing (a report from before server_invariants existed).
   if (m.rows.front().findings.empty() &&

@@ -63,22 +63,12 @@ std::string uri_path(std::string_view path) {
   return out;
 }
 
-// Stable across runs and machines: FNV-1a (64 bit) of invariant, tool and diagnosis.
+// Stable across runs, machines and seeds: FNV-1a (64 bit) of the finding's cause (invariant and
+// the facts that identify the defect, never the server's text or our generated values) and its
+// tool ("" for a server-level one), so a fixed defect closes its alert.
 std::string fingerprint(const Finding& f) {
-  std::uint64_t h = 0xcbf29ce484222325ull;
-  auto mix = [&h](std::string_view s) {
-    for (char c : s) {
-      h ^= static_cast<unsigned char>(c);
-      h *= 0x100000001b3ull;
-    }
-    h ^= 0xFF;  // field separator: ("ab","c") and ("a","bc") differ
-    h *= 0x100000001b3ull;
-  };
-  mix(f.invariant);
-  mix(f.tool);
-  mix(f.diagnosis);
   char buf[20];
-  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
+  std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(fnv1a(engine::finding_key(f))));
   return buf;
 }
 
@@ -167,19 +157,22 @@ json to_sarif(const engine::RunReport& r, const std::string& version) {
     }
     std::string message = sanitize_utf8(f.diagnosis);
     if (message.empty()) message = rules[idx]["shortDescription"]["text"].get<std::string>();
+    if (auto on = engine::tools_phrase(rf); !on.empty()) message += " (" + sanitize_utf8(on) + ")";
     json result = {{"ruleId", sanitize_utf8(f.invariant)},
                    {"ruleIndex", idx},
                    {"level", level(f.severity)},
                    {"message", {{"text", message}}},
                    {"locations", json::array({location})},
-                   {"partialFingerprints", {{"ctxoFinding/v1", fingerprint(f)}}},
+                   {"partialFingerprints", {{"ctxoCause/v1", fingerprint(f)}}},
                    {"occurrenceCount", std::max<std::size_t>(rf.count, 1)},
                    {"properties",
                     {{"tool", sanitize_utf8(f.tool)},
                      {"request", utf8_json(f.request)},
                      {"response_excerpt", sanitize_utf8(f.response_excerpt)},
                      {"replay", sanitize_utf8(f.replay)},
-                     {"count", rf.count}}}};
+                     {"count", rf.count},
+                     {"cause", engine::cause_id(f)},
+                     {"tools", utf8_json(rf.tools)}}}};
     if (rf.baselined)
       result["suppressions"] = json::array({{{"kind", "external"}, {"justification", "accepted by --baseline"}}});
     results.push_back(std::move(result));

@@ -376,6 +376,9 @@ std::map<std::string, Outcomes> HostMeter::finish() {
           limits.push_back(l + ")");
         }
         said.push_back(h.title + " " + profile::describe(static_cast<profile::Past>(strongest)) + " " + and_list(limits));
+        // The hosts whose limits the answers cross, not by how much: one cause across seeds.
+        std::string& hosts = f.cause["hosts"];
+        hosts += (hosts.empty() ? "" : ",") + h.title;
       }
       f.request = worst->request;
       f.response_excerpt = worst->excerpt;

@@ -439,8 +439,12 @@ Outcomes Inband::judge(const std::string& name, const json* tool, const json& ar
               "the agent as the answer (P-NO-THROW for results: an exception must never escape; here it escaped "
               "into the content instead of the protocol). Fix the bug this input exposes, and answer failures with "
               "a message of your own";
-    out.fail(make("P-NO-THROW", r, diagnosis + " (this call: " + flag + ", " + "`" + tail_safe(ie.evidence) + "`)",
-                  Severity::kError, env));
+    Finding f = make("P-NO-THROW", r, diagnosis + " (this call: " + flag + ", " + "`" + tail_safe(ie.evidence) + "`)",
+                     Severity::kError, env);
+    // The exception's text is the server's (and may quote the input): the cause is its kind.
+    f.cause = {{"form", "exception-in-result"},
+               {"kind", ie.kind == InternalKind::kDatabase ? "database-engine-error" : "runtime-exception"}};
+    out.fail(std::move(f));
     return out;
   }
   if (is_error) {

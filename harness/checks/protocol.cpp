@@ -15,9 +15,10 @@ namespace ctxo::checks {
 namespace {
 
 Finding make(const std::string& id, const json& request, const std::string& raw, std::string diagnosis,
-             Severity sev = Severity::kError) {
+             Severity sev = Severity::kError, std::map<std::string, std::string> cause = {}) {
   Finding f;
   f.invariant = id;
+  f.cause = std::move(cause);
   f.severity = sev;
   f.request = request;
   f.response_excerpt = excerpt(raw, 400);
@@ -305,7 +306,8 @@ Outcomes check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const
                          std::string("arguments valid for the tool's inputSchema were rejected as invalid input") +
                              (envelope_error ? " in an error envelope" : "") +
                              ": the runtime validation is stricter than the schema the agent sees",
-                         Severity::kWarning));
+                         Severity::kWarning,
+                         {{"validity", "valid"}, {"form", envelope_error ? "envelope-error" : "iserror-text"}}));
     out.unobserved("P-REJECT", "no call that breaks the input schema was made");
   } else if (!broken.empty()) {
     out.pass("P-REJECT");
@@ -326,7 +328,9 @@ Outcomes check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const
                              : "a call that breaks the tool's inputSchema got an ordinary success (this call: " +
                                    broken + "): the tool accepted it without validating its input, so an agent's "
                                    "mistake goes unnoticed",
-                         Severity::kWarning));
+                         Severity::kWarning,
+                         {{"validity", "invalid"},
+                          {"form", refused_in_text ? "refused-without-iserror" : "accepted-without-validating"}}));
     }
   }
   return out;
@@ -341,16 +345,20 @@ Outcomes check_call(const CallContext& ctx, const mcp::Reply& reply) {
                    ? reply.error["code"].get<int>()
                    : 0;
     std::string msg = reply.error.is_object() ? reply.error.value("message", std::string()) : std::string();
+    // One cause whatever the message says and whether the call was valid: the error code.
+    std::map<std::string, std::string> cause = {{"form", "jsonrpc-error"}, {"code", std::to_string(code)}};
     if (ctx.schema_valid) {
       out.push_back(make("P-NO-THROW", reply.request, raw,
                          "a call whose arguments are valid for the tool's inputSchema got JSON-RPC error " +
                              std::to_string(code) + " \"" + excerpt(msg, 160) +
                              "\"; failures of a valid call must be results with isError:true (or the profile's "
-                             "error envelope), not protocol errors"));
+                             "error envelope), not protocol errors",
+                         Severity::kError, std::move(cause)));
     } else if (code == -32603) {
       out.push_back(make("P-NO-THROW", reply.request, raw,
                          "the call got -32603 (internal error): invalid input must be rejected with -32602 or an "
-                         "isError result, never an internal error"));
+                         "isError result, never an internal error",
+                         Severity::kError, std::move(cause)));
     }
     return out;
   }

@@ -376,8 +376,10 @@ int run_replay(int argc, char** argv) {
     report.exit_code = report.exit_code == kExitUsage ? kExitUsage : kExitServer;
     return finish(report, outputs, color, verbosity, redactor.get());
   }
+  // A server-level case (tool "") may be a cause grouped from many tools, replayed on one of them:
+  // its invariant on any tool is it.
   const auto same = std::find_if(report.findings.begin(), report.findings.end(), [&](const auto& rf) {
-    return rf.finding.invariant == c.invariant && rf.finding.tool == c.tool;
+    return rf.finding.invariant == c.invariant && (rf.finding.tool == c.tool || c.tool.empty());
   });
   const int code = finish(report, outputs, color, verbosity, redactor.get());
   if (code == kExitUsage) return code;

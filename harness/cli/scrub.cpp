@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "cli/scrub.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
@@ -112,6 +113,8 @@ void scrub_report(engine::RunReport& report, const core::Redactor& r) {
     scrub_finding(rf.finding, r);
     s(r, rf.case_file);
     for (auto& e : rf.examples) s(r, e);
+    s(r, rf.tools);
+    std::sort(rf.tools.begin(), rf.tools.end());  // looked up by binary search
   }
   s(r, report.notes);
   for (auto& b : report.baseline_stale) s(r, b.tool);

@@ -41,6 +41,12 @@ struct Finding {
   /// The request as first generated, when shrinking found a smaller one (`request`); null otherwise.
   nlohmann::json original_request;
   std::size_t shrink_steps = 0;  ///< Smaller calls that still failed on the way to `request`.
+  /// What identifies the defect, as facts that do not depend on the server's free text or on the
+  /// values a seed generated: {"code": "-32603"}, {"form": "refused-without-iserror"}, {"host":
+  /// "claude-code"}, {"validity": "invalid"}. Findings of one invariant with the same cause on
+  /// one tool are one finding. Empty: the cause is read from the diagnosis, with numbers, the
+  /// call's own values and quoted server text left out (engine::cause_of).
+  std::map<std::string, std::string> cause;
   /// For a finding that depends on the server's state (T-SHUTDOWN): the tools/call requests made
   /// on that server instance before it, in order, which `replay` makes again first. Null = none.
   nlohmann::json sequence;

@@ -98,6 +98,7 @@ RunReport Runner::run() {
     rep_.verdict = Verdict::kError;
   }
   settle_judge(w);
+  group_server_level(rep_);  // no finding is merged after this: the sink's index would be stale
   sink_.publish();
   publish_reach(w);
   rep_.duration = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0);
@@ -145,6 +146,7 @@ void Runner::snapshot(bool force) {
     for (const auto& f : tr->out.findings) merge_finding(r, index, f);
     for (const auto& n : tr->out.notes) r.notes.push_back(n);
   }
+  group_server_level(r);
   sink_.publish_into(r);
   r.duration = std::chrono::duration_cast<std::chrono::milliseconds>(now - started_);
   o_.snapshot->publish(std::move(r));

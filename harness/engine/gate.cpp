@@ -2,8 +2,10 @@
 #include "engine/gate.h"
 
 #include <algorithm>
+#include <iterator>
 #include <map>
 #include <set>
+#include <tuple>
 
 #include "checks/registry.h"
 #include "engine/selection.h"
@@ -13,8 +15,43 @@ namespace ctxo::engine {
 
 namespace {
 
-bool matches(const BaselineEntry& e, const Finding& f) {
-  return e.invariant == f.invariant && (e.tool == f.tool || (!e.tool.empty() && glob_match(e.tool, f.tool)));
+bool tool_matches(const std::string& pattern, const std::string& tool) {
+  return pattern == tool || (!pattern.empty() && glob_match(pattern, tool));
+}
+
+// An entry naming a cause accepts that cause where the entry's tool shows it (its own finding, or
+// a server-level one listing the tool; tool "" = anywhere): the same defect whatever the seed.
+// An entry without one (older baselines) accepts the invariant on its tool, and a server-level
+// finding listing tools when entries of the invariant accept every one of them.
+bool matches(const BaselineEntry& e, const ReportedFinding& rf) {
+  const Finding& f = rf.finding;
+  if (e.invariant != f.invariant) return false;
+  if (!e.cause.empty())
+    return e.cause == cause_id(f) &&
+           (e.tool.empty() || tool_matches(e.tool, f.tool) ||
+            std::any_of(rf.tools.begin(), rf.tools.end(), [&](const std::string& t) { return tool_matches(e.tool, t); }));
+  return tool_matches(e.tool, f.tool);
+}
+
+bool accepted(const std::vector<BaselineEntry>& baseline, const ReportedFinding& rf) {
+  if (std::any_of(baseline.begin(), baseline.end(), [&](const BaselineEntry& e) { return matches(e, rf); })) return true;
+  if (!rf.finding.tool.empty() || rf.tools.empty()) return false;
+  return std::all_of(rf.tools.begin(), rf.tools.end(), [&](const std::string& t) {
+    return std::any_of(baseline.begin(), baseline.end(), [&](const BaselineEntry& e) {
+      return e.invariant == rf.finding.invariant && e.cause.empty() && !e.tool.empty() && tool_matches(e.tool, t);
+    });
+  });
+}
+
+// Whether a finding accepted by `e` is in `r`: a server-level grouped finding counts for the
+// per-tool entries it is accepted through.
+bool hit(const BaselineEntry& e, const std::vector<BaselineEntry>& baseline, const std::vector<ReportedFinding>& findings) {
+  return std::any_of(findings.begin(), findings.end(), [&](const ReportedFinding& rf) {
+    if (matches(e, rf)) return true;
+    return e.cause.empty() && !e.tool.empty() && rf.finding.tool.empty() && e.invariant == rf.finding.invariant &&
+           std::any_of(rf.tools.begin(), rf.tools.end(), [&](const std::string& t) { return tool_matches(e.tool, t); }) &&
+           accepted(baseline, rf);
+  });
 }
 
 }  // namespace
@@ -38,11 +75,19 @@ Result<std::vector<BaselineEntry>> load_baseline(const std::string& path) {
     if (!e.is_object() || !e.contains("invariant") || !e["invariant"].is_string())
       return make_error("usage", where + ": needs a string \"invariant\"");
     if (e.contains("tool") && !e["tool"].is_string()) return make_error("usage", where + ": \"tool\" must be a string");
-    BaselineEntry b{e["invariant"].get<std::string>(), e.value("tool", "")};
+    // A cause: a string id, or a report finding's {"id": ...}.
+    std::string cause;
+    if (auto c = e.find("cause"); c != e.end()) {
+      if (c->is_object() && c->contains("id") && (*c)["id"].is_string()) cause = (*c)["id"].get<std::string>();
+      else if (c->is_string()) cause = c->get<std::string>();
+      else return make_error("usage", where + ": \"cause\" must be a string (a finding's cause id)");
+    }
+    BaselineEntry b{e["invariant"].get<std::string>(), e.value("tool", ""), cause};
     if (!checks::find_invariant(b.invariant))
       return make_error("usage", where + ": unknown invariant '" + b.invariant + "' (see --list-invariants)");
-    bool dup = std::any_of(out.begin(), out.end(),
-                           [&](const BaselineEntry& o) { return o.invariant == b.invariant && o.tool == b.tool; });
+    bool dup = std::any_of(out.begin(), out.end(), [&](const BaselineEntry& o) {
+      return o.invariant == b.invariant && o.tool == b.tool && o.cause == b.cause;
+    });
     if (!dup) out.push_back(std::move(b));
   }
   return out;
@@ -80,14 +125,10 @@ void settle_verdict(RunReport& r) {
 
 void apply_baseline(RunReport& r, const std::vector<BaselineEntry>& baseline) {
   r.baseline_stale.clear();
-  for (auto& rf : r.findings)
-    rf.baselined = std::any_of(baseline.begin(), baseline.end(),
-                               [&](const BaselineEntry& e) { return matches(e, rf.finding); });
+  for (auto& rf : r.findings) rf.baselined = accepted(baseline, rf);
   const bool server_ran = !r.server_invariants.empty();
   for (const auto& e : baseline) {
-    bool hit = std::any_of(r.findings.begin(), r.findings.end(),
-                           [&](const ReportedFinding& rf) { return matches(e, rf.finding); });
-    if (hit) continue;
+    if (hit(e, baseline, r.findings)) continue;
     bool checked = e.tool.empty() ? server_ran
                                   : std::any_of(r.tools.begin(), r.tools.end(), [&](const ToolSummary& t) {
                                       return t.calls > 0 && (t.name == e.tool || glob_match(e.tool, t.name));
@@ -121,7 +162,7 @@ Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
   std::set<std::string> checked, server_ids, notes_seen;
   std::map<std::string, std::size_t> finding_at;
   std::map<std::string, std::size_t> tool_at;
-  std::set<std::pair<std::string, std::string>> stale;
+  std::set<std::tuple<std::string, std::string, std::string>> stale;
   for (const auto& s : shards) {
     if (m.server_name.empty()) {
       m.server_name = s.server_name;
@@ -163,7 +204,8 @@ Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
         m.tools[it->second] = t;
       }
     }
-    // Server-level findings are seen by every shard: the same finding once, not once per shard.
+    // Server-level findings are seen by every shard: the same finding once, not once per shard;
+    // one grouped from other tools in each shard lists them all and counts them all.
     for (const auto& rf : s.findings) {
       auto k = finding_key(rf.finding);
       auto it = finding_at.find(k);
@@ -172,11 +214,17 @@ Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
         m.findings.push_back(rf);
       } else {
         auto& have = m.findings[it->second];
-        have.count = std::max(have.count, rf.count);
+        const bool other_tools = std::any_of(rf.tools.begin(), rf.tools.end(), [&](const std::string& t) {
+          return !std::binary_search(have.tools.begin(), have.tools.end(), t);
+        });
+        have.count = other_tools ? have.count + rf.count : std::max(have.count, rf.count);
         have.baselined = have.baselined && rf.baselined;
+        std::vector<std::string> tools;
+        std::set_union(have.tools.begin(), have.tools.end(), rf.tools.begin(), rf.tools.end(), std::back_inserter(tools));
+        have.tools = std::move(tools);
       }
     }
-    for (const auto& b : s.baseline_stale) stale.insert({b.invariant, b.tool});
+    for (const auto& b : s.baseline_stale) stale.insert({b.invariant, b.tool, b.cause});
   }
   m.invariants_checked = checks::in_registry_order(checked, {});
   m.server_invariants = checks::in_registry_order(server_ids, {});
@@ -186,18 +234,12 @@ Result<RunReport> merge_reports(const std::vector<RunReport>& shards) {
     return std::tie(a.finding.tool, a.finding.invariant, a.finding.diagnosis) <
            std::tie(b.finding.tool, b.finding.invariant, b.finding.diagnosis);
   });
-  for (auto& t : m.tools) {
-    t.findings = static_cast<std::size_t>(std::count_if(m.findings.begin(), m.findings.end(), [&](const ReportedFinding& f) {
-      return f.finding.tool == t.name;
-    }));
-  }
+  // The same cause on most tools of the whole server (group_server_level recounts the rows).
+  group_server_level(m);
   // A stale entry in one shard is not stale when another shard's finding matches it.
-  for (const auto& [inv, tool] : stale) {
-    BaselineEntry e{inv, tool};
-    bool hit = std::any_of(m.findings.begin(), m.findings.end(), [&](const ReportedFinding& rf) {
-      return matches(e, rf.finding);
-    });
-    if (!hit) m.baseline_stale.push_back(e);
+  for (const auto& [inv, tool, cause] : stale) {
+    BaselineEntry e{inv, tool, cause};
+    if (!hit(e, {e}, m.findings)) m.baseline_stale.push_back(e);
   }
   settle_verdict(m);
   return m;

@@ -13,13 +13,15 @@
 namespace ctxo::engine {
 
 /// Reads a baseline: either `{"accepted": [{"invariant": "TR-HINT", "tool": "search",
-/// "reason": "..."}]}` (tool "" = server-level, "*" and "?" globs allowed) or a ctxo-conform JSON
-/// report, whose findings become the entries. Errors ("usage"): unreadable, not JSON, neither
+/// "cause": "0123456789abcdef", "reason": "..."}]}` (tool "" = server-level, "*" and "?" globs
+/// allowed; cause optional, a finding's cause id) or a ctxo-conform JSON report, whose findings
+/// become the entries (with their causes). Errors ("usage"): unreadable, not JSON, neither
 /// shape, or an entry naming an unknown invariant id.
 Result<std::vector<BaselineEntry>> load_baseline(const std::string& path);
 
-/// Marks the findings a baseline entry matches (same invariant, tool matching the entry's glob)
-/// as baselined, lists in baseline_stale the entries that matched nothing although their tool was
+/// Marks the findings a baseline entry matches as baselined (same invariant and, when the entry
+/// names one, the same cause; tool matching the entry's glob, or listed by a server-level finding:
+/// with a cause, one listed tool is enough; without, every listed tool must be accepted), lists in baseline_stale the entries that matched nothing although their tool was
 /// called in this run (or, for tool "", the server was), and settles the verdict again.
 void apply_baseline(RunReport& report, const std::vector<BaselineEntry>& baseline);
 

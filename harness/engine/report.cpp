@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: MIT
 #include "engine/report.h"
 
+#include "core/text.h"
+#include "engine/sink.h"
+
 #include <algorithm>
+#include <cstdio>
 #include <functional>
 #include <set>
 #include <string_view>
@@ -53,7 +57,7 @@ std::vector<std::string> argument_strings(const Finding& f) {
       const std::string& s = v.get_ref<const std::string&>();
       if (s.size() < kMinQuoted) return;
       out.push_back(s);
-      std::string escaped = nlohmann::json(s).dump();
+      std::string escaped = nlohmann::json(s).dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
       escaped = escaped.substr(1, escaped.size() - 2);
       if (escaped != s) out.push_back(std::move(escaped));
     } else if (v.is_structured()) {
@@ -80,46 +84,191 @@ std::size_t quoted_at(std::string_view text, std::size_t at, std::string_view va
 
 }  // namespace
 
-std::string finding_key(const Finding& f) {
+namespace {
+
+bool alnum(char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool digit(char c) { return c >= '0' && c <= '9'; }
+
+// Whether quoted text is the server's free text (it holds a space, or is longer than an
+// identifier): a quoted field name or identifier ("truncated", `limit`) says which defect it is.
+bool free_text(std::string_view inner) {
+  constexpr std::size_t kIdentifier = 40;
+  return inner.find(' ') != std::string_view::npos || inner.size() > kIdentifier;
+}
+
+// Whether the number at `at` is an HTTP status or a JSON-RPC error code ("HTTP 500", "error
+// -32602", "error code 404").
+bool status_code_at(std::string_view d, std::size_t at) {
+  std::string_view before = d.substr(0, at);
+  if (!before.empty() && before.back() == '-') before.remove_suffix(1);
+  for (std::string_view word : {"HTTP ", "error ", "code "})
+    if (before.size() >= word.size() && before.substr(before.size() - word.size()) == word) return true;
+  return false;
+}
+
+// The diagnosis as a cause: the same for one defect whatever the seed generated or the server
+// quoted. Our values are "<value>", quoted free text "<text>", numbers and tokens with digits
+// (ids, hashes) "#", and "(this call: ...)" (what differs between calls with one cause) is dropped.
+std::string normalised_diagnosis(const Finding& f) {
+  const std::string& d = f.diagnosis;
   std::string shape;
-  shape.reserve(f.diagnosis.size());
+  shape.reserve(d.size());
   static constexpr std::string_view kThisCall = "(this call: ";
-  // Our own generated values, quoted back by the server ("Session not found: 8f3a..."), are
-  // not part of the cause: each is one mark, whatever the seed made of it.
   const std::vector<std::string> ours = argument_strings(f);
-  for (std::size_t i = 0; i < f.diagnosis.size(); ++i) {
-    char c = f.diagnosis[i];
+  std::size_t closing = std::string::npos;  // where a quoted identifier ends
+  for (std::size_t i = 0; i < d.size(); ++i) {
+    const char c = d[i];
     std::size_t quoted = 0;
     for (const auto& v : ours)
-      if (!v.empty() && f.diagnosis[i] == v[0] && (quoted = quoted_at(f.diagnosis, i, v)) > 0) break;
+      if (!v.empty() && c == v[0] && (quoted = quoted_at(d, i, v)) > 0) break;
     if (quoted > 0) {
-      shape += "\x01";
+      shape += "<value>";
       i += quoted - 1;
       continue;
     }
-    if (std::string_view(f.diagnosis).substr(i, kThisCall.size()) == kThisCall) {
-      // "(this call: ...)" says what differs between calls with one cause: not part of the cause.
+    if (std::string_view(d).substr(i, kThisCall.size()) == kThisCall) {
       while (!shape.empty() && shape.back() == ' ') shape.pop_back();
       int depth = 0;
-      for (; i < f.diagnosis.size(); ++i) {
-        if (f.diagnosis[i] == '(') ++depth;
-        else if (f.diagnosis[i] == ')' && --depth == 0) break;
+      for (; i < d.size(); ++i) {
+        if (d[i] == '(') ++depth;
+        else if (d[i] == ')' && --depth == 0) break;
       }
       continue;
     }
-    if (c >= '0' && c <= '9') {
+    if ((c == '"' || c == '`') && i != closing) {
+      const std::size_t close = d.find(c, i + 1);
+      if (close != std::string_view::npos && free_text(std::string_view(d).substr(i + 1, close - i - 1))) {
+        shape += std::string(1, c) + "<text>" + c;
+        i = close;
+        continue;
+      }
+      closing = close;  // an identifier, read on; its closing quote opens nothing
+    }
+    if (alnum(c) && (i == 0 || !alnum(d[i - 1]))) {
+      std::size_t j = i;
+      bool digits = false, letters = false;
+      for (; j < d.size() && alnum(d[j]); ++j) (digit(d[j]) ? digits : letters) = true;
+      if (digits && letters) {  // an id, a hash, "utf8": one mark
+        shape += '#';
+        i = j - 1;
+        continue;
+      }
+    }
+    if (digit(c) && status_code_at(d, i)) {
+      // An HTTP status or a JSON-RPC error code says which defect it is: kept.
+      while (i < d.size() && digit(d[i])) shape += d[i++];
+      --i;
+    } else if (digit(c)) {
       // A number, thousands separators and decimals included, is one '#'.
-      while (i + 1 < f.diagnosis.size() &&
-             ((f.diagnosis[i + 1] >= '0' && f.diagnosis[i + 1] <= '9') ||
-              ((f.diagnosis[i + 1] == ',' || f.diagnosis[i + 1] == '.') && i + 2 < f.diagnosis.size() &&
-               f.diagnosis[i + 2] >= '0' && f.diagnosis[i + 2] <= '9')))
+      while (i + 1 < d.size() &&
+             (digit(d[i + 1]) || ((d[i + 1] == ',' || d[i + 1] == '.') && i + 2 < d.size() && digit(d[i + 2]))))
         ++i;
       shape += '#';
     } else {
       shape += c;
     }
   }
-  return f.invariant + "\x1f" + f.tool + "\x1f" + shape;
+  return shape;
+}
+
+void add_tool(std::vector<std::string>& tools, const std::string& tool) {
+  if (tool.empty()) return;
+  auto at = std::lower_bound(tools.begin(), tools.end(), tool);
+  if (at == tools.end() || *at != tool) tools.insert(at, tool);
+}
+
+void add_example(ReportedFinding& rf, const nlohmann::json& request) {
+  if (rf.examples.size() < 3 && !request.is_null() && request != rf.finding.request &&
+      std::find(rf.examples.begin(), rf.examples.end(), request) == rf.examples.end())
+    rf.examples.push_back(request);
+}
+
+}  // namespace
+
+std::map<std::string, std::string> cause_of(const Finding& f) {
+  std::map<std::string, std::string> c = f.cause;
+  // (Not the profile: the sweep's findings of a cause carry none, the per-answer ones do.)
+  if (c.empty()) c["text"] = normalised_diagnosis(f);
+  return c;
+}
+
+std::string cause_key(const Finding& f) {
+  std::string key = f.invariant;
+  for (const auto& [k, v] : cause_of(f)) key += "\x1f" + k + "=" + v;
+  return key;
+}
+
+std::string cause_id(const Finding& f) {
+  char hex[20];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(cause_key(f))));
+  return hex;
+}
+
+std::string finding_key(const Finding& f) { return cause_key(f) + "\x1e" + f.tool; }
+
+std::string tools_phrase(const ReportedFinding& rf) {
+  constexpr std::size_t kNamed = 20;
+  if (rf.tools.empty() || (rf.tools.size() == 1 && rf.tools.front() == rf.finding.tool)) return "";
+  std::string out = "on " + std::to_string(rf.tools.size()) + (rf.tools.size() == 1 ? " tool: " : " tools: ");
+  for (std::size_t i = 0; i < rf.tools.size() && i < kNamed; ++i) out += (i ? ", " : "") + rf.tools[i];
+  if (rf.tools.size() > kNamed) out += " and " + std::to_string(rf.tools.size() - kNamed) + " more";
+  return out;
+}
+
+void group_server_level(RunReport& r) {
+  const auto called = static_cast<std::size_t>(
+      std::count_if(r.tools.begin(), r.tools.end(), [](const ToolSummary& t) { return t.calls > 0; }));
+  std::map<std::string, std::vector<std::size_t>> by_cause;
+  std::vector<std::string> order;
+  for (std::size_t i = 0; i < r.findings.size(); ++i) {
+    auto& members = by_cause[cause_key(r.findings[i].finding)];
+    if (members.empty()) order.push_back(cause_key(r.findings[i].finding));
+    members.push_back(i);
+  }
+  std::vector<bool> drop(r.findings.size(), false);
+  for (const auto& key : order) {
+    const auto& members = by_cause[key];
+    std::optional<std::size_t> server;
+    std::vector<std::size_t> per_tool;
+    std::set<std::string> tools;
+    for (std::size_t i : members) {
+      if (r.findings[i].finding.tool.empty()) {
+        if (!server) server = i;
+      } else {
+        per_tool.push_back(i);
+        tools.insert(r.findings[i].finding.tool);
+      }
+    }
+    if (per_tool.empty() || (!server && (tools.size() < 3 || 2 * tools.size() < called))) continue;
+    ReportedFinding& g = r.findings[server ? *server : per_tool.front()];
+    if (!g.finding.tool.empty()) {
+      add_tool(g.tools, g.finding.tool);
+      g.finding.tool.clear();
+      g.finding.server_level = true;
+    }
+    for (std::size_t i : per_tool) {
+      if (&r.findings[i] == &g) continue;
+      ReportedFinding& m = r.findings[i];
+      g.count += m.count;
+      g.baselined = g.baselined && m.baselined;
+      if (m.finding.severity == Severity::kError) g.finding.severity = Severity::kError;
+      if (g.case_file.empty()) g.case_file = m.case_file;
+      for (const auto& t : m.tools) add_tool(g.tools, t);
+      add_tool(g.tools, m.finding.tool);
+      add_example(g, m.finding.request);
+      for (const auto& e : m.examples) add_example(g, e);
+      drop[i] = true;
+    }
+  }
+  std::vector<ReportedFinding> kept;
+  kept.reserve(r.findings.size());
+  for (std::size_t i = 0; i < r.findings.size(); ++i)
+    if (!drop[i]) kept.push_back(std::move(r.findings[i]));
+  r.findings = std::move(kept);
+  for (auto& t : r.tools)
+    t.findings = static_cast<std::size_t>(std::count_if(r.findings.begin(), r.findings.end(), [&](const ReportedFinding& rf) {
+      return rf.finding.tool == t.name || std::binary_search(rf.tools.begin(), rf.tools.end(), t.name);
+    }));
 }
 
 void publish_outcomes(RunReport& report, const std::map<std::string, checks::Outcomes>& outcomes,
@@ -138,7 +287,8 @@ void publish_outcomes(RunReport& report, const std::map<std::string, checks::Out
       }
     }
     for (const auto& rf : report.findings)
-      if (rf.finding.tool == tool && selection.enabled(rf.finding.invariant)) {
+      if ((rf.finding.tool == tool || (!tool.empty() && std::binary_search(rf.tools.begin(), rf.tools.end(), tool))) &&
+          selection.enabled(rf.finding.invariant)) {
         statuses[rf.finding.invariant] = checks::Status::kFailed;
         if (reasons) reasons->erase(rf.finding.invariant);
       }
@@ -167,18 +317,22 @@ std::vector<std::string> publish_coverage(RunReport& report, const std::map<std:
 
 bool merge_finding(RunReport& report, std::map<std::string, std::size_t>& index, Finding f) {
   const std::string key = finding_key(f);
+  // A server-level finding lists the tools whose calls showed it.
+  const std::string seen_on = f.tool.empty() ? tool_of(f.request) : f.tool;
   if (auto it = index.find(key); it != index.end()) {
     auto& rf = report.findings[it->second];
     rf.count++;
-    if (rf.examples.size() < 3 && !f.request.is_null() && f.request != rf.finding.request &&
-        std::find(rf.examples.begin(), rf.examples.end(), f.request) == rf.examples.end())
-      rf.examples.push_back(std::move(f.request));
+    add_tool(rf.tools, seen_on);
+    add_example(rf, f.request);
     return false;
   }
   index[key] = report.findings.size();
   for (auto& t : report.tools)
     if (t.name == f.tool) t.findings++;
-  report.findings.push_back(ReportedFinding{std::move(f), 1, false, "", {}});
+  ReportedFinding rf;
+  rf.finding = std::move(f);
+  add_tool(rf.tools, seen_on);
+  report.findings.push_back(std::move(rf));
   return true;
 }
 

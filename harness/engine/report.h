@@ -12,6 +12,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -53,20 +54,30 @@ struct ToolSummary {
   std::optional<checks::LargestAnswer> largest;
 };
 
-/// A finding plus how often it recurred: one root cause (same invariant, tool and diagnosis
-/// template, see finding_key) is one finding.
+/// A finding plus how often it recurred: one root cause (same invariant and cause, see cause_of,
+/// on one tool) is one finding; the same cause on most tools is one server-level finding (tool "")
+/// listing them (group_server_level).
 struct ReportedFinding {
   Finding finding;
   std::size_t count = 1;
   bool baselined = false;  ///< Listed in --baseline: reported, but does not fail the gate.
   std::string case_file;   ///< The case file written for it ("" = none).
   std::vector<nlohmann::json> examples;  ///< A few other requests with the same cause (at most 3).
+  /// The tools it was seen on, sorted: the finding's own, or for a server-level one those whose
+  /// calls showed it (empty: none, e.g. the handshake).
+  std::vector<std::string> tools;
 };
 
-/// A --baseline entry (invariant + tool; tool "" = server-level).
+/// A --baseline entry (invariant + tool; tool "" = server-level), optionally naming a cause
+/// (cause_id): then it accepts that cause wherever it is reported (on the tool, or a server-level
+/// finding listing the tool; tool "" = on any tool).
 struct BaselineEntry {
+  BaselineEntry() = default;
+  BaselineEntry(std::string inv, std::string t, std::string c = "")
+      : invariant(std::move(inv)), tool(std::move(t)), cause(std::move(c)) {}
   std::string invariant;
   std::string tool;
+  std::string cause;  ///< A cause_id ("" = any cause of the invariant).
 };
 
 /// A run's verdict: pass (no error finding, and every selected tool reached data), partial (no
@@ -147,9 +158,32 @@ struct RunReport {
   std::size_t baselined_count() const;
 };
 
-/// What makes two findings the same one: invariant, tool and diagnosis template (the diagnosis
-/// with its numbers left out: one defect measured on answers of many sizes is one finding).
+/// The facts that identify a finding's defect: the check's Finding::cause, else the diagnosis
+/// normalised ("text": numbers, tokens with digits, the call's own argument values, quoted server
+/// text of several words and "(this call: ...)" each left out as one mark; an HTTP status or a
+/// JSON-RPC error code stays). Never the server's free text or our generated values.
+std::map<std::string, std::string> cause_of(const Finding& f);
+
+/// The cause as one string: invariant and cause_of's facts. Equal for one defect across seeds.
+std::string cause_key(const Finding& f);
+
+/// The cause as a short stable id: 16 hex digits of FNV-1a of cause_key (reports, baselines).
+std::string cause_id(const Finding& f);
+
+/// What makes two findings the same one: cause_key and tool (one defect on answers of many
+/// sizes, or quoting many different inputs, is one finding).
 std::string finding_key(const Finding& f);
+
+/// "on 4 tools: a, b, c, d" for a finding seen on several tools or a server-level one listing its
+/// tools ("" when it lists none, or only its own tool). At most 20 names, then "and N more".
+std::string tools_phrase(const ReportedFinding& rf);
+
+/// The same cause on most tools is the server's: findings with one cause_key on at least 3 tools
+/// and at least half of the tools called become one server-level finding (tool ""), with their
+/// counts summed, the tools listed and up to 3 examples; a server-level finding with that cause
+/// absorbs the per-tool ones whatever their number. Keeps the report's order (the group takes its
+/// first member's place) and recounts each row's findings. Idempotent.
+void group_server_level(RunReport& report);
 
 /// Copies per-tool outcomes ("" = the server itself) into ToolSummary::outcomes / invariants and
 /// RunReport::server_outcomes / server_invariants, keeping only ids `selection` enables. A status

@@ -275,6 +275,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
   if (unanswered > 0)
     rep.notes.push_back(std::to_string(unanswered) + " transcript line(s) had no response object and were skipped");
   if (unprofiled) rep.notes.push_back(std::move(*unprofiled));
+  group_server_level(rep);
   sink.publish();
   for (auto& n : publish_coverage(rep, coverage, "no recorded call reached anything it has"))
     rep.notes.push_back(std::move(n));

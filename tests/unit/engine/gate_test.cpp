@@ -39,7 +39,7 @@ RunReport report_with(std::vector<Finding> fs) {
   r.tools = {tool("search", 3), tool("read", 2), tool("write", 0, false)};
   r.calls = 5;
   r.successes = 4;
-  for (auto& f : fs) r.findings.push_back(ReportedFinding{std::move(f), 1, false, "", {}});
+  for (auto& f : fs) r.findings.push_back(ReportedFinding{std::move(f), 1, false, "", {}, {}});
   settle_verdict(r);
   return r;
 }
@@ -56,7 +56,7 @@ TEST(Verdict, NothingExercisedIsUntested) {
   r.calls = 0;
   settle_verdict(r);
   EXPECT_EQ(r.exit_code, 4);
-  r.findings.push_back(ReportedFinding{finding("P-LIST", "", "names twice"), 1, false, "", {}});
+  r.findings.push_back(ReportedFinding{finding("P-LIST", "", "names twice"), 1, false, "", {}, {}});
   settle_verdict(r);
   EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(r.exit_code, 1);
@@ -84,7 +84,7 @@ TEST(Verdict, ToolsWithoutDataMakeAPartialRun) {
   settle_verdict(r);
   EXPECT_EQ(r.verdict, Verdict::kUntested);
   EXPECT_EQ(r.exit_code, 4);
-  r.findings.push_back(ReportedFinding{finding("TR-HINT", "search", "no hint"), 1, false, "", {}});
+  r.findings.push_back(ReportedFinding{finding("TR-HINT", "search", "no hint"), 1, false, "", {}, {}});
   settle_verdict(r);
   EXPECT_EQ(r.verdict, Verdict::kFail);
   EXPECT_EQ(parse_verdict("partial"), Verdict::kPartial);
@@ -210,6 +210,77 @@ TEST(Merge, AShardThatCouldNotRunMakesTheMergedRunAnError) {
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(m->verdict, Verdict::kError);
   EXPECT_EQ(m->exit_code, 3);
+}
+
+// One cause on most tools is the server's: the same cause (facts, whatever the text) on 4 of 4
+// tools called is one server-level finding listing them; a cause on 2 of them stays per tool.
+RunReport four_tools(std::vector<Finding> fs) {
+  RunReport r = report_with({});
+  r.tools = {tool("a", 2), tool("b", 2), tool("c", 2), tool("d", 2)};
+  for (auto& f : fs) {
+    ReportedFinding rf;
+    rf.tools = {f.tool};
+    rf.finding = std::move(f);
+    r.findings.push_back(std::move(rf));
+  }
+  return r;
+}
+
+Finding thrown(const std::string& tool, const std::string& message) {
+  Finding f = finding("P-NO-THROW", tool, "JSON-RPC error -32603 \"" + message + "\"");
+  f.request = {{"method", "tools/call"}, {"params", {{"name", tool}, {"arguments", {{"id", message}}}}}};
+  f.cause = {{"form", "jsonrpc-error"}, {"code", "-32603"}};
+  return f;
+}
+
+TEST(Group, TheSameCauseOnMostToolsIsOneServerLevelFinding) {
+  RunReport r = four_tools({thrown("a", "no a1"), thrown("b", "no b22"), finding("TR-HINT", "a", "no hint"),
+                            thrown("c", "bad c"), thrown("d", "gone"), finding("TR-HINT", "b", "no hint")});
+  group_server_level(r);
+  ASSERT_EQ(r.findings.size(), 3u);
+  const ReportedFinding& g = r.findings[0];  // the group takes its first member's place
+  EXPECT_EQ(g.finding.invariant, "P-NO-THROW");
+  EXPECT_EQ(g.finding.tool, "");
+  EXPECT_EQ(g.tools, (std::vector<std::string>{"a", "b", "c", "d"}));
+  EXPECT_EQ(g.count, 4u);
+  EXPECT_EQ(g.examples.size(), 3u);
+  EXPECT_EQ(tools_phrase(g), "on 4 tools: a, b, c, d");
+  // TR-HINT on 2 of 4 tools: the tools', one each.
+  EXPECT_EQ(r.findings[1].finding.tool, "a");
+  EXPECT_EQ(r.findings[2].finding.tool, "b");
+  EXPECT_EQ(tools_phrase(r.findings[1]), "");
+  for (const auto& t : r.tools) EXPECT_EQ(t.findings, t.name == "a" || t.name == "b" ? 2u : 1u) << t.name;
+  // Idempotent (merge and check group again).
+  group_server_level(r);
+  EXPECT_EQ(r.findings.size(), 3u);
+  // 3 tools of 8 called is not most of them.
+  RunReport few = four_tools({thrown("a", "x"), thrown("b", "y"), thrown("c", "z")});
+  for (const char* n : {"e", "f", "g", "h"}) few.tools.push_back(tool(n, 1));
+  group_server_level(few);
+  EXPECT_EQ(few.findings.size(), 3u);
+}
+
+// A baseline entry naming a cause accepts it on its tool, or in a group listing the tool; an entry
+// without one (older baselines) accepts a group when entries accept every tool it lists.
+TEST(Group, BaselinesAcceptAGroupByCauseOrByEveryTool) {
+  RunReport r = four_tools({thrown("a", "1"), thrown("b", "2"), thrown("c", "3"), thrown("d", "4")});
+  group_server_level(r);
+  ASSERT_EQ(r.findings.size(), 1u);
+  const std::string id = cause_id(r.findings[0].finding);
+  EXPECT_EQ(id, cause_id(thrown("zz", "another text entirely")));
+  EXPECT_NE(id, cause_id(finding("P-NO-THROW", "a", "x")));
+
+  apply_baseline(r, {{"P-NO-THROW", "b", id}});
+  EXPECT_EQ(r.baselined_count(), 1u);
+  EXPECT_TRUE(r.baseline_stale.empty());
+  apply_baseline(r, {{"P-NO-THROW", "b", "0000000000000000"}});
+  EXPECT_EQ(r.baselined_count(), 0u);
+  EXPECT_EQ(r.baseline_stale.size(), 1u);
+  apply_baseline(r, {{"P-NO-THROW", "a"}, {"P-NO-THROW", "b"}, {"P-NO-THROW", "c"}});
+  EXPECT_EQ(r.baselined_count(), 0u) << "d is not accepted";
+  apply_baseline(r, {{"P-NO-THROW", "a"}, {"P-NO-THROW", "b"}, {"P-NO-THROW", "c"}, {"P-NO-THROW", "?"}});
+  EXPECT_EQ(r.baselined_count(), 1u);
+  EXPECT_TRUE(r.baseline_stale.empty());
 }
 
 }  // namespace

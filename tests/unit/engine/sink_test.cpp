@@ -3,6 +3,7 @@
 // merged once, row counters and the ids a run says it checked.
 #include <gtest/gtest.h>
 
+#include "checks/protocol.h"
 #include "engine/sink.h"
 
 namespace ctxo::engine {
@@ -93,6 +94,55 @@ TEST(Sink, QuotedArgumentsAreNotPartOfTheCause) {
   // Another cause stays another finding; a short value ("abc") is never blanked out of the text.
   EXPECT_NE(finding_key(thrown(a, "database is locked")), finding_key(thrown(a, a)));
   EXPECT_NE(finding_key(thrown("abc", "abc")), finding_key(thrown("xyz", "xyz")));
+}
+
+// A cause is facts, not the server's text: two diagnoses that differ only in the sentence the
+// server quoted are one cause; a quoted field name is part of it; a check's own facts decide
+// (P-NO-THROW: the error code, the same for a valid and an invalid call, whatever the message).
+TEST(Cause, TheServersTextIsNotTheCauseItsFactsAre) {
+  auto said = [](const std::string& quoted) {
+    Finding f = finding("P-RESULT", kCall, "the result says \"" + quoted + "\" where content belongs");
+    f.tool = "search";
+    return f;
+  };
+  EXPECT_EQ(cause_key(said("Session 8f3a not found for user bob")), cause_key(said("Disk quota exceeded on home")));
+  EXPECT_EQ(cause_id(said("a b")), cause_id(said("c d")));
+  EXPECT_NE(cause_key(said("truncated")), cause_key(said("items")));
+  // Ids and hashes the server made up (letters and digits) are not the cause either.
+  EXPECT_EQ(cause_key(finding("T-CRASH", json(), "exited while handling req-7f3a9b")),
+            cause_key(finding("T-CRASH", json(), "exited while handling req-c0ffee12")));
+
+  // An HTTP status or a JSON-RPC error code in the text is a fact, kept.
+  EXPECT_NE(cause_key(finding("T-HTTP-STATUS", json(), "a request was answered HTTP 500 (3 times)")),
+            cause_key(finding("T-HTTP-STATUS", json(), "a request was answered HTTP 404 (3 times)")));
+  EXPECT_EQ(cause_key(finding("E-ERROR", json(), "refused with JSON-RPC error -32602 after 12 ms")),
+            cause_key(finding("E-ERROR", json(), "refused with JSON-RPC error -32602 after 873 ms")));
+
+  auto answered = [](int code, const std::string& message, bool valid) {
+    checks::CallContext ctx;
+    ctx.schema_valid = valid;
+    mcp::Reply r;
+    r.kind = mcp::Reply::Kind::kError;
+    r.request = kCall;
+    r.error = {{"code", code}, {"message", message}};
+    auto fs = checks::check_call(ctx, r).take_findings();
+    EXPECT_EQ(fs.size(), 1u) << code << " " << message;
+    return fs.empty() ? Finding{} : fs.front();
+  };
+  const Finding valid = answered(-32603, "note abc not found", true);
+  EXPECT_EQ(cause_key(valid), cause_key(answered(-32603, "Cannot read properties of undefined (reading 'x')", true)));
+  EXPECT_EQ(cause_key(valid), cause_key(answered(-32603, "Expected string, received number", false)));
+  EXPECT_NE(cause_key(valid), cause_key(answered(-32000, "note abc not found", true)));
+  EXPECT_EQ(cause_of(valid).at("code"), "-32603");
+  // Our own value in quotes is ours even where the quotes hold an identifier.
+  auto quoting = [](const std::string& id) {
+    Finding f = finding("P-RESULT", json{{"method", "tools/call"}, {"params", {{"name", "get"}, {"arguments", {{"id", id}}}}}},
+                        "`content` quotes \"" + id + "\" back, then `meta`");
+    f.tool = "get";
+    return f;
+  };
+  EXPECT_EQ(cause_key(quoting("8f3a9c1e-77aa-4b0e")), cause_key(quoting("zzzzzzzz")));
+  EXPECT_NE(cause_key(quoting("zzzzzzzz")), cause_key(said("content")));
 }
 
 TEST(Sink, RowCountersAndRows) {

@@ -170,7 +170,7 @@ TEST(Console, ServerTextCannotDriveTheTerminal) {
   f.diagnosis = "diag " + hostile;
   f.response_excerpt = hostile;
   f.request = {{"name", hostile}};
-  r.findings.push_back(engine::ReportedFinding{f, 1, false, "", {}});
+  r.findings.push_back(engine::ReportedFinding{f, 1, false, "", {}, {}});
   ConsoleStyle v;
   v.verbosity = 2;
   std::ostringstream out;

@@ -185,17 +185,27 @@ TEST(SarifReport, FingerprintsAreStableAndDistinct) {
   std::set<std::string> seen;
   const json& ra = a["runs"][0]["results"];
   for (std::size_t i = 0; i < ra.size(); ++i) {
-    std::string fp = ra[i]["partialFingerprints"]["ctxoFinding/v1"];
+    std::string fp = ra[i]["partialFingerprints"]["ctxoCause/v1"];
     EXPECT_EQ(fp.size(), 16u);
-    EXPECT_EQ(fp, b["runs"][0]["results"][i]["partialFingerprints"]["ctxoFinding/v1"]);
+    EXPECT_EQ(fp, b["runs"][0]["results"][i]["partialFingerprints"]["ctxoCause/v1"]);
     seen.insert(fp);
   }
   EXPECT_EQ(seen.size(), ra.size()) << "two findings share a fingerprint";
-  // Only invariant, tool and diagnosis count: the request does not.
+  // Only the cause and the tool count: not the request, nor numbers or quoted server text.
   r.findings[0].finding.request["id"] = 99;
   EXPECT_EQ(to_sarif(r, "0.1.0")["runs"][0]["results"][0]["partialFingerprints"], ra[0]["partialFingerprints"]);
-  r.findings[0].finding.diagnosis += "!";
-  EXPECT_NE(to_sarif(r, "0.1.0")["runs"][0]["results"][0]["partialFingerprints"], ra[0]["partialFingerprints"]);
+  const std::string base = r.findings[0].finding.diagnosis;
+  r.findings[0].finding.diagnosis = base + " (9 times, \"as the server put it\")";
+  const json quoted = to_sarif(r, "0.1.0")["runs"][0]["results"][0]["partialFingerprints"];
+  r.findings[0].finding.diagnosis = base + " (12 times, \"another sentence of its\")";
+  EXPECT_EQ(to_sarif(r, "0.1.0")["runs"][0]["results"][0]["partialFingerprints"], quoted);
+  r.findings[0].finding.diagnosis += " more words";
+  EXPECT_NE(to_sarif(r, "0.1.0")["runs"][0]["results"][0]["partialFingerprints"], quoted);
+  // A check's facts decide, whatever the text.
+  r.findings[0].finding.cause = {{"code", "-32603"}};
+  const json facts = to_sarif(r, "0.1.0")["runs"][0]["results"][0]["partialFingerprints"];
+  r.findings[0].finding.diagnosis = "other words altogether";
+  EXPECT_EQ(to_sarif(r, "0.1.0")["runs"][0]["results"][0]["partialFingerprints"], facts);
 }
 
 TEST(SarifReport, HostileTextBecomesValidUtf8) {

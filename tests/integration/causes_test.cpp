@@ -1,0 +1,118 @@
+// SPDX-License-Identifier: MIT
+// One cause, one finding (issue 30), end to end on tests/npm/fixtures/causes/throws.mjs (official
+// SDK, low-level Server): a handler that throws, quoting its input, is one P-NO-THROW finding
+// whatever the seed, for its valid and its invalid calls alike; the same throw on all 4 tools is
+// one server-level finding listing them; the finding's SARIF fingerprint and its baseline entry
+// are the same across seeds.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+
+#include "../support/npm.h"
+#include "../support/run_harness.h"
+
+namespace ctxo::test {
+namespace {
+
+using nlohmann::json;
+
+std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
+std::string fixture() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/causes/throws.mjs"; }
+std::filesystem::path tmp() {
+  auto dir = std::filesystem::path(CTXO_BINARY_DIR) / "test-tmp" / ("causes-" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+HarnessRun run(int seed, const std::string& mode, std::vector<std::string> extra = {}) {
+  std::vector<std::string> args = {"--seed", std::to_string(seed), "--no-cases", "--env", "CAUSES_THROW=" + mode};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.insert(args.end(), {"--", "node", fixture()});
+  return run_harness(args);
+}
+
+json read_json(const std::filesystem::path& p) {
+  std::ifstream f(p);
+  return json::parse(f, nullptr, false);
+}
+
+// Whether a get_note request breaks its schema ({id: string, 1..64 characters}, required).
+bool invalid_get_note(const json& request) {
+  const json& p = request.value("params", json::object());
+  if (p.value("name", "") != "get_note") return false;
+  const json& a = p.value("arguments", json::object());
+  if (!a.is_object() || !a.contains("id") || !a["id"].is_string()) return true;
+  const std::string id = a["id"].get<std::string>();
+  return id.empty();  // (a 65+ character id is also invalid; the empty one is enough to tell)
+}
+
+TEST(Causes, OneThrowQuotingItsInputIsOneFindingWhateverTheSeed) {
+  REQUIRE_NPM(sdk_dir());
+  const auto dir = tmp();
+  std::set<std::string> fingerprints[2];
+  for (int seed : {1, 2}) {
+    SCOPED_TRACE("seed " + std::to_string(seed));
+    const auto sarif = dir / ("one-" + std::to_string(seed) + ".sarif");
+    const auto record = dir / ("one-" + std::to_string(seed) + ".jsonl");
+    HarnessRun r = run(seed, "one", {"--sarif", sarif.string(), "--record", record.string()});
+    ASSERT_TRUE(r.report.is_object()) << r.err;
+    EXPECT_TRUE(r.schema_violations.empty()) << r.schema_violations.front();
+    ASSERT_EQ(r.report["findings"].size(), 1u) << r.report["findings"].dump(2);
+    const json& f = r.report["findings"][0];
+    EXPECT_EQ(f["invariant"], "P-NO-THROW");
+    EXPECT_EQ(f["tool"], "get_note");
+    EXPECT_EQ(f["tools"], json::array({"get_note"}));
+    EXPECT_GT(f["count"].get<int>(), 5) << f.dump(2);
+    EXPECT_EQ(f["cause"]["facts"], (json{{"code", "-32603"}, {"form", "jsonrpc-error"}}));
+    // The run made invalid get_note calls too (each answered -32603 by zod's escaping error):
+    // they are the same cause, in the same finding.
+    std::ifstream lines(record);
+    std::size_t invalid = 0;
+    for (std::string line; std::getline(lines, line);) {
+      json l = json::parse(line, nullptr, false);
+      if (l.is_object() && l.contains("request") && invalid_get_note(l["request"])) ++invalid;
+    }
+    EXPECT_GT(invalid, 0u) << "no invalid get_note call was made: the test proves nothing";
+    json s = read_json(sarif);
+    for (const auto& res : s["runs"][0]["results"])
+      fingerprints[seed - 1].insert(res["partialFingerprints"]["ctxoCause/v1"].get<std::string>());
+  }
+  EXPECT_EQ(fingerprints[0].size(), 1u);
+  EXPECT_EQ(fingerprints[0], fingerprints[1]) << "SARIF fingerprints differ across seeds";
+}
+
+// A baseline written from seed 1 (its JSON report) accepts the seed-2 run: no error, nothing stale.
+TEST(Causes, ABaselineFromOneSeedAcceptsAnother) {
+  REQUIRE_NPM(sdk_dir());
+  const auto baseline = tmp() / "seed1.json";
+  HarnessRun first = run(1, "one");
+  ASSERT_EQ(first.exit_code, 1) << first.out << first.err;
+  std::ofstream(baseline) << first.report.dump();
+  HarnessRun second = run(2, "one", {"--baseline", baseline.string()});
+  ASSERT_TRUE(second.report.is_object()) << second.err;
+  EXPECT_EQ(second.exit_code, 0) << second.out << second.err;
+  for (const auto& f : second.report["findings"]) EXPECT_TRUE(f["baselined"].get<bool>()) << f.dump(2);
+  EXPECT_TRUE(second.report["baseline_stale"].empty()) << second.report["baseline_stale"].dump();
+}
+
+// The same throw on every tool is the server's: one server-level finding listing the 4 tools.
+TEST(Causes, TheSameThrowOnEveryToolIsOneServerLevelFinding) {
+  REQUIRE_NPM(sdk_dir());
+  HarnessRun r = run(1, "all", {"--junit", (tmp() / "all.xml").string()});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_TRUE(r.schema_violations.empty()) << r.schema_violations.front();
+  ASSERT_EQ(r.report["findings"].size(), 1u) << r.report["findings"].dump(2);
+  const json& f = r.report["findings"][0];
+  EXPECT_EQ(f["invariant"], "P-NO-THROW");
+  EXPECT_EQ(f["tool"], "");
+  EXPECT_EQ(f["tools"], json::array({"count_words", "get_note", "list_notes", "slugify"}));
+  EXPECT_NE(r.out.find("on 4 tools: count_words, get_note, list_notes, slugify"), std::string::npos) << r.out;
+  EXPECT_NE(slurp((tmp() / "all.xml").string()).find("on 4 tools: count_words"), std::string::npos);
+  // Every tool's row says P-NO-THROW failed there.
+  for (const auto& t : r.report["tools"]) EXPECT_EQ(t["outcomes"]["P-NO-THROW"], "failed") << t.dump(2);
+}
+
+}  // namespace
+}  // namespace ctxo::test
