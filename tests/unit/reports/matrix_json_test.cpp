@@ -54,7 +54,7 @@ engine::RunReport sample() {
   f3.invariant = "T-SHUTDOWN";
   f3.diagnosis = "did not exit";
   f3.severity = Severity::kWarning;
-  r.findings = {{f1, 2, false, "", {}}, {f2, 1, true, "", {}}, {f3, 1, false, "", {}}};
+  r.findings = {{f1, 2, false, "", {}, {}}, {f2, 1, true, "", {}, {}}, {f3, 1, false, "", {}, {}}};
   r.baseline_stale = {{"B-USED", "read"}};
   r.calls = 6;
   r.duration = std::chrono::milliseconds(1234);
@@ -94,7 +94,7 @@ TEST(Matrix, AFindingMarksItsCellEvenWhenTheToolDidNotListTheInvariant) {
   f.invariant = "E-MISS";
   f.tool = "read";
   f.diagnosis = "error instead of a miss";
-  r.findings.push_back({f, 1, false, "", {}});
+  r.findings.push_back({f, 1, false, "", {}, {}});
   Matrix m = build_matrix(r);
   auto it = std::find(m.columns.begin(), m.columns.end(), "E-MISS");
   ASSERT_NE(it, m.columns.end());
