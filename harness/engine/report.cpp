@@ -240,6 +240,14 @@ void group_server_level(RunReport& r) {
       }
     }
     if (per_tool.empty() || (!server && (tools.size() < 3 || 2 * tools.size() < called))) continue;
+    if (!server) {
+      // The group says what its first tool by name showed, in its first member's place: the same
+      // finding whatever order the tools ran in (a sharded run merged, --jobs).
+      auto first = std::min_element(per_tool.begin(), per_tool.end(), [&](std::size_t a, std::size_t b) {
+        return r.findings[a].finding.tool < r.findings[b].finding.tool;
+      });
+      std::swap(r.findings[per_tool.front()], r.findings[*first]);
+    }
     ReportedFinding& g = r.findings[server ? *server : per_tool.front()];
     if (!g.finding.tool.empty()) {
       add_tool(g.tools, g.finding.tool);
