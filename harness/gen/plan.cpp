@@ -504,6 +504,12 @@ ToolPlan::ToolPlan(const json& input_schema, std::size_t calls, std::uint64_t se
 std::optional<PlannedCall> ToolPlan::next(const Harvest& harvest) {
   while (boundary_done_ < sizes_.boundary && boundary_done_ < boundary_.size()) {
     const CallCase& c = boundary_[boundary_done_++];
+    // A boundary is tried on real data where the workspace has some: a bound of `maxResults`
+    // checked with a path that does not exist tells nothing.
+    if (std::optional<json> real = grounded(c.arguments, harvest)) {
+      if (!sent_.insert(real->dump()).second) continue;
+      return PlannedCall{Phase::kBoundary, c.label + " (workspace values)", shrinkable_json(*real)};
+    }
     if (!sent_.insert(c.arguments.dump()).second) continue;
     return PlannedCall{Phase::kBoundary, c.label, shrinkable_json(c.arguments)};
   }
@@ -583,6 +589,24 @@ std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, con
   if (auto pos = positioned(out, positioned_calls_, harvest)) {
     out = std::move(*pos);
     ++positioned_calls_;
+  }
+  if (out == args) return std::nullopt;
+  return out;
+}
+
+std::optional<json> ToolPlan::grounded(const json& args, const Harvest& harvest) const {
+  if (!validator_ || !options_.workspace_values || !harvest.workspace() || boundary_.empty() || !args.is_object())
+    return std::nullopt;
+  const json& base = boundary_.front().arguments;
+  json out = args;
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    // Only a string the case shares with the base case: the property the case is about keeps its value.
+    if (!it->is_string() || !base.is_object() || !base.contains(it.key()) || base[it.key()] != *it) continue;
+    for (const json& offer : harvest.offers(it.key(), true))
+      if (auto trial = with_value(*validator_, out, it.key(), offer)) {
+        out = std::move(*trial);
+        break;
+      }
   }
   if (out == args) return std::nullopt;
   return out;

@@ -179,6 +179,10 @@ class ToolPlan {
   std::optional<PlannedCall> next_invalid();
   /// `args` with harvested values, or nullopt when it takes none.
   std::optional<json> harvested(const json& args, std::size_t index, const Harvest& harvest);
+  /// A boundary case with every property that keeps the base case's value (not the one the case is
+  /// about) given a real value from the workspace or the answers instead, when one keeps the call
+  /// schema-valid; nullopt when none is (no workspace, a tool that writes, nothing fits).
+  std::optional<json> grounded(const json& args, const Harvest& harvest) const;
   /// `args` with the k-th workspace position (a real identifier in a real file) given to every
   /// path, uri, name, line and column parameter it has, coherently (one file, its line, the
   /// identifier's column), 1-based or 0-based by k; nullopt when the tool takes no position or

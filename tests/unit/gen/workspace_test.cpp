@@ -365,6 +365,43 @@ TEST(WorkspacePlan, AWriterIsNeverOfferedTheWorkspace) {
   EXPECT_FALSE(h.offers("file_path").empty());
 }
 
+// The boundary phase tries each bound on real data: the properties a case is not about take a
+// workspace value (a file that exists), the one it is about keeps its boundary value.
+TEST(WorkspacePlan, BoundaryCasesRunOnRealValues) {
+  Tree t;
+  const json schema = json::parse(R"({"type":"object","properties":{"path":{"type":"string","minLength":1,"maxLength":200},
+    "maxResults":{"type":"integer","minimum":1,"maximum":100}},"required":["path"]})");
+  auto boundary = [&](const Harvest& h, const GenOptions& o) {
+    ToolPlan plan(schema, 0, 1, o);
+    std::vector<PlannedCall> out;
+    while (auto c = plan.next(h))
+      if (c->phase == Phase::kBoundary) out.push_back(std::move(*c));
+    return out;
+  };
+  Harvest h;
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(t.path.string(), small(false))));
+  std::size_t real = 0, about_path = 0;
+  for (const auto& c : boundary(h, GenOptions{})) {
+    const json a = c.arguments.value();
+    const std::string path = a["path"].get<std::string>();
+    std::error_code ec;
+    const bool exists = !path.empty() && fs::exists(path[0] == '/' ? fs::path(path) : t.path / path, ec);
+    if (c.label.find("(workspace values)") != std::string::npos) {
+      EXPECT_TRUE(exists) << c.label << " " << a.dump();
+      ++real;
+    } else if (!exists) {
+      ++about_path;  // a case about `path` itself (its longest value, ...)
+    }
+  }
+  EXPECT_GE(real, 3u) << "the required-only case and the bounds of maxResults, on a real file";
+  EXPECT_GT(about_path, 0u) << "the cases about path keep their own values";
+  // No workspace, or a tool that may write: the cases as the schema gives them.
+  GenOptions writer;
+  writer.workspace_values = false;
+  for (const auto& c : boundary(h, writer)) EXPECT_EQ(c.label.find("workspace values"), std::string::npos) << c.label;
+  for (const auto& c : boundary(Harvest{}, GenOptions{})) EXPECT_EQ(c.label.find("workspace values"), std::string::npos) << c.label;
+}
+
 TEST(WorkspacePlan, AFileAndSymbolPairIsCoherentAndTheFirstPositionIsWide) {
   Tree t;
   Harvest h;
