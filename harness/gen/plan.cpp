@@ -124,6 +124,19 @@ bool query_word(const std::string& k) {
          ends_with(k, "query") || ends_with(k, "pattern");
 }
 
+/// A file glob: `glob`, `fileGlob`, `filePattern`, `include`, `pathPattern` (before query_word,
+/// which takes any `*pattern`).
+bool glob_word(const std::string& k) {
+  return one_of(k, {"glob", "globpattern", "filepattern", "filespattern", "include", "includepattern", "pathpattern",
+                    "filefilter", "filemask"}) ||
+         ends_with(k, "glob");
+}
+
+bool file_type_word(const std::string& k) {
+  // Not a bare `type`: that can be anything.
+  return one_of(k, {"filetype", "filetypes", "extension", "extensions", "ext", "fileextension"});
+}
+
 bool cursor_word(const std::string& k) {
   return k.find("cursor") != std::string::npos || k == "pagetoken" || k == "nextpagetoken";
 }
@@ -191,6 +204,8 @@ const char* kind_name(ValueKind k) {
     case ValueKind::kUri: return "uri";
     case ValueKind::kCursor: return "cursor";
     case ValueKind::kSnippet: return "snippet";
+    case ValueKind::kGlob: return "glob";
+    case ValueKind::kFileType: return "file type";
   }
   return "?";
 }
@@ -215,6 +230,8 @@ std::vector<ValueKind> parameter_kinds(const std::string& property) {
   if (cursor_word(k)) return {ValueKind::kCursor};
   if (uri_word(k)) return {ValueKind::kUri, ValueKind::kPath};
   if (id_word(property)) return {ValueKind::kId, ValueKind::kName};
+  if (glob_word(k)) return {ValueKind::kGlob};
+  if (file_type_word(k)) return {ValueKind::kFileType};
   if (path_word(k)) return {ValueKind::kPath};
   if (name_word(k)) return {ValueKind::kName, ValueKind::kId};
   if (query_word(k)) return {ValueKind::kName, ValueKind::kSnippet};
@@ -352,7 +369,7 @@ void Harvest::set_workspace(std::shared_ptr<const Workspace> ws) {
   if (!workspace_) return;
   auto values = std::make_shared<std::map<ValueKind, std::vector<json>>>();
   for (ValueKind k : {ValueKind::kId, ValueKind::kName, ValueKind::kPath, ValueKind::kUri, ValueKind::kCursor,
-                      ValueKind::kSnippet}) {
+                      ValueKind::kSnippet, ValueKind::kGlob, ValueKind::kFileType}) {
     auto v = workspace_->values_of(k);
     if (!v.empty()) values->emplace(k, std::move(v));
   }

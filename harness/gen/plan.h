@@ -48,9 +48,11 @@ enum class ValueKind {
   kUri,     ///< `file://` uris (other schemes are never pooled: a generated call stays on this machine).
   kCursor,  ///< `cursor`, `nextCursor`, page tokens.
   kSnippet, ///< Short text for query parameters: identifiers and phrases of the workspace's lines (never from answers).
+  kGlob,    ///< `glob`, `filePattern`, `include`: globs that match workspace files (`*.ts`, `src/**`; never from answers).
+  kFileType,  ///< `fileType`, `extension`: the workspace files' extensions (`ts`, `py`; never from answers).
 };
 
-/// "id", "name", "path", "uri", "cursor", "snippet".
+/// "id", "name", "path", "uri", "cursor", "snippet", "glob", "file type".
 const char* kind_name(ValueKind k);
 
 /// Where a parameter named `property` takes a position: a line (`line`, `lineNumber`, `startLine`,

@@ -402,6 +402,34 @@ TEST(WorkspacePlan, BoundaryCasesRunOnRealValues) {
   for (const auto& c : boundary(Harvest{}, GenOptions{})) EXPECT_EQ(c.label.find("workspace values"), std::string::npos) << c.label;
 }
 
+// A glob parameter (`filePattern`, `glob`, `include`) is offered globs that match workspace
+// files, the most common extension first; a `pattern` or `query` is not.
+TEST(WorkspacePlan, GlobParametersGetGlobsThatMatchFiles) {
+  Tree t;
+  Harvest h;
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(t.path.string(), small(false))));
+  for (const char* p : {"filePattern", "glob", "include", "fileGlob"}) {
+    SCOPED_TRACE(p);
+    EXPECT_EQ(parameter_kinds(p), std::vector<ValueKind>{ValueKind::kGlob});
+    const auto offers = h.offers(p);
+    ASSERT_FALSE(offers.empty());
+    const std::string first = offers.front().get<std::string>();
+    ASSERT_EQ(first.rfind("*.", 0), 0u) << first;
+    bool matches = false;
+    const std::string ext = first.substr(1);  // ".ts"
+    for (const auto& f : h.workspace()->files)
+      matches = matches || (f.size() > ext.size() && f.compare(f.size() - ext.size(), std::string::npos, ext) == 0);
+    EXPECT_TRUE(matches) << first;
+  }
+  // A file type parameter is offered the extensions themselves.
+  EXPECT_EQ(parameter_kinds("fileType"), std::vector<ValueKind>{ValueKind::kFileType});
+  ASSERT_FALSE(h.offers("fileType").empty());
+  EXPECT_EQ("*." + h.offers("fileType").front().get<std::string>(), h.offers("glob").front().get<std::string>());
+  EXPECT_TRUE(parameter_kinds("type").empty()) << "a bare `type` is anything";
+  EXPECT_NE(parameter_kinds("pattern"), std::vector<ValueKind>{ValueKind::kGlob});
+  EXPECT_NE(parameter_kinds("query"), std::vector<ValueKind>{ValueKind::kGlob});
+}
+
 TEST(WorkspacePlan, AFileAndSymbolPairIsCoherentAndTheFirstPositionIsWide) {
   Tree t;
   Harvest h;
