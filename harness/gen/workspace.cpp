@@ -387,6 +387,7 @@ std::vector<json> Workspace::values_of(ValueKind kind, std::size_t limit) const 
     }
     case ValueKind::kId:
     case ValueKind::kCursor:
+    case ValueKind::kSql:  // made from what the server's answers name (Harvest::sql_statements)
       break;
   }
   return out;
