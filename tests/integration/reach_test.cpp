@@ -326,7 +326,7 @@ TEST(ReachSql, AStatementOverATableTheServerNamedReachesTheCut) {
   };
   HarnessRun r = run_sql({});
   ASSERT_TRUE(r.report.is_object()) << r.err;
-  EXPECT_EQ(found(r), std::set<std::string>{"TR-HINT run_query"}) << r.report["findings"].dump(2);
+  EXPECT_EQ(found(r), std::set<std::string>{"TR-HINT execute_query"}) << r.report["findings"].dump(2);
   for (const auto& f : r.report["findings"])
     EXPECT_EQ(f["request"]["params"]["arguments"].value("query", ""), "SELECT * FROM events") << f.dump(2);
   HarnessRun blind = run_sql({"--no-harvest"});
