@@ -5,3 +5,7 @@
 # corpus/fuzz_schema_gen/ (the real tool schemas of corpus/schemas/, hostile schemas).
 ctxo_add_fuzzer(NAME fuzz_envelope_checks SOURCES fuzz_envelope_checks.cpp LIBS ctxo::checks ctxo::mcp ctxo::profile)
 ctxo_add_fuzzer(NAME fuzz_schema_gen SOURCES fuzz_schema_gen.cpp LIBS ctxo::gen ctxo::profile)
+# The generic reading of answers no profile matched (issue 29): readings, list facts, TR-HINT,
+# TR-COUNT, TR-RESUME across pages, in-band failures and positions against a small workspace.
+# Seeds: corpus/fuzz_generic/ (the dialects real servers answer in).
+ctxo_add_fuzzer(NAME fuzz_generic SOURCES fuzz_generic.cpp LIBS ctxo::checks ctxo::mcp ctxo::profile)

@@ -433,9 +433,14 @@ void write_header(std::string& o, const engine::RunReport& r, const std::string&
   if (!r.profiles_detected.empty()) {
     prof += " <span class=\"muted\">— envelopes:";
     for (const auto& [name, n] : r.profiles_detected) prof += " " + esc_line(name) + " ×" + std::to_string(n);
-    if (r.unprofiled_results) prof += "; " + std::to_string(r.unprofiled_results) + " matched no profile";
+
     prof += "</span>";
   }
+  // Answers no profile matched were read generically: say how (the generic rules judged them).
+  if (r.unprofiled_results)
+    prof += " <span class=\"muted\">— " + std::to_string(r.unprofiled_results) + " read generically" +
+            (r.generic_readings.empty() ? "" : " (" + esc_line(engine::generic_readings_text(r.generic_readings)) + ")") +
+            "</span>";
   fact("Profile", prof);
   fact("Seed", "<code>" + std::to_string(r.seed) + "</code>");
   std::string calls = std::to_string(r.calls) + " to " + std::to_string(called) + " of " +

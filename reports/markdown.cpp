@@ -172,8 +172,12 @@ void write_header(std::string& o, const engine::RunReport& r, const std::string&
   if (!r.profiles_detected.empty()) {
     prof += "; envelopes:";
     for (const auto& [name, n] : r.profiles_detected) prof += " " + md_text(name) + " ×" + std::to_string(n);
-    if (r.unprofiled_results) prof += "; " + std::to_string(r.unprofiled_results) + " matched no profile";
+
   }
+  // Answers no profile matched were read generically: say how (the generic rules judged them).
+  if (r.unprofiled_results)
+    prof += "; " + std::to_string(r.unprofiled_results) + " read generically" +
+            (r.generic_readings.empty() ? "" : " (" + md_text(engine::generic_readings_text(r.generic_readings)) + ")");
   row("Profile", prof);
   row("Seed", "`" + std::to_string(r.seed) + "`");
   std::string calls = std::to_string(r.calls) + " to " + std::to_string(called) + " of " +

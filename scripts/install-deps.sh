@@ -4,7 +4,8 @@
 # libraries (all Debian packages), xmllint (JUnit XSD validation in tests), headless Chromium
 # (renders the HTML report in a test), cmark-gfm (GitHub's Markdown renderer, in a test),
 # universal-ctags (optional at run time: the names declared in a --root/--cwd workspace; the
-# workspace unit test checks both it and the built-in tokenizer), and,
+# workspace unit test checks both it and the built-in tokenizer), ripgrep (what the real
+# mcp-ripgrep server of tests/npm wraps), and,
 # with --npm, the real MCP servers used by the integration tests (tests/npm, from the npm
 # registry). Safe to run again.
 set -euo pipefail
@@ -20,7 +21,7 @@ if [ "${1:-}" != "--build-only" ]; then
   packages+=(
     python3 libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev
     clang-14 libclang-rt-14-dev
-    libxml2-utils chromium cmark-gfm universal-ctags
+    libxml2-utils chromium cmark-gfm universal-ctags ripgrep
   )
 fi
 missing=()

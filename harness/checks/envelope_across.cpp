@@ -234,7 +234,11 @@ Outcomes check_sweep(const std::vector<SweepPoint>& points, std::vector<Supersed
         if (q == def || q->limit == def->limit || q->env.text != def->env.text) continue;
         bool smaller = effective(p, q->limit) < d_size && d_cut && d_cut->length > 1 &&
                        d_payload_size > effective(p, q->limit) && q->limit < def->limit;
-        bool larger = q->limit > def->limit && d_trunc == true;
+        // Larger: only when the default answer's cut can be the limit's. A payload the envelope
+        // says is no larger than the default limit (`totalBytes`; characters and tokens are fewer)
+        // was cut by something else, such as an item count the tool applies by default.
+        const auto d_total = p.fields.total_bytes ? as_int(at(def->env.envelope, p.fields.total_bytes)) : std::nullopt;
+        bool larger = q->limit > def->limit && d_trunc == true && !(d_total && *d_total <= effective(p, def->limit));
         if (!smaller && !larger) continue;
         supersede(q->limit, "TR-CAP");
         out.push_back(make_finding(

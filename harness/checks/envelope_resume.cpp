@@ -57,19 +57,6 @@ std::vector<std::string> shell_words(std::string_view s) {
   return out;
 }
 
-// The value a --flag gives, typed by the property's schema.
-json typed(const std::string& text, const json& prop) {
-  std::string type = prop.is_object() && prop.contains("type") && prop["type"].is_string()
-                         ? prop["type"].get<std::string>()
-                         : "string";
-  if (type == "integer" || type == "number") {
-    json v = parse_bounded(text);
-    if (!v.is_discarded() && v.is_number()) return v;
-  }
-  if (type == "boolean" && (text == "true" || text == "false")) return text == "true";
-  return text;
-}
-
 const json* property_named(const json& props, const std::string& name) {
   for (auto it = props.begin(); it != props.end(); ++it)
     if (norm(it.key()) == norm(name)) return &it.value();
@@ -83,6 +70,18 @@ std::string property_key(const json& props, const std::string& name) {
 }
 
 }  // namespace
+
+json detail::typed_value(const std::string& text, const json& prop) {
+  std::string type = prop.is_object() && prop.contains("type") && prop["type"].is_string()
+                         ? prop["type"].get<std::string>()
+                         : "string";
+  if (type == "integer" || type == "number") {
+    json v = parse_bounded(text);
+    if (!v.is_discarded() && v.is_number()) return v;
+  }
+  if (type == "boolean" && (text == "true" || text == "false")) return text == "true";
+  return text;
+}
 
 const json* cut_items(const ParsedEnvelope& env) {
   if (!env.profile || !env.envelope.is_object()) return nullptr;
@@ -157,7 +156,7 @@ std::optional<json> resume_arguments(const ParsedEnvelope& env, const json& tool
       if (!prop) continue;  // E-HINT-REF reports flags the tool does not have
       // Trailing sentence punctuation is not part of a value.
       while (!value.empty() && (value.back() == '.' || value.back() == ',' || value.back() == ';')) value.pop_back();
-      next[property_key(props, flag)] = typed(value, *prop);
+      next[property_key(props, flag)] = detail::typed_value(value, *prop);
       any = true;
     }
     if (!any || next == arguments) return std::nullopt;

@@ -79,6 +79,11 @@ Finding make_finding(const char* id, const ParsedEnvelope& env, std::string diag
 /// `n` with thousands separators ("9,273").
 std::string num(std::int64_t n);
 
+/// `text` (a --flag's value, a cursor an answer gave) as the value of a property with schema
+/// `prop`: a number for an integer or number property when it reads as one, a boolean for a
+/// boolean one, else the text.
+json typed_value(const std::string& text, const json& prop);
+
 /// Removes the member `pointer` names from `doc` (no-op when it names nothing or the root).
 void remove_at(json& doc, const std::string& pointer);
 

@@ -89,8 +89,13 @@ const char* label(Reading r) {
   return "no text";
 }
 
-MarkdownShape markdown_shape(std::string_view text) {
+namespace {
+
+/// Markdown structure of `text`; `list` and `rows` (when given) get the top-level list items'
+/// text without their marker and the table body rows, trimmed.
+MarkdownShape scan_markdown(std::string_view text, std::vector<std::string>* list, std::vector<std::string>* rows) {
   MarkdownShape m;
+  bool header_pending = false;  // the last pipe row may be a header (a separator line follows)
   bool fence = false;
   std::size_t pipe_rows = 0, separators = 0;
   std::size_t pos = 0;
@@ -109,8 +114,14 @@ MarkdownShape markdown_shape(std::string_view text) {
       bool sep = t.find('-') != std::string_view::npos &&
                  t.find_first_not_of("|:- \t") == std::string_view::npos;
       (sep ? separators : pipe_rows)++;
+      if (rows) {
+        if (sep && header_pending && !rows->empty()) rows->pop_back();  // that row was the header
+        else if (!sep) rows->emplace_back(t);
+        header_pending = !sep;
+      }
       continue;
     }
+    header_pending = false;
     if (line.front() == '#') {
       std::size_t n = line.find_first_not_of('#');
       if (n != std::string_view::npos && n <= 6 && line[n] == ' ') {
@@ -130,17 +141,26 @@ MarkdownShape markdown_shape(std::string_view text) {
     // Top-level list items only: an indented one belongs to the item above it.
     if (line.size() >= 2 && (line[0] == '-' || line[0] == '*' || line[0] == '+') && line[1] == ' ') {
       ++m.list_items;
+      if (list) list->emplace_back(trim_space(line.substr(2)));
       continue;
     }
     std::size_t d = 0;
     while (d < line.size() && d < 9 && std::isdigit(static_cast<unsigned char>(line[d]))) ++d;
-    if (d > 0 && d + 1 < line.size() && (line[d] == '.' || line[d] == ')') && line[d + 1] == ' ') ++m.list_items;
+    if (d > 0 && d + 1 < line.size() && (line[d] == '.' || line[d] == ')') && line[d + 1] == ' ') {
+      ++m.list_items;
+      // Without its number: a later page numbers its items from 1 again, or goes on.
+      if (list) list->emplace_back(trim_space(line.substr(d + 2)));
+    }
   }
   // A table's first row is its header when a separator line follows it.
   m.table_rows = pipe_rows > separators ? pipe_rows - separators : 0;
   if (separators == 0) m.table_rows = 0;  // pipes without a separator line are not a table
   return m;
 }
+
+}  // namespace
+
+MarkdownShape markdown_shape(std::string_view text) { return scan_markdown(text, nullptr, nullptr); }
 
 GenericAnswer read_answer(const std::vector<std::string>& parts, const json* structured_content) {
   GenericAnswer a;
@@ -260,6 +280,8 @@ Result<Vocabulary> load_vocabulary(const json& doc) {
   v.showing = patterns(doc["prose"]["showing"], 2);
   v.more = patterns(doc["prose"]["more"], 1);
   v.pages = strings(doc["pages"]);
+  if (doc.contains("resume"))
+    for (const auto& r : doc["resume"]) v.resume.push_back(Vocabulary::Resume{strings(r["answer"]), strings(r["argument"])});
   if (!bad.empty()) return make_error("vocabulary", bad);
   return v;
 }
@@ -628,15 +650,111 @@ Outcomes check_omission(const OmissionPoint& small, const OmissionPoint& large) 
   return out;
 }
 
+std::optional<std::vector<std::string>> list_items(const GenericAnswer& a, std::size_t max_bytes) {
+  try {
+    std::vector<std::string> out;
+    std::size_t bytes = 0;
+    const json* list = nullptr;
+    if (a.data.is_array()) {
+      list = &a.data;
+    } else if (a.data.is_object()) {
+      std::string name, holder;
+      bool ambiguous = false;
+      const json* o = list_holder(a.data, name, holder, ambiguous);
+      if (!o) return std::nullopt;
+      for (auto it = o->begin(); it != o->end(); ++it)
+        if (it->is_array()) list = &*it;
+    }
+    if (list) {
+      for (const auto& item : *list) {
+        out.push_back(item.dump());
+        if ((bytes += out.back().size()) > max_bytes) return std::nullopt;
+      }
+      return out;
+    }
+    if (a.markdown.items() == 0) return std::nullopt;
+    std::vector<std::string> list_lines, rows;
+    scan_markdown(a.rest, &list_lines, &rows);
+    out = a.markdown.table_rows ? std::move(rows) : std::move(list_lines);
+    for (const auto& line : out)
+      if ((bytes += line.size()) > max_bytes) return std::nullopt;
+    return out;
+  } catch (...) {
+    return std::nullopt;
+  }
+}
+
+namespace {
+
+/// The answer's value for the next page (Vocabulary::resume): beside its list, in an object of
+/// its own there (`pagination.nextCursor`), or at the top. `field` gets its name.
+const json* next_page_value(const GenericAnswer& a, const Vocabulary& v, std::string& field) {
+  if (!a.data.is_object()) return nullptr;
+  std::string list, holder, name;
+  bool ambiguous = false;
+  const json* o = list_holder(a.data, list, holder, ambiguous);
+  for (const json* where : {o, &a.data}) {
+    if (!where) continue;
+    for (const auto& r : v.resume)
+      if (const json* n = near(*where, r.answer, "", name); n && has_value(*n) && (n->is_string() || n->is_number_integer())) {
+        field = name.substr(name.rfind('.') + 1);
+        return n;
+      }
+  }
+  return nullptr;
+}
+
+const Vocabulary::Resume* resume_way(const Vocabulary& v, const std::string& field) {
+  for (const auto& r : v.resume)
+    if (contains(r.answer, field)) return &r;
+  return nullptr;
+}
+
+/// The answer says it holds less than there is: a more-flag true, "showing N of M" with N < M, "N more".
+bool says_cut(const ListFacts& f) {
+  return f.more == true || f.flagged || (f.showing && f.showing->first < f.showing->second) ||
+         f.more_prose.value_or(0) > 0;
+}
+
+/// The value as the text a property of any type would be given ("abc" for "abc", "20" for 20).
+std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
+
+/// `a` and `b` without `key` are the same arguments.
+bool same_but(const json& a, const json& b, const std::string& key) {
+  json x = a, y = b;
+  x.erase(key);
+  y.erase(key);
+  return x == y;
+}
+
+/// The limit parameter the call gave (an integer), if any.
+std::optional<std::pair<std::string, std::int64_t>> given_limit(const json& args,
+                                                                const std::function<bool(const std::string&)>& is_limit) {
+  for (auto it = args.begin(); it != args.end(); ++it)
+    if (it->is_number_integer() && is_limit(it.key())) return std::make_pair(it.key(), it->get<std::int64_t>());
+  return std::nullopt;
+}
+
+}  // namespace
+
 std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& arguments) {
   const auto& v = builtin_vocabulary();
   if (!v || reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result()) return std::nullopt;
   ListedCall c;
-  c.facts = list_facts(read_answer(reply), *v);
+  const GenericAnswer a = read_answer(reply);
+  c.facts = list_facts(a, *v);
   if (!c.facts.items) return std::nullopt;
   c.arguments = arguments.is_object() ? arguments : json::object();
   c.request = reply.request;
   c.excerpt = excerpt(reply.raw.empty() ? reply.result.dump() : reply.raw, 400);
+  const ListFacts& f = c.facts;
+  c.says_more = says_cut(f) || (f.total && !f.ambiguous && *f.total > *f.items);
+  if (c.says_more) {
+    if (const json* n = next_page_value(a, *v, c.next_field)) c.next_value = *n;
+  }
+  // Only what TR-RESUME compares keeps its items: a page that names the next, and every other
+  // call (a next page, or the same call at another limit) of a tool that has one.
+  if (auto items = list_items(a)) c.items = std::move(*items);
   return c;
 }
 
@@ -688,6 +806,171 @@ Outcomes check_omissions(const std::vector<ListedCall>& calls, const std::functi
     out.merge(std::move(found.second));
   }
   return out;
+}
+
+std::vector<json> resume_calls(const std::vector<ListedCall>& calls, const json& input_schema,
+                               const std::function<bool(const std::string&)>& is_limit, std::size_t max_chains) {
+  std::vector<json> out;
+  const auto& v = builtin_vocabulary();
+  if (!v || !input_schema.is_object()) return out;
+  const auto pit = input_schema.find("properties");
+  if (pit == input_schema.end() || !pit->is_object()) return out;
+  const json& props = *pit;
+  const auto known = [&](const json& args) {
+    for (const auto& c : calls)
+      if (c.arguments == args) return true;
+    return std::find(out.begin(), out.end(), args) != out.end();
+  };
+  std::size_t chains = 0;
+  for (const auto& c : calls) {
+    if (chains >= max_chains) break;
+    if (!c.says_more || c.next_field.empty() || c.items.empty()) continue;
+    const Vocabulary::Resume* way = resume_way(*v, c.next_field);
+    if (!way) continue;
+    std::string arg;
+    for (const auto& k : way->argument)
+      if (props.contains(k)) {
+        arg = k;
+        break;
+      }
+    if (arg.empty()) continue;
+    ++chains;
+    json next = c.arguments;
+    next[arg] = detail::typed_value(value_text(c.next_value), props[arg]);
+    if (!known(next)) out.push_back(std::move(next));
+    // The same call with twice the items: the list the first page and the next must rebuild.
+    std::optional<std::pair<std::string, std::int64_t>> limit = given_limit(c.arguments, is_limit);
+    if (!limit)
+      for (auto it = props.begin(); it != props.end(); ++it)
+        if (is_limit(it.key()) && it->is_object() && it->value("type", "") == "integer") {
+          limit = std::make_pair(it.key(), static_cast<std::int64_t>(c.items.size()));
+          break;
+        }
+    if (!limit || limit->second <= 0) continue;
+    std::int64_t twice = limit->second * 2;
+    const json& lp = props.contains(limit->first) ? props[limit->first] : json::object();
+    if (auto m = detail::as_int(lp.is_object() && lp.contains("maximum") ? &lp["maximum"] : nullptr)) twice = std::min(twice, *m);
+    if (twice <= limit->second) continue;
+    json full = c.arguments;
+    full[limit->first] = twice;
+    if (!known(full)) out.push_back(std::move(full));
+  }
+  return out;
+}
+
+Outcomes check_resumes(const std::vector<ListedCall>& calls, const std::function<bool(const std::string&)>& is_limit,
+                       std::set<std::string>* reported) {
+  Outcomes out;
+  const auto& v = builtin_vocabulary();
+  if (!v) return out;
+  std::set<std::string> mine;
+  if (!reported) reported = &mine;
+  const auto items = [](std::size_t n) { return detail::num(static_cast<std::int64_t>(n)) + (n == 1 ? " item" : " items"); };
+  const auto range = [](std::size_t from, std::size_t to) {  // 1-based, inclusive
+    return from == to ? "item " + std::to_string(from) : "items " + std::to_string(from) + "-" + std::to_string(to);
+  };
+  bool judged = false;  // a page followed: passed, failed or not comparable
+  for (const auto& c : calls) {
+    if (!c.says_more || c.next_field.empty() || c.items.empty()) continue;
+    const Vocabulary::Resume* way = resume_way(*v, c.next_field);
+    if (!way) continue;
+    // The call that fetched the page it names.
+    const ListedCall* next = nullptr;
+    std::string arg;
+    for (const auto& n : calls)
+      for (const auto& k : way->argument) {
+        auto it = n.arguments.find(k);
+        if (!next && &n != &c && it != n.arguments.end() && value_text(*it) == value_text(c.next_value) &&
+            same_but(n.arguments, c.arguments, k)) {
+          next = &n;
+          arg = k;
+        }
+      }
+    if (!next || next->items.empty()) continue;
+    judged = true;
+    // One finding per way on (`nextCursor` -> `cursor`): one cause, whatever else the calls asked.
+    const std::string group = c.next_field + "\x1f" + arg;
+    if (reported->count(group)) continue;
+    const std::size_t n = c.items.size(), m = next->items.size();
+    // The same call at a larger limit, with more items: the list the pages must rebuild.
+    const ListedCall* full = nullptr;
+    const auto limit = given_limit(c.arguments, is_limit);
+    for (const auto& f : calls) {
+      if (&f == &c || f.items.size() <= n) continue;
+      const auto fl = given_limit(f.arguments, is_limit);
+      if (!fl || (limit && (fl->first != limit->first || fl->second <= limit->second))) continue;
+      if (!same_but(f.arguments, c.arguments, fl->first)) continue;
+      if (!std::equal(c.items.begin(), c.items.end(), f.items.begin())) continue;  // another order: not comparable
+      if (!full || f.items.size() > full->items.size()) full = &f;
+    }
+    const std::string first_desc = "the answer to " + excerpt(c.request.dump(), 200) + " returned " + items(n) +
+                                   " and named the next page with " + tick(c.next_field) + " " +
+                                   excerpt(c.next_value.dump(), 60);
+    std::string problem;
+    if (full) {
+      const auto& fi = full->items;
+      const std::size_t overlap = std::min(m, fi.size() - n);
+      if (std::equal(next->items.begin(), next->items.begin() + static_cast<std::ptrdiff_t>(overlap), fi.begin() + static_cast<std::ptrdiff_t>(n))) {
+        out.pass("TR-RESUME");
+        continue;
+      }
+      const auto at = std::find(fi.begin(), fi.end(), next->items.front());
+      const std::size_t k = static_cast<std::size_t>(at - fi.begin());  // 0-based in the larger list
+      const std::string larger = " (the same call with " + tick(given_limit(full->arguments, is_limit)->first) + " " +
+                                 detail::num(given_limit(full->arguments, is_limit)->second) + " returned " +
+                                 items(fi.size()) + " in one list)";
+      if (at == fi.end()) {
+        out.unobserved("TR-RESUME", "no next page could be placed in the list a larger limit returned");
+        continue;
+      }
+      if (k < n)
+        problem = "; the page it names starts again at item " + std::to_string(k + 1) + " of the list" + larger +
+                  ": " + range(k + 1, n) + " are returned twice";
+      else if (k > n)
+        problem = "; the page it names starts at item " + std::to_string(k + 1) + " of the list" + larger + ": " +
+                  range(n + 1, k) + (k - n == 1 ? " is" : " are") + " never returned";
+      else
+        problem = "; the page it names starts where it should but then differs from the list" + larger;
+    } else {
+      // No larger list to place the page in: repeated items are still visible.
+      std::set<std::string> first(c.items.begin(), c.items.end());
+      if (first.size() != n) {  // the list repeats items of its own: repetition tells nothing
+        out.unobserved("TR-RESUME", "the lists that named a next page repeat items of their own");
+        continue;
+      }
+      std::size_t again = 0;
+      for (const auto& item : next->items) again += first.count(item);
+      if (again == 0) {
+        out.pass("TR-RESUME");
+        continue;
+      }
+      problem = "; the page it names repeats " + items(again) + " of the first page (the first: " +
+                excerpt(*std::find_if(next->items.begin(), next->items.end(), [&](const std::string& i) { return first.count(i) > 0; }), 120) +
+                ")";
+    }
+    Finding f;
+    f.invariant = "TR-RESUME";
+    f.profile = "generic";
+    f.request = next->request;
+    f.response_excerpt = next->excerpt;
+    f.diagnosis = first_desc + problem + ". Following the way on an answer gives must go on exactly where it ended.";
+    reported->insert(group);
+    out.fail(std::move(f));
+  }
+  if (!judged && !calls.empty())
+    out.unobserved("TR-RESUME", "no answer named its next page by value (a cursor, a next offset) that was followed");
+  return out;
+}
+
+bool says_truncated(const mcp::Reply& reply) {
+  const auto& v = builtin_vocabulary();
+  if (!v || reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result() || reply.raw.size() > (4u << 20))
+    return false;
+  try {
+    return says_cut(list_facts(read_answer(reply), *v));
+  } catch (...) {
+    return false;
+  }
 }
 
 void GenericJudge::judge(const mcp::Reply& reply, Outcomes& out) {

@@ -100,6 +100,12 @@ struct Vocabulary {
   std::vector<std::shared_ptr<const re2::RE2>> showing;  ///< Two groups: N shown of M.
   std::vector<std::shared_ptr<const re2::RE2>> more;     ///< One group: N more left out.
   std::vector<std::string> pages;  ///< Past the first page when above 0 (page: above 1) or a cursor.
+  /// TR-RESUME: a field of the answer that names the next page by value (`nextCursor`,
+  /// `nextOffset`) and the arguments that take it (`cursor`, `offset`).
+  struct Resume {
+    std::vector<std::string> answer, argument;
+  };
+  std::vector<Resume> resume;
 };
 
 /// Compiles a vocabulary document. Errors: "vocabulary" (breaks the schema, or a pattern RE2
@@ -159,13 +165,26 @@ struct OmissionPoint {
 /// Passed when `small` says it is complete and `large` agrees.
 Outcomes check_omission(const OmissionPoint& small, const OmissionPoint& large);
 
-/// One answered call that reached data, for the silent-omission comparison across calls.
+/// The items of the answer's list, each as compact JSON (a Markdown list item or table row: its
+/// text without the list marker), in order; nullopt when the answer has no single list or its
+/// items pass `max_bytes` in all.
+std::optional<std::vector<std::string>> list_items(const GenericAnswer& a, std::size_t max_bytes = 64 * 1024);
+
+/// One answered call that reached data, for the comparisons across calls (TR-COUNT's silent
+/// omission, TR-RESUME's pages).
 struct ListedCall {
   json arguments;       ///< The call's arguments.
   json request;         ///< The tools/call request.
   std::string excerpt;  ///< What the server answered.
   ListFacts facts;      ///< What it said about its list.
+  std::vector<std::string> items;  ///< Its list's items (list_items); empty when too large to keep.
+  bool says_more = false;          ///< A more-flag true, a total above the items, "showing N of M" with N < M.
+  std::string next_field;          ///< The answer field naming the next page (Vocabulary::resume); "" = none.
+  json next_value;                 ///< Its value.
 };
+
+/// Listed calls kept per tool (a live run and `check` of its transcript keep the same ones).
+inline constexpr std::size_t kListedKept = 128;
 
 /// `reply` to a call with `arguments`, read generically under the built-in vocabulary; nullopt
 /// when its list has no length to compare (or the vocabulary is missing).
@@ -179,6 +198,29 @@ std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& argum
 /// the first 256 calls are compared.
 Outcomes check_omissions(const std::vector<ListedCall>& calls, const std::function<bool(const std::string&)>& is_limit,
                          std::set<std::string>* reported = nullptr);
+
+/// TR-RESUME's calls, for the calls of one tool that say there is more and name the next page by
+/// value: the arguments that fetch that page (the tool's own property for it, from
+/// `input_schema`, typed by it) and, when a limit parameter (`is_limit`) is given or declared, the
+/// same call with twice the items (the list the pages must rebuild). Those already among `calls`
+/// are left out; at most `max_chains` calls that say more are followed.
+std::vector<json> resume_calls(const std::vector<ListedCall>& calls, const json& input_schema,
+                               const std::function<bool(const std::string&)>& is_limit, std::size_t max_chains = 2);
+
+/// TR-RESUME (generic) over the calls of one tool: each call that says there is more and names
+/// the next page is paired with the call that fetched it (its arguments plus that value) and,
+/// when there is one, with the same call at a larger limit that returned more items. The next
+/// page must go on where the first ended: it must not start again inside the first page
+/// (repeated items) or further on in the larger list (skipped items). One finding per way on
+/// (answer field and argument), `reported` as for check_omissions; not observed when no call
+/// named a next page that was fetched.
+Outcomes check_resumes(const std::vector<ListedCall>& calls, const std::function<bool(const std::string&)>& is_limit,
+                       std::set<std::string>* reported = nullptr);
+
+/// A success answer no profile matched says it holds less than there is (a more-flag true, "showing
+/// N of M" with N < M, "N more"), read under the built-in vocabulary: the coverage's `truncated`
+/// count. Answers over 4 MiB are not read for it.
+bool says_truncated(const mcp::Reply& reply);
 
 /// The judge's part (checks/judge.cpp): every success answer no envelope profile matched is read
 /// here, its reading counted, and TR-HINT and TR-COUNT run on it under the built-in vocabulary

@@ -240,7 +240,9 @@ struct Judge::State {
     Coverage& c = coverage[tool];
     c.add(reach);
     c.largest_bytes = std::max(c.largest_bytes, result_text_bytes(r));
-    if (reach == Reach::kData && env.profile && detail::truncated_flag(*env.profile, env.envelope).value_or(false)) ++c.truncated;
+    if (reach == Reach::kData && (env.profile ? detail::truncated_flag(*env.profile, env.envelope).value_or(false)
+                                              : says_truncated(r)))
+      ++c.truncated;
   }
 
   // Everything past the protocol checks, under profile `p` (nullptr: not an envelope). `probe`: the

@@ -160,6 +160,19 @@ Outcomes check_failed_init(const std::vector<mcp::Reply>& attempts) {
     if (a.kind != mcp::Reply::Kind::kError) continue;
     std::string method = a.request.value("method", "");
     if (method == "server/discover") continue;  // legacy servers refuse the probe; that is allowed
+    // Sent with an HTTP 5xx (the transport marks it): the server failed on a valid request, an
+    // HTTP server error, not a version it refused.
+    const json* http_status = a.error.is_object() && a.error.contains("data") && a.error["data"].is_object() &&
+                                      a.error["data"].contains("httpStatus")
+                                  ? &a.error["data"]["httpStatus"]
+                                  : nullptr;
+    if (http_status && http_status->is_number_integer() && http_status->get<long>() >= 500) {
+      out.push_back(make("T-HTTP-STATUS", a.request, a.error.dump(),
+                         method + " was answered HTTP " + std::to_string(http_status->get<long>()) + " (\"" +
+                             excerpt(a.error.value("message", std::string()), 160) +
+                             "\"): the server failed on a valid request, so no session could start"));
+      continue;
+    }
     out.push_back(make("P-INIT", a.request, a.error.dump(),
                        method + " was answered with a JSON-RPC error for protocol version " +
                            a.request["params"].value("protocolVersion", std::string("?")) +
@@ -308,7 +321,9 @@ Outcomes check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const
                              ": the runtime validation is stricter than the schema the agent sees",
                          Severity::kWarning,
                          {{"validity", "valid"}, {"form", envelope_error ? "envelope-error" : "iserror-text"}}));
-    out.unobserved("P-REJECT", "no call that breaks the input schema was made");
+    // Never "no invalid call was made" when some were: an unknown property is exempt (SDKs strip
+    // unknown keys by design), and coverage counts those calls' refusals.
+    out.unobserved("P-REJECT", "no call broke the input schema other than by an unknown property, which is exempt");
   } else if (!broken.empty()) {
     out.pass("P-REJECT");
     // A JSON answer that says it failed ({"error": ...} or {"ok": false}) refused the call in its

@@ -27,7 +27,9 @@ using ValueValidator = std::function<std::vector<std::string>(const json&)>;
 Outcomes check_init(const mcp::ServerInfo& info);
 
 /// P-INIT when no handshake attempt succeeded: explains each attempt that got a malformed or
-/// error answer (timeouts and exits are T-HANG / T-CRASH, reported by the engine).
+/// error answer (timeouts and exits are T-HANG / T-CRASH, reported by the engine). An error the
+/// HTTP transport marked as sent with a 5xx (error.data.httpStatus) is T-HTTP-STATUS instead:
+/// the server failed, it did not refuse a version.
 Outcomes check_failed_init(const std::vector<mcp::Reply>& attempts);
 
 /// P-LIST over every page of tools/list.

@@ -269,6 +269,9 @@ bool miss(const std::string& l) {
         "found", "available", "configured", "exist", "exists", "matching", "results", "matches", "entries",
         "records", "known", "defined", "registered", "indexed", "loaded"};
     if (any_word(l, kWhat)) return true;
+    // A short sentence naming what was looked for: "No symbol named `x`.", "No definition for y".
+    static constexpr std::array<std::string_view, 6> kNaming = {"named", "called", "for", "with", "matches", "like"};
+    if (l.size() <= 160 && any_word(l, kNaming)) return true;
   }
   static constexpr std::array<std::string_view, 6> kStarts = {
       "there is no ", "there are no ", "there were no ", "there was no ", "nothing to ", "unknown "};

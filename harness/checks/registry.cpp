@@ -133,7 +133,9 @@ const std::vector<InvariantInfo>& registry() {
        "seed 000 §Truncation; issue 29 (generic)", true,
        "When the full payload fits the limit, return it whole with truncated false and no hint; start truncating only once the measured size exceeds the limit. Quote file text (snippets, context) byte for byte as UTF-8: never drop emoji or other astral characters, replace CJK or change line endings."},
       {"TR-RESUME", "truncation", Severity::kError,
-       "following the hint or cursor returns the items right after the prefix", "seed 003", true,
+       "following the hint or cursor returns the items right after the prefix; generically (profile generic): "
+       "the page a nextCursor/nextOffset/nextPage names neither repeats nor skips items of the same call's list at a larger limit",
+       "seed 003; issue 29 (generic)", true,
        "Make the cursor (or next-page hint) start exactly after the last returned item: encode the offset of the next item, not of the last one, over the same ordering, so pages neither overlap nor leave gaps."},
       {"B-USED", "budget", Severity::kError, "used <= requested", "seed 001 §Token budgets", true,
        "Cut the payload until the tokens used (ceil(chars/4) of the serialised envelope) are at most the requested budget, and report that measured value in tokenBudget.used."},

@@ -89,6 +89,7 @@ void Runner::tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_
     gen::GenOptions go;
     go.allow_remote_urls = o_.allow_remote_urls;
     go.workspace_values = gen::reading_tool(*tool);  // a real file is never handed to a writer
+    go.sql = gen::runs_sql(*tool);
     tr.plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name), std::move(go));
   }
   for (std::size_t i = 0; w.s.alive && tr.troubles < 2; ++i) {
@@ -195,7 +196,7 @@ void Runner::make_call(Worker& w, ToolRun& tr, ToolSummary& ts, gen::PlannedCall
   }
   // What an answer no profile read says about its list: TR-COUNT's silent omission across calls.
   if (a.reach == checks::Reach::kData && !a.envelope.profile && !judge_->profile_of(tr.name) &&
-      tr.listed.size() < kListedKept)
+      tr.listed.size() < checks::kListedKept)
     if (auto lc = checks::listed_call(a.called.reply, args)) tr.listed.push_back(std::move(*lc));
   const checks::ParsedEnvelope& pe = a.envelope;
   // E-STABLE: the first call whose envelope carries a hint (else the first with an envelope,
@@ -236,6 +237,21 @@ void Runner::drive(Worker& w, ToolRun& tr, ToolSummary& ts, Clock::time_point t0
   if (invariant_wanted("TR-COUNT")) {
     checks::Outcomes o = checks::check_omissions(tr.listed, gen::budget_parameter, &tr.omissions_reported);
     for (Finding& f : o) f.phase = "random";
+    take(w, ts.name, std::move(o));
+  }
+  // TR-RESUME (generic): the next page an answer names, fetched, and the same call with twice the
+  // items; the page must go on where the answer ended.
+  if (invariant_wanted("TR-RESUME") && !judge_->profile_of(tr.name)) {
+    static const json kNoSchema = json::object();
+    const auto schema_it = tr.tool->find("inputSchema");
+    for (json& args : checks::resume_calls(tr.listed, schema_it != tr.tool->end() ? *schema_it : kNoSchema,
+                                           gen::budget_parameter)) {
+      if (!w.s.alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0) || tool_over_budget(w, ts)) break;
+      ts.driven_calls++;
+      make_call(w, tr, ts, gen::PlannedCall{gen::Phase::kBoundary, "the next page an answer named", gen::shrinkable_json(args)}, t0);
+    }
+    checks::Outcomes o = checks::check_resumes(tr.listed, gen::budget_parameter, &tr.resumes_reported);
+    for (Finding& f : o) f.phase = "boundary";
     take(w, ts.name, std::move(o));
   }
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "engine/report.h"
 
+#include "checks/generic.h"
 #include "core/text.h"
 #include "engine/sink.h"
 
@@ -12,6 +13,18 @@
 #include <vector>
 
 namespace ctxo::engine {
+
+std::string generic_readings_text(const std::map<std::string, std::size_t>& readings) {
+  std::string said;
+  for (auto r : {checks::Reading::kJson, checks::Reading::kJsonMarkdown, checks::Reading::kFencedJson,
+                 checks::Reading::kMarkdown, checks::Reading::kProse}) {
+    auto it = readings.find(checks::to_string(r));
+    if (it == readings.end() || it->second == 0) continue;
+    said += (said.empty() ? "" : ", ") + std::string(checks::label(r)) + " " + std::to_string(it->second) +
+            (said.empty() ? (it->second == 1 ? " answer" : " answers") : "");
+  }
+  return said;
+}
 
 const char* to_string(Verdict v) {
   switch (v) {

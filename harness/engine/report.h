@@ -87,6 +87,10 @@ struct BaselineEntry {
 /// run stopped after one is fail).
 enum class Verdict { kPass, kPartial, kFail, kUntested, kError, kInterrupted };
 
+/// The readings of answers no envelope profile matched, most structured first, as every report
+/// says them: "JSON 534 answers, JSON+Markdown 12, Markdown 39" ("" when there were none).
+std::string generic_readings_text(const std::map<std::string, std::size_t>& readings);
+
 /// The verdict as the reports spell it: "pass", "partial", "fail", "untested", "error", "interrupted".
 const char* to_string(Verdict v);
 /// The verdict as a heading shows it: "PASS", "FAIL", ...

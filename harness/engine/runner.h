@@ -143,9 +143,10 @@ struct ToolRun {
   std::vector<std::pair<json, std::string>> data_calls;
   std::vector<std::size_t> data_sizes;
   /// The calls that reached data with an answer no envelope profile read, and what each said
-  /// about its list (the generic reading), at most kListedKept: TR-COUNT's silent omission.
+  /// about its list (the generic reading), at most checks::kListedKept: TR-COUNT's silent omission, TR-RESUME.
   std::vector<checks::ListedCall> listed;
   std::set<std::string> omissions_reported;  ///< Their groups already reported.
+  std::set<std::string> resumes_reported;    ///< TR-RESUME groups already reported.
   std::size_t driven_from = 0;    ///< data_calls already repeated with a budget parameter driven small.
   bool needs_identifier = false;  ///< A required property names an identifier: it runs in the second phase.
   ToolOut out;                    ///< What its work in the current phase gave, merged when the phase ends.
@@ -271,7 +272,6 @@ class Runner {
   static constexpr std::size_t kMaxSlowCalls = 4;
   static constexpr std::size_t kDrivenSources = 3;    ///< Calls that reached data, driven per tool.
   static constexpr std::size_t kDataCallsKept = 16;   ///< Calls that reached data kept to choose from.
-  static constexpr std::size_t kListedKept = 64;      ///< Generic list readings kept per tool (ToolRun::listed).
   static constexpr std::size_t kMaxSweepCalls = 200;
   static constexpr std::size_t kMaxSweepCallsPerTool = 16;  ///< The first successes of each tool.
   std::map<std::string, std::size_t> sweep_per_tool_;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "gen/plan.h"
 #include "gen/simple.h"
 
 namespace ctxo::engine {
@@ -38,8 +39,16 @@ bool needs_identifier(const json& tool) {
   if (!tool.contains("inputSchema") || !tool["inputSchema"].is_object()) return false;
   const json& schema = tool["inputSchema"];
   if (!schema.contains("required") || !schema["required"].is_array()) return false;
-  for (const auto& r : schema["required"])
-    if (r.is_string() && gen::identifier_like(r.get<std::string>())) return true;
+  // A SQL statement is made from the tables other tools named: it waits for them too.
+  const bool sql = gen::runs_sql(tool);
+  for (const auto& r : schema["required"]) {
+    if (!r.is_string()) continue;
+    const std::string p = r.get<std::string>();
+    const auto kinds = gen::parameter_kinds(p);
+    if (gen::identifier_like(p) || (!kinds.empty() && kinds.front() == gen::ValueKind::kSql) ||
+        (sql && !kinds.empty() && kinds.back() == gen::ValueKind::kSnippet))  // a query of a SQL tool
+      return true;
+  }
   return false;
 }
 

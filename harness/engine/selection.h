@@ -21,8 +21,9 @@ bool glob_match(std::string_view pattern, std::string_view text);
 /// The tool carries annotations.readOnlyHint: true.
 bool annotated_read_only(const nlohmann::json& tool);
 
-/// A required property of the tool's inputSchema names an identifier (gen::identifier_like): its
-/// calls need values other tools' answers give, so it runs in the second phase.
+/// A required property of the tool's inputSchema names an identifier (gen::identifier_like), or
+/// is a SQL statement (a `sql` parameter, or the query of a tool that runs SQL: gen::runs_sql):
+/// its calls need values other tools' answers give, so it runs in the second phase.
 bool needs_identifier(const nlohmann::json& tool);
 
 struct ToolSelection {

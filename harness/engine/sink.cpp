@@ -84,18 +84,10 @@ std::optional<std::string> settle_rows(RunReport& report, const checks::Judge& j
 }
 
 std::string generic_note(std::size_t unprofiled, const std::map<std::string, std::size_t>& readings) {
-  // The console's words, most structured reading first.
-  std::string said;
-  for (auto r : {checks::Reading::kJson, checks::Reading::kJsonMarkdown, checks::Reading::kFencedJson,
-                 checks::Reading::kMarkdown, checks::Reading::kProse}) {
-    auto it = readings.find(checks::to_string(r));
-    if (it == readings.end() || it->second == 0) continue;
-    said += (said.empty() ? "" : ", ") + std::string(checks::label(r)) + " " + std::to_string(it->second) +
-            (said.empty() ? (it->second == 1 ? " answer" : " answers") : "");
-  }
+  const std::string said = generic_readings_text(readings);
   return "generic reading of the " + std::to_string(unprofiled) + " tool result(s) no envelope profile matched" +
          (said.empty() ? std::string() : ": " + said) +
-         (checks::builtin_vocabulary() ? std::string(" (TR-HINT and TR-COUNT applied to them as profile generic)")
+         (checks::builtin_vocabulary() ? std::string(" (TR-HINT, TR-COUNT and TR-RESUME applied to them as profile generic)")
                                        : "; generic truncation rules are off: " +
                                              checks::builtin_vocabulary().error().message);
 }

@@ -232,7 +232,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     checks::Judged j = judge->call(x);
     take(tool, std::move(j.outcomes));
     // As the live run keeps them (Runner::make_call): TR-COUNT's silent omission across calls.
-    if (!j.envelope.profile && j.reach == checks::Reach::kData && !judge->profile_of(tool) && listed[tool].size() < 64)
+    if (!j.envelope.profile && j.reach == checks::Reach::kData && !judge->profile_of(tool) && listed[tool].size() < checks::kListedKept)
       if (auto lc = checks::listed_call(reply, args)) listed[tool].push_back(std::move(*lc));
     if (!j.envelope.profile) continue;
     json env_json = line.env;
@@ -266,7 +266,10 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
       if (points.size() < 2) continue;
       take(tool_of(answers.front().env.request), judge->sweep(points, ids));
     }
-    for (const auto& [tool, calls] : listed) take(tool, checks::check_omissions(calls, gen::budget_parameter));
+    for (const auto& [tool, calls] : listed) {
+      take(tool, checks::check_omissions(calls, gen::budget_parameter));
+      take(tool, checks::check_resumes(calls, gen::budget_parameter));
+    }
     for (auto& [tool, out] : judge->finish()) take(tool, std::move(out));
     unprofiled = settle_rows(rep, *judge, forced != nullptr, !judging->profiles.candidates.empty(), false);
     coverage = judge->coverage();

@@ -114,7 +114,7 @@ bool path_word(const std::string& k) {
 bool name_word(const std::string& k) {
   if (ends_with(k, "filename")) return false;
   return one_of(k, {"name", "symbol", "symbolname", "qualifiedname", "fullname", "fqn", "identifier", "function",
-                    "method", "class", "entity", "target"}) ||
+                    "method", "class", "entity", "target", "table", "tables"}) ||
          ends_with(k, "name") || k.rfind("symbol", 0) == 0;
 }
 
@@ -122,6 +122,21 @@ bool query_word(const std::string& k) {
   return one_of(k, {"query", "q", "pattern", "search", "searchterm", "term", "keyword", "keywords", "needle", "regex",
                     "prefix", "text"}) ||
          ends_with(k, "query") || ends_with(k, "pattern");
+}
+
+/// A file glob: `glob`, `fileGlob`, `filePattern`, `include`, `pathPattern` (before query_word,
+/// which takes any `*pattern`).
+bool glob_word(const std::string& k) {
+  return one_of(k, {"glob", "globpattern", "filepattern", "filespattern", "include", "includepattern", "pathpattern",
+                    "filefilter", "filemask"}) ||
+         ends_with(k, "glob");
+}
+
+bool sql_word(const std::string& k) { return one_of(k, {"sql", "sqlquery", "sqlstatement", "statement", "querysql"}); }
+
+bool file_type_word(const std::string& k) {
+  // Not a bare `type`: that can be anything.
+  return one_of(k, {"filetype", "filetypes", "extension", "extensions", "ext", "fileextension"});
 }
 
 bool cursor_word(const std::string& k) {
@@ -191,6 +206,9 @@ const char* kind_name(ValueKind k) {
     case ValueKind::kUri: return "uri";
     case ValueKind::kCursor: return "cursor";
     case ValueKind::kSnippet: return "snippet";
+    case ValueKind::kGlob: return "glob";
+    case ValueKind::kFileType: return "file type";
+    case ValueKind::kSql: return "sql";
   }
   return "?";
 }
@@ -215,6 +233,9 @@ std::vector<ValueKind> parameter_kinds(const std::string& property) {
   if (cursor_word(k)) return {ValueKind::kCursor};
   if (uri_word(k)) return {ValueKind::kUri, ValueKind::kPath};
   if (id_word(property)) return {ValueKind::kId, ValueKind::kName};
+  if (sql_word(k)) return {ValueKind::kSql};
+  if (glob_word(k)) return {ValueKind::kGlob};
+  if (file_type_word(k)) return {ValueKind::kFileType};
   if (path_word(k)) return {ValueKind::kPath};
   if (name_word(k)) return {ValueKind::kName, ValueKind::kId};
   if (query_word(k)) return {ValueKind::kName, ValueKind::kSnippet};
@@ -352,7 +373,7 @@ void Harvest::set_workspace(std::shared_ptr<const Workspace> ws) {
   if (!workspace_) return;
   auto values = std::make_shared<std::map<ValueKind, std::vector<json>>>();
   for (ValueKind k : {ValueKind::kId, ValueKind::kName, ValueKind::kPath, ValueKind::kUri, ValueKind::kCursor,
-                      ValueKind::kSnippet}) {
+                      ValueKind::kSnippet, ValueKind::kGlob, ValueKind::kFileType}) {
     auto v = workspace_->values_of(k);
     if (!v.empty()) values->emplace(k, std::move(v));
   }
@@ -381,6 +402,10 @@ std::vector<json> Harvest::offers(const std::string& property, bool with_workspa
     for (const auto& v : *own) offer_once(out, given, v);
   static const std::vector<json> kNone;
   for (ValueKind k : kinds) {
+    if (k == ValueKind::kSql) {
+      for (const auto& v : sql_statements()) offer_once(out, given, v);
+      continue;
+    }
     // The workspace's values and the answers' of this kind in turn, the workspace's first.
     const std::vector<json>* ws = &kNone;
     if (workspace_values_ && with_workspace)
@@ -391,6 +416,41 @@ std::vector<json> Harvest::offers(const std::string& property, bool with_workspa
       if (i < answers.size()) offer(k, answers[i]);
     }
   }
+  return out;
+}
+
+bool runs_sql(const json& tool) {
+  if (!tool.is_object()) return false;
+  for (const char* k : {"name", "description"}) {
+    auto it = tool.find(k);
+    if (it == tool.end() || !it->is_string()) continue;
+    std::string text = it->get<std::string>().substr(0, 4096);
+    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (text.find("sql") != std::string::npos) return true;
+  }
+  return false;
+}
+
+std::vector<json> Harvest::sql_statements() const {
+  std::vector<json> out;
+  std::set<std::string> tables;
+  const auto sql_identifier = [](const std::string& s) {
+    return !s.empty() && s.size() <= 64 && (std::isalpha(static_cast<unsigned char>(s[0])) || s[0] == '_') &&
+           std::all_of(s.begin(), s.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; });
+  };
+  auto add_tables = [&](const std::vector<json>* values, std::size_t most) {
+    if (!values) return;
+    for (const auto& v : *values) {
+      if (tables.size() >= 8 || most-- == 0) return;
+      if (v.is_string() && sql_identifier(v.get<std::string>()) && tables.insert(v.get<std::string>()).second)
+        out.emplace_back("SELECT * FROM " + v.get<std::string>());
+    }
+  };
+  for (const char* key : {"table", "tables", "tablename", "tablenames"}) add_tables(values_for(key), 8);
+  add_tables(&values_of(ValueKind::kName), 4);
+  for (const char* s : {"SELECT name FROM sqlite_master WHERE type = 'table'",
+                        "SELECT table_name FROM information_schema.tables", "SELECT 1"})
+    out.emplace_back(s);
   return out;
 }
 
@@ -504,6 +564,12 @@ ToolPlan::ToolPlan(const json& input_schema, std::size_t calls, std::uint64_t se
 std::optional<PlannedCall> ToolPlan::next(const Harvest& harvest) {
   while (boundary_done_ < sizes_.boundary && boundary_done_ < boundary_.size()) {
     const CallCase& c = boundary_[boundary_done_++];
+    // A boundary is tried on real data where the workspace has some: a bound of `maxResults`
+    // checked with a path that does not exist tells nothing.
+    if (std::optional<json> real = grounded(c.arguments, harvest)) {
+      if (!sent_.insert(real->dump()).second) continue;
+      return PlannedCall{Phase::kBoundary, c.label + " (workspace values)", shrinkable_json(*real)};
+    }
     if (!sent_.insert(c.arguments.dump()).second) continue;
     return PlannedCall{Phase::kBoundary, c.label, shrinkable_json(c.arguments)};
   }
@@ -562,13 +628,21 @@ std::optional<json> with_value(const profile::SchemaValidator& v, const json& ar
 // values by one of them (kept only when the arguments stay schema-valid): the n-th such call takes
 // the n-th offer, so the best matches come first and later calls reach further down the pools.
 std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, const Harvest& harvest) {
-  if (!validator_ || !args.is_object() || harvest.empty() || mix(seed_ ^ 0x4841525645535400ull, index) % 2 == 0)
+  // A tool that runs SQL is offered the catalogue queries even before any answer named a table.
+  if (!validator_ || !args.is_object() || (harvest.empty() && !options_.sql) ||
+      mix(seed_ ^ 0x4841525645535400ull, index) % 2 == 0)
     return std::nullopt;
   json out = args;
   const json& props = properties_of(schema_);
   bool any = false;
   for (auto it = props.begin(); it != props.end(); ++it) {
-    const std::vector<json> offers = harvest.offers(it.key(), options_.workspace_values);
+    std::vector<json> offers = harvest.offers(it.key(), options_.workspace_values);
+    // A tool that runs SQL: its query is a statement over the tables its server named.
+    if (options_.sql && query_word(harvest_key(it.key()))) {
+      std::vector<json> sql = harvest.sql_statements();
+      sql.insert(sql.end(), offers.begin(), offers.end());
+      offers = std::move(sql);
+    }
     // Each offer in turn until one fits the property's type, format, pattern and bounds.
     for (std::size_t k = 0; k < offers.size(); ++k) {
       if (auto trial = with_value(*validator_, out, it.key(), offers[(harvested_calls_ + k) % offers.size()])) {
@@ -583,6 +657,24 @@ std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, con
   if (auto pos = positioned(out, positioned_calls_, harvest)) {
     out = std::move(*pos);
     ++positioned_calls_;
+  }
+  if (out == args) return std::nullopt;
+  return out;
+}
+
+std::optional<json> ToolPlan::grounded(const json& args, const Harvest& harvest) const {
+  if (!validator_ || !options_.workspace_values || !harvest.workspace() || boundary_.empty() || !args.is_object())
+    return std::nullopt;
+  const json& base = boundary_.front().arguments;
+  json out = args;
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    // Only a string the case shares with the base case: the property the case is about keeps its value.
+    if (!it->is_string() || !base.is_object() || !base.contains(it.key()) || base[it.key()] != *it) continue;
+    for (const json& offer : harvest.offers(it.key(), true))
+      if (auto trial = with_value(*validator_, out, it.key(), offer)) {
+        out = std::move(*trial);
+        break;
+      }
   }
   if (out == args) return std::nullopt;
   return out;

@@ -48,9 +48,12 @@ enum class ValueKind {
   kUri,     ///< `file://` uris (other schemes are never pooled: a generated call stays on this machine).
   kCursor,  ///< `cursor`, `nextCursor`, page tokens.
   kSnippet, ///< Short text for query parameters: identifiers and phrases of the workspace's lines (never from answers).
+  kGlob,    ///< `glob`, `filePattern`, `include`: globs that match workspace files (`*.ts`, `src/**`; never from answers).
+  kFileType,  ///< `fileType`, `extension`: the workspace files' extensions (`ts`, `py`; never from answers).
+  kSql,       ///< `sql`, `statement` (and `query` of a tool that says SQL): SELECTs over the tables answers named.
 };
 
-/// "id", "name", "path", "uri", "cursor", "snippet".
+/// "id", "name", "path", "uri", "cursor", "snippet", "glob", "file type", "sql".
 const char* kind_name(ValueKind k);
 
 /// Where a parameter named `property` takes a position: a line (`line`, `lineNumber`, `startLine`,
@@ -99,6 +102,10 @@ class Harvest {
   /// What a parameter named `property` is offered, best match first: values seen under its own
   /// name, then those of each kind it takes (parameter_kinds), each value once.
   std::vector<json> offers(const std::string& property, bool with_workspace = true) const;
+  /// SQL statements to offer a tool that runs SQL: `SELECT * FROM t` for the tables the answers
+  /// named (values under `table`, `tables`, `tableName`, then SQL-identifier names), then the
+  /// catalogue queries of SQLite and of information_schema, then `SELECT 1`.
+  std::vector<json> sql_statements() const;
   /// Number of distinct values pooled from answers (by name and by kind; the workspace's not counted).
   std::size_t size() const;
   /// True when nothing is offered: no value from answers and no workspace.
@@ -120,6 +127,9 @@ class Harvest {
   /// The workspace's values by kind, made once by set_workspace (shared by the copies).
   std::shared_ptr<const std::map<ValueKind, std::vector<json>>> workspace_values_;
 };
+
+/// The tool runs SQL: its name or description says `sql` (SQL, SQLite, PostgreSQL, MySQL).
+bool runs_sql(const json& tool);
 
 /// Normalised property name used as the Harvest key: lower case, '_' and '-' dropped.
 std::string harvest_key(const std::string& property);
@@ -179,6 +189,10 @@ class ToolPlan {
   std::optional<PlannedCall> next_invalid();
   /// `args` with harvested values, or nullopt when it takes none.
   std::optional<json> harvested(const json& args, std::size_t index, const Harvest& harvest);
+  /// A boundary case with every property that keeps the base case's value (not the one the case is
+  /// about) given a real value from the workspace or the answers instead, when one keeps the call
+  /// schema-valid; nullopt when none is (no workspace, a tool that writes, nothing fits).
+  std::optional<json> grounded(const json& args, const Harvest& harvest) const;
   /// `args` with the k-th workspace position (a real identifier in a real file) given to every
   /// path, uri, name, line and column parameter it has, coherently (one file, its line, the
   /// identifier's column), 1-based or 0-based by k; nullopt when the tool takes no position or

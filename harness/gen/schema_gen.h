@@ -62,6 +62,9 @@ struct GenOptions {
   /// Offer the workspace's values (--root/--cwd: real paths, names, positions) to this tool's
   /// calls. Off for a tool that may write: a real file is never handed to a delete.
   bool workspace_values = true;
+  /// The tool runs SQL (its name or description says so): its `query` parameters are offered SQL
+  /// statements (Harvest::sql_statements) before names.
+  bool sql = false;
 };
 
 /// Values valid for `schema`, whose local `$ref`s resolve against `root` (pass the schema itself

@@ -363,8 +363,31 @@ std::vector<json> Workspace::values_of(ValueKind kind, std::size_t limit) const 
       for (std::size_t i = 0; i < identifiers.size() && i < 8; ++i) add(identifiers[i]);
       for (const auto& s : snippets) add(s);
       break;
+    case ValueKind::kGlob:
+    case ValueKind::kFileType: {
+      // The extensions the most files have, as `*.ext` and `**/*.ext`, then the first
+      // directories' `dir/**`: each matches files that exist (file types: the extensions).
+      std::map<std::string, std::size_t> count;
+      for (const auto& f : files) {
+        const std::size_t slash = f.rfind('/'), dot = f.rfind('.');
+        if (dot != std::string::npos && (slash == std::string::npos || dot > slash + 1) && dot + 1 < f.size())
+          ++count[f.substr(dot + 1)];
+      }
+      std::vector<std::pair<std::size_t, std::string>> ranked;
+      for (const auto& [ext, n] : count) ranked.emplace_back(n, ext);
+      std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+      if (kind == ValueKind::kFileType) {
+        for (std::size_t i = 0; i < ranked.size() && i < 8; ++i) add(ranked[i].second);
+        break;
+      }
+      for (std::size_t i = 0; i < ranked.size() && i < 4; ++i) add("*." + ranked[i].second);
+      for (std::size_t i = 0; i < ranked.size() && i < 4; ++i) add("**/*." + ranked[i].second);
+      for (std::size_t i = 0; i < dirs.size() && i < 4; ++i) add(dirs[i] + "/**");
+      break;
+    }
     case ValueKind::kId:
     case ValueKind::kCursor:
+    case ValueKind::kSql:  // made from what the server's answers name (Harvest::sql_statements)
       break;
   }
   return out;

@@ -62,7 +62,8 @@ struct Workspace {
 
   /// The values of one kind, best first (at most `limit`): paths (relative files, their absolute
   /// paths, then directories), uris (file:// of files, then directories), names (identifiers),
-  /// snippets (identifiers, then phrases); ids and cursors: none.
+  /// snippets (identifiers, then phrases), globs (`*.ext` and `**/*.ext` of the most common
+  /// extensions, then `dir/**`), file types (those extensions); ids and cursors: none.
   std::vector<json> values_of(ValueKind kind, std::size_t limit = 128) const;
   /// The absolute path of relative `path`.
   std::string absolute(const std::string& path) const;

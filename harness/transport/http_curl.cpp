@@ -453,8 +453,13 @@ class HttpTransport final : public Transport {
         if (r.out->request() && (id == r.out->id || (id.is_null() && m.contains("error") && !r.sse))) {
           r.answered = true;
           // An error answer that could not name the request (id null) is the answer to this POST.
-          if (id.is_null()) {
-            m["id"] = r.out->id;
+          // An error sent with an HTTP 5xx carries the status (error.data.httpStatus), so the
+          // server failing is told from a refusal: a failed initialize is T-HTTP-STATUS, not P-INIT.
+          const bool mark_status = r.status >= 500 && m.contains("error") && m["error"].is_object() &&
+                                   (!m["error"].contains("data") || m["error"]["data"].is_object());
+          if (mark_status) m["error"]["data"]["httpStatus"] = r.status;
+          if (id.is_null()) m["id"] = r.out->id;
+          if (id.is_null() || mark_status) {
             f.body = m.dump(-1, ' ', false, json::error_handler_t::replace);
             f.valid_utf8 = true;
           }

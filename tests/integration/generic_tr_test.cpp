@@ -5,6 +5,7 @@
 //   search_code   JSON + Markdown footer, `pagination: {truncated: true}`, no way on    -> TR-HINT
 //   find_matches  `moreAvailable: false` at `limit: 1` while a larger limit returns more -> TR-COUNT
 //   find_symbols  Markdown "Found 2 symbols" at `limit: 2` while 38 match               -> TR-COUNT
+//   list_commits  an opaque `nextCursor` one commit too far on                         -> TR-RESUME
 // and list_events pages correctly (hasMore, nextOffset, total). Exactly those findings, each with
 // profile "generic", and none on the conformant twin (DIALECTS_CONFORMANT=1). The live run and
 // `ctxo-conform check` on its transcript agree, and the console says how the answers were read.
@@ -42,7 +43,8 @@ TEST(GenericTruncation, EachDefectIsFoundUnderProfileGeneric) {
   HarnessRun r = run(false, rec);
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_TRUE(r.schema_violations.empty()) << r.schema_violations.front();
-  const std::set<std::string> want = {"TR-HINT search_code", "TR-COUNT find_matches", "TR-COUNT find_symbols"};
+  const std::set<std::string> want = {"TR-HINT search_code", "TR-COUNT find_matches", "TR-COUNT find_symbols",
+                                      "TR-RESUME list_commits"};
   EXPECT_EQ(found(r), want) << r.report["findings"].dump(2);
   for (const auto& f : r.report["findings"]) {
     EXPECT_EQ(f.value("profile", ""), "generic") << f.dump(2);
@@ -55,12 +57,20 @@ TEST(GenericTruncation, EachDefectIsFoundUnderProfileGeneric) {
       const auto& args = f["request"]["params"]["arguments"];
       EXPECT_EQ(args["limit"], f["tool"] == "find_symbols" ? 2 : 1) << f.dump(2);
     }
+    if (f["invariant"] == "TR-RESUME") {
+      // The request is the next page (its cursor), the skipped item is named, once for the tool.
+      const std::string d = f["diagnosis"].get<std::string>();
+      EXPECT_TRUE(f["request"]["params"]["arguments"].contains("cursor")) << f.dump(2);
+      EXPECT_NE(d.find("is never returned"), std::string::npos) << d;
+      EXPECT_NE(d.find("`nextCursor`"), std::string::npos) << d;
+    }
   }
   // The tools' statuses: every tool exercised TR-COUNT or TR-HINT is reported per tool.
   for (const auto& t : r.report["tools"]) {
     if (t["name"] == "list_events") {
       EXPECT_EQ(t["outcomes"].value("TR-COUNT", ""), "passed") << t.dump(2);
       EXPECT_EQ(t["outcomes"].value("TR-HINT", ""), "passed") << t.dump(2);
+      EXPECT_EQ(t["outcomes"].value("TR-RESUME", ""), "passed") << t.dump(2);  // its nextOffset was followed
     }
   }
   // The console and the report say how the answers were read.
@@ -91,6 +101,10 @@ TEST(GenericTruncation, TheConformantTwinHasNoFinding) {
     // Its truncated answers name the way on.
     if (t["name"] == "search_code") {
       EXPECT_EQ(t["outcomes"].value("TR-HINT", ""), "passed") << t.dump(2);
+    }
+    // The cursor was followed and the page went on where the first ended.
+    if (t["name"] == "list_commits") {
+      EXPECT_EQ(t["outcomes"].value("TR-RESUME", ""), "passed") << t.dump(2);
     }
   }
 }

@@ -217,6 +217,21 @@ TEST(Http, UnreachableServerIsExitThreeWithOneErrorLine) {
   EXPECT_TRUE(r.report["findings"].empty()) << r.report["findings"].dump(2);
 }
 
+// A server that fails every request after the first with HTTP 500 (and the SDK's JSON-RPC error
+// body): initialize fails on each version, which is the server's HTTP failure (T-HTTP-STATUS,
+// one finding, naming the status and its message), not a version it refused (P-INIT). Exit 3.
+TEST(Http, AServerErrorOnInitializeIsTHttpStatusNotPInit) {
+  REQUIRE_NPM(sdk_dir());
+  HarnessRun r = run_fixture("error-500");
+  EXPECT_EQ(r.exit_code, 3) << r.out << r.err;
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(show(findings(r)), "T-HTTP-STATUS (error)") << r.report["findings"].dump(2);
+  ASSERT_EQ(r.report["findings"].size(), 1u);
+  const std::string d = r.report["findings"][0].value("diagnosis", std::string());
+  EXPECT_NE(d.find("HTTP 500"), std::string::npos) << d;
+  EXPECT_NE(d.find("Internal server error"), std::string::npos) << d;
+}
+
 TEST(Http, TlsToAPlainServerIsExitThree) {
   REQUIRE_NPM(sdk_dir());
   const int port = free_port();

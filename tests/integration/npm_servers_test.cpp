@@ -3,7 +3,10 @@
 // scripts/test.sh). Skipped when they are not installed, unless CTXO_REQUIRE_NPM=1 (as in CI).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <filesystem>
+
+#include <unistd.h>
 
 #include "../support/npm.h"
 #include "../support/run_harness.h"
@@ -137,6 +140,58 @@ TEST(NpmSdkCtxo, EnvelopeChecksAgreeWithAJavaScriptServer) {
     EXPECT_GT(r.report["profiles_detected"].value("ctxo", 0), 10) << defect;
     EXPECT_GE(r.report["stats"]["sweep_runs"].get<int>(), 1) << defect;
   }
+}
+
+
+// A real code-search server nobody here wrote (mcp-ripgrep 0.4.0, a shell wrapper around
+// ripgrep: every tool needs a path that exists and a pattern that matches). On a copy of the
+// reach workspace (its files have emoji lines) the workspace feeds the calls: every tool reaches
+// data and about half the calls do (112 of 223 at seed 1), the verdict is pass, and no finding
+// is made (pinned: none of our rules fires falsely on it). Without the workspace (--no-harvest)
+// only the one tool that takes no argument reaches data, and the verdict says so: partial, not
+// pass. Its tools interpolate `fileType` into a shell command unquoted, so the run's cwd is the
+// throwaway copy.
+TEST(NpmRipgrep, TheWorkspaceIsWhatReachesARealCodeSearchServer) {
+  const std::string bin = npm_bin("mcp-ripgrep");
+  REQUIRE_NPM(bin);
+  if (std::system("command -v rg >/dev/null 2>&1") != 0) {
+    if (std::getenv("CTXO_REQUIRE_NPM")) FAIL() << "ripgrep (rg) is not installed: scripts/install-deps.sh installs it";
+    GTEST_SKIP() << "ripgrep (rg) is not installed";
+  }
+  const auto ws = std::filesystem::path(CTXO_BINARY_DIR) / "test-tmp" / ("rg-ws-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(ws);
+  std::filesystem::create_directories(ws);
+  std::filesystem::copy(std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/reach/workspace", ws,
+                        std::filesystem::copy_options::recursive);
+  auto data = [](const HarnessRun& r) {
+    std::size_t n = 0, tools = 0;
+    for (const auto& t : r.report["tools"]) {
+      n += t["coverage"]["data"].get<std::size_t>();
+      tools += t["coverage"]["data"].get<std::size_t>() > 0;
+    }
+    return std::make_pair(n, tools);
+  };
+  const std::vector<std::string> common = {"--seed", "1", "--no-cases", "--root", ws.string(), "--cwd", ws.string()};
+  auto with = [&](std::vector<std::string> extra) {
+    std::vector<std::string> args = common;
+    args.insert(args.end(), extra.begin(), extra.end());
+    args.insert(args.end(), {"--", "node", bin});
+    return run_harness(args);
+  };
+  HarnessRun r = with({});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.report["verdict"], "pass") << r.out;
+  EXPECT_TRUE(r.report["findings"].empty()) << r.report["findings"].dump(2);
+  const auto [calls_with_data, tools_with_data] = data(r);
+  EXPECT_EQ(tools_with_data, r.report["tools"].size()) << r.out;
+  EXPECT_GE(calls_with_data * 10, r.report["stats"]["calls"].get<std::size_t>() * 4) << "at least 40% of calls reach data";
+
+  HarnessRun blind = with({"--no-harvest"});
+  ASSERT_TRUE(blind.report.is_object()) << blind.err;
+  EXPECT_EQ(blind.report["verdict"], "partial") << blind.out;
+  EXPECT_LT(data(blind).first * 10, calls_with_data) << "without the workspace, a tenth of the data or less";
+  EXPECT_EQ(blind.exit_code, 0);
+  std::filesystem::remove_all(ws);
 }
 
 }  // namespace

@@ -310,5 +310,33 @@ TEST(ReachLspBridge, CodeintelCallsNameRealFilesWithTheWorkspace) {
   EXPECT_GT(with.first * without.second, without.first * with.second) << "the workspace raises the share";
 }
 
+
+// A database server (reach/sql.mjs): its query tool says it runs SQL, so its `query` is offered
+// SELECT statements over the tables its server named (list_tables, or the sqlite_master
+// catalogue), and only `SELECT * FROM events` reaches its defect (a 100-row cut with no way on).
+// The default run finds exactly that, with that statement; --no-harvest (no table names) and the
+// conformant twin find nothing. Error texts to random statements are domain answers, not findings.
+TEST(ReachSql, AStatementOverATableTheServerNamedReachesTheCut) {
+  REQUIRE_NPM(sdk_dir());
+  auto run_sql = [](std::vector<std::string> flags) {
+    std::vector<std::string> args = {"--seed", "1", "--no-cases"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--", "node", suite() + "/sql.mjs"});
+    return run_harness(args);
+  };
+  HarnessRun r = run_sql({});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(found(r), std::set<std::string>{"TR-HINT execute_query"}) << r.report["findings"].dump(2);
+  for (const auto& f : r.report["findings"])
+    EXPECT_EQ(f["request"]["params"]["arguments"].value("query", ""), "SELECT * FROM events") << f.dump(2);
+  HarnessRun blind = run_sql({"--no-harvest"});
+  ASSERT_TRUE(blind.report.is_object()) << blind.err;
+  EXPECT_TRUE(found(blind).empty()) << blind.report["findings"].dump(2);
+  HarnessRun twin = run_sql({"--env", "REACH_CONFORMANT=1"});
+  ASSERT_TRUE(twin.report.is_object()) << twin.err;
+  EXPECT_TRUE(found(twin).empty()) << twin.report["findings"].dump(2);
+  EXPECT_EQ(twin.report["verdict"], "pass") << twin.out;
+}
+
 }  // namespace
 }  // namespace ctxo::test

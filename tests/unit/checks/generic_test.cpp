@@ -259,5 +259,108 @@ TEST(GenericOmission, CallsArePairedByTheirOtherArguments) {
   EXPECT_TRUE(check_omissions(lines, is_limit).empty());
 }
 
+
+// ----- TR-RESUME (generic) ----------------------------------------------------------------------
+
+/// The answer `text` to a call with `args`, kept as the run keeps it (listed_call).
+ListedCall answered(const json& args, const std::string& text) {
+  mcp::Reply r;
+  r.kind = mcp::Reply::Kind::kResult;
+  r.request = request(args);
+  r.result = json{{"content", json::array({json{{"type", "text"}, {"text", text}}})}};
+  auto c = listed_call(r, args);
+  EXPECT_TRUE(c.has_value()) << text;
+  return c ? *c : ListedCall{};
+}
+
+std::string page(int from, int n, const std::string& next = "") {
+  json items = json::array();
+  for (int i = from; i < from + n; ++i) items.push_back(json{{"id", i}});
+  json a{{"items", items}, {"hasMore", !next.empty()}};
+  if (!next.empty()) a["nextCursor"] = next;
+  return a.dump();
+}
+
+const json kSchema = json::parse(R"({"type":"object","properties":{
+  "q":{"type":"string"},"limit":{"type":"integer","minimum":1,"maximum":50},"cursor":{"type":"string"}}})");
+
+TEST(GenericResume, TheCallsToMakeFollowTheCursorAndDoubleTheLimit) {
+  std::vector<ListedCall> calls = {answered(json{{"q", "a"}, {"limit", 3}}, page(0, 3, "c3"))};
+  ASSERT_TRUE(calls[0].says_more);
+  EXPECT_EQ(calls[0].next_field, "nextCursor");
+  EXPECT_EQ(calls[0].items.size(), 3u);
+  std::vector<json> want = {json{{"q", "a"}, {"limit", 3}, {"cursor", "c3"}}, json{{"q", "a"}, {"limit", 6}}};
+  EXPECT_EQ(resume_calls(calls, kSchema, is_limit), want);
+  // Already made: nothing more to call.
+  calls.push_back(answered(want[0], page(3, 3, "c6")));
+  calls.push_back(answered(want[1], page(0, 6, "c6")));
+  EXPECT_TRUE(resume_calls(calls, kSchema, is_limit, 1).empty());
+  // A tool with no argument that takes the cursor: nothing to follow.
+  EXPECT_TRUE(resume_calls({calls[0]}, json::parse(R"({"type":"object","properties":{"q":{}}})"), is_limit).empty());
+}
+
+TEST(GenericResume, APageThatGoesOnWhereTheFirstEndedPasses) {
+  std::vector<ListedCall> calls = {answered(json{{"limit", 3}}, page(0, 3, "c3")),
+                                   answered(json{{"limit", 3}, {"cursor", "c3"}}, page(3, 3, "c6")),
+                                   answered(json{{"limit", 6}}, page(0, 6, "c6"))};
+  auto o = check_resumes(calls, is_limit);
+  EXPECT_TRUE(o.empty()) << o[0].diagnosis;
+  EXPECT_EQ(o.status("TR-RESUME"), Status::kPassed);
+}
+
+TEST(GenericResume, SkippedAndRepeatedItemsAreNamed) {
+  // The cursor starts one item too far on: item 4 of the larger list is never returned.
+  std::vector<ListedCall> skip = {answered(json{{"limit", 3}}, page(0, 3, "c4")),
+                                  answered(json{{"limit", 3}, {"cursor", "c4"}}, page(4, 3, "c7")),
+                                  answered(json{{"limit", 6}}, page(0, 6, "c6"))};
+  std::set<std::string> reported;
+  auto o = check_resumes(skip, is_limit, &reported);
+  ASSERT_EQ(ids(o), std::vector<std::string>{"TR-RESUME"});
+  EXPECT_EQ(o[0].profile, "generic");
+  EXPECT_EQ(o[0].request["params"]["arguments"]["cursor"], "c4");
+  EXPECT_NE(o[0].diagnosis.find("starts at item 5"), std::string::npos) << o[0].diagnosis;
+  EXPECT_NE(o[0].diagnosis.find("item 4 is never returned"), std::string::npos) << o[0].diagnosis;
+  EXPECT_TRUE(check_resumes(skip, is_limit, &reported).empty());  // once per way on
+  // The cursor starts inside the first page: items 2-3 come twice.
+  std::vector<ListedCall> again = {answered(json{{"limit", 3}}, page(0, 3, "c1")),
+                                   answered(json{{"limit", 3}, {"cursor", "c1"}}, page(1, 3, "c4")),
+                                   answered(json{{"limit", 6}}, page(0, 6, "c6"))};
+  o = check_resumes(again, is_limit);
+  ASSERT_EQ(ids(o), std::vector<std::string>{"TR-RESUME"});
+  EXPECT_NE(o[0].diagnosis.find("items 2-3 are returned twice"), std::string::npos) << o[0].diagnosis;
+  // With no larger list, a repeat is still seen; a page of new items passes.
+  o = check_resumes({again[0], again[1]}, is_limit);
+  ASSERT_EQ(ids(o), std::vector<std::string>{"TR-RESUME"});
+  EXPECT_NE(o[0].diagnosis.find("repeats 2 items of the first page"), std::string::npos) << o[0].diagnosis;
+  EXPECT_TRUE(check_resumes({skip[0], skip[1]}, is_limit).empty());
+}
+
+TEST(GenericResume, NotComparableOrNotFollowedIsNeverAFinding) {
+  // A larger list in another order: the pages cannot be placed in it.
+  std::string reordered = R"({"items":[{"id":5},{"id":4},{"id":3},{"id":2},{"id":1},{"id":0}],"hasMore":false})";
+  std::vector<ListedCall> calls = {answered(json{{"limit", 3}}, page(0, 3, "c4")),
+                                   answered(json{{"limit", 3}, {"cursor", "c4"}}, page(4, 2, "")),
+                                   answered(json{{"limit", 6}}, reordered)};
+  auto o = check_resumes(calls, is_limit);
+  EXPECT_TRUE(o.empty()) << o[0].diagnosis;
+  // Nothing followed: not observed, with why.
+  o = check_resumes({calls[0]}, is_limit);
+  EXPECT_TRUE(o.empty());
+  EXPECT_EQ(o.status("TR-RESUME"), Status::kNotObserved);
+  // The coverage's `truncated` count: an answer that says it holds less.
+  mcp::Reply r;
+  r.kind = mcp::Reply::Kind::kResult;
+  r.result = json{{"content", json::array({json{{"type", "text"}, {"text", page(0, 3, "c3")}}})}};
+  EXPECT_TRUE(says_truncated(r));
+  r.result["content"][0]["text"] = page(0, 3);
+  EXPECT_FALSE(says_truncated(r));
+  r.result["content"][0]["text"] = "- a\n- b\n\nshowing 2 of 9";
+  EXPECT_TRUE(says_truncated(r));
+  // Markdown pages compare their items without the numbers.
+  EXPECT_EQ(*list_items(read("1. alpha\n2. beta\n")), (std::vector<std::string>{"alpha", "beta"}));
+  EXPECT_EQ(*list_items(read("| a | b |\n|---|---|\n| 1 | 2 |\n| 3 | 4 |\n")),
+            (std::vector<std::string>{"| 1 | 2 |", "| 3 | 4 |"}));
+}
+
 }  // namespace
 }  // namespace ctxo::checks

@@ -26,6 +26,10 @@ TEST(ContentReach, IssueExamples) {
   EXPECT_EQ(text("Found generator schema for zzz: undefined"), Reach::kLeak);
   EXPECT_EQ(text("No LSP server configured for file"), Reach::kMiss);
   EXPECT_EQ(text(R"({"found":false})"), Reach::kMiss);
+  // A short sentence naming what was looked for (a code-graph server's answer to a made-up name).
+  EXPECT_EQ(text("No symbol named `zz_q1`."), Reach::kMiss);
+  EXPECT_EQ(text("No definition for parseConfig"), Reach::kMiss);
+  EXPECT_EQ(text("No symbols called foo in 3 files"), Reach::kData) << "a count of what it did find is data";
 }
 
 TEST(ContentReach, ErrorText) {

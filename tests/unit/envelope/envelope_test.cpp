@@ -633,6 +633,15 @@ TEST(EnvelopeSweep, NoTrEnvWithoutEvidenceTheVariableWasIgnored) {
   EXPECT_EQ(sweep_ids({point(small, false, to_js_json(j)), point(2048, true, to_js_json(j)),
                        point(1 << 20, false, ctxo_env(60, 1 << 20).text)}, &lim),
             V{});
+  // Cut by an item count, not by the limit: its totalBytes fits the default limit, so a larger
+  // limit changing nothing is no evidence (a search tool's default `limit: 20`).
+  json counted = ctxo_env(60, 1 << 20).json;
+  counted["_meta"]["truncated"] = true;
+  counted["_meta"]["hint"] = "raise limit";
+  ASSERT_LE(counted["_meta"]["totalBytes"].get<std::int64_t>(), 1 << 20);
+  EXPECT_EQ(sweep_ids({point(1 << 20, true, to_js_json(counted)), point(1 << 22, false, to_js_json(counted))}), V{});
+  // The same answer cut under a default limit its payload does not fit: TR-ENV.
+  EXPECT_EQ(sweep_ids({point(512, true, to_js_json(counted)), point(1 << 22, false, to_js_json(counted))}), V{"TR-ENV"});
 }
 
 // Silent omission: an answer that says it is whole, while the large limit returns more items, is

@@ -365,6 +365,71 @@ TEST(WorkspacePlan, AWriterIsNeverOfferedTheWorkspace) {
   EXPECT_FALSE(h.offers("file_path").empty());
 }
 
+// The boundary phase tries each bound on real data: the properties a case is not about take a
+// workspace value (a file that exists), the one it is about keeps its boundary value.
+TEST(WorkspacePlan, BoundaryCasesRunOnRealValues) {
+  Tree t;
+  const json schema = json::parse(R"({"type":"object","properties":{"path":{"type":"string","minLength":1,"maxLength":200},
+    "maxResults":{"type":"integer","minimum":1,"maximum":100}},"required":["path"]})");
+  auto boundary = [&](const Harvest& h, const GenOptions& o) {
+    ToolPlan plan(schema, 0, 1, o);
+    std::vector<PlannedCall> out;
+    while (auto c = plan.next(h))
+      if (c->phase == Phase::kBoundary) out.push_back(std::move(*c));
+    return out;
+  };
+  Harvest h;
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(t.path.string(), small(false))));
+  std::size_t real = 0, about_path = 0;
+  for (const auto& c : boundary(h, GenOptions{})) {
+    const json a = c.arguments.value();
+    const std::string path = a["path"].get<std::string>();
+    std::error_code ec;
+    const bool exists = !path.empty() && fs::exists(path[0] == '/' ? fs::path(path) : t.path / path, ec);
+    if (c.label.find("(workspace values)") != std::string::npos) {
+      EXPECT_TRUE(exists) << c.label << " " << a.dump();
+      ++real;
+    } else if (!exists) {
+      ++about_path;  // a case about `path` itself (its longest value, ...)
+    }
+  }
+  EXPECT_GE(real, 3u) << "the required-only case and the bounds of maxResults, on a real file";
+  EXPECT_GT(about_path, 0u) << "the cases about path keep their own values";
+  // No workspace, or a tool that may write: the cases as the schema gives them.
+  GenOptions writer;
+  writer.workspace_values = false;
+  for (const auto& c : boundary(h, writer)) EXPECT_EQ(c.label.find("workspace values"), std::string::npos) << c.label;
+  for (const auto& c : boundary(Harvest{}, GenOptions{})) EXPECT_EQ(c.label.find("workspace values"), std::string::npos) << c.label;
+}
+
+// A glob parameter (`filePattern`, `glob`, `include`) is offered globs that match workspace
+// files, the most common extension first; a `pattern` or `query` is not.
+TEST(WorkspacePlan, GlobParametersGetGlobsThatMatchFiles) {
+  Tree t;
+  Harvest h;
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(t.path.string(), small(false))));
+  for (const char* p : {"filePattern", "glob", "include", "fileGlob"}) {
+    SCOPED_TRACE(p);
+    EXPECT_EQ(parameter_kinds(p), std::vector<ValueKind>{ValueKind::kGlob});
+    const auto offers = h.offers(p);
+    ASSERT_FALSE(offers.empty());
+    const std::string first = offers.front().get<std::string>();
+    ASSERT_EQ(first.rfind("*.", 0), 0u) << first;
+    bool matches = false;
+    const std::string ext = first.substr(1);  // ".ts"
+    for (const auto& f : h.workspace()->files)
+      matches = matches || (f.size() > ext.size() && f.compare(f.size() - ext.size(), std::string::npos, ext) == 0);
+    EXPECT_TRUE(matches) << first;
+  }
+  // A file type parameter is offered the extensions themselves.
+  EXPECT_EQ(parameter_kinds("fileType"), std::vector<ValueKind>{ValueKind::kFileType});
+  ASSERT_FALSE(h.offers("fileType").empty());
+  EXPECT_EQ("*." + h.offers("fileType").front().get<std::string>(), h.offers("glob").front().get<std::string>());
+  EXPECT_TRUE(parameter_kinds("type").empty()) << "a bare `type` is anything";
+  EXPECT_NE(parameter_kinds("pattern"), std::vector<ValueKind>{ValueKind::kGlob});
+  EXPECT_NE(parameter_kinds("query"), std::vector<ValueKind>{ValueKind::kGlob});
+}
+
 TEST(WorkspacePlan, AFileAndSymbolPairIsCoherentAndTheFirstPositionIsWide) {
   Tree t;
   Harvest h;
