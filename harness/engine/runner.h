@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 #include <rapidcheck.h>
 
+#include "checks/concurrent.h"
 #include "checks/generic.h"
 #include "checks/judge.h"
 #include "engine/engine.h"
@@ -203,7 +204,8 @@ class Runner {
   /// True when the worker's server refused us as a client after initialize (HTTP 401/403): the
   /// run's error is set (exit 3) and no more calls are made.
   bool refused(Worker& w);
-  void crash_finding(Worker& w, const Reply& reply, const char* what);
+  /// `batch`: the requests in flight with it (none: null), carried by the finding.
+  void crash_finding(Worker& w, const Reply& reply, const std::string& what, const json& batch = json());
 
   // --- workers.cpp -----------------------------------------------------------------------------
   void run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std::function<void(Worker&, ToolRun&)>& work,
@@ -224,8 +226,25 @@ class Runner {
                      const checks::ParsedEnvelope& first);
   checks::Exchange exchange(Worker& w, const std::string& tool, const json& args, const Reply& reply,
                             const std::string& broken, const profile::Profile* prof, bool hold) const;
-  Called do_call(Worker& w, ToolSummary& ts, const json& args);
+  /// `other`: a call of another tool made for `ts`'s work (a partner in its P-CONCURRENT
+  /// batches): its time counts in `ts`'s budget, its ids come from `ts`'s range.
+  Called do_call(Worker& w, ToolSummary& ts, const json& args, const std::string* other = nullptr);
+  /// `args` with an optional argument the server would fill with a remote URL pointed at
+  /// loopback (in `storage`), or `args` itself.
+  const json& pinned_arguments(Worker& w, const std::string& tool, const json& args, json& storage);
   Attempt attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const json& args, const std::string& broken, bool main);
+
+  // --- concurrent.cpp -------------------------------------------------------------------------
+  /// P-CONCURRENT's phase for one tool: its calls that reached data, alone (twice: stable), then
+  /// in batches with themselves and with `tools`' calls, as hosts send them.
+  void concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& tools, Clock::time_point t0);
+  /// What the calls answer alone, each twice; those that answered the same both times.
+  std::vector<checks::BatchAnswer> alone(Worker& w, ToolSummary& ts, const std::vector<std::pair<std::string, json>>& calls,
+                                         Clock::time_point t0, bool& trouble);
+  /// Sends `calls` together; liveness (T-HANG, T-CRASH with the batch) handled, the server restarted.
+  /// Fills each answer's `together` and `request`; false on trouble (no comparison then).
+  bool together(Worker& w, ToolSummary& ts, std::vector<checks::BatchAnswer>& calls, json& batch);
+  json form_of(Worker& w, const std::string& tool, const json& args, const Reply& reply);
 
   // --- shrink.cpp -----------------------------------------------------------------------------
   Finding shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrinkable<json> current, Finding found,
