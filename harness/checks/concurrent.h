@@ -15,6 +15,10 @@
 
 namespace ctxo::checks {
 
+/// A batch whose answers differed is sent this many times in all (races are flaky: the finding
+/// says in how many it differed); a replay sends its batch this many times.
+inline constexpr std::size_t kBatchTries = 5;
+
 /// One call of a batch: its request as sent together with the others, what the same call
 /// answered alone (E-STABLE's form of it, checks::stable_form, and its raw line), and what it
 /// answered in the batch.

@@ -92,7 +92,7 @@ const std::vector<InvariantInfo>& registry() {
        "MCP basic/index (requests carry unique ids; responses may come in any order); JSON-RPC 2.0 §6; "
        "ToolAnnotations readOnlyHint/idempotentHint (hosts run such tools concurrently)",
        true,
-       "Keep no per-call state in module or global variables (a handler's locals, or an object made per call), give every temporary file a name unique per call (mkdtemp, or the request id in the name), and guard what calls must share (a cache, a connection, a working directory) with a lock or a queue. Hosts call read-only and idempotent tools in parallel: the finding's batch, sent again, shows the mix-up. Tools neither read-only nor idempotent are judged only with --concurrency-all (a warning)."},
+       "Keep per-call state in the handler's locals, not in module variables; give each call's temporary file a unique name (mkdtemp); guard what calls must share (a cache, a connection, a working directory) with a lock or a queue. Hosts run read-only tools in parallel: replay the finding's batch to see the mix-up."},
       {"E-PARSE", "envelope", Severity::kError, "the envelope is one JSON object in one text part", "SPEC §2", true,
        "Return the envelope as one JSON object serialised into a single text content block; put warnings inside the envelope (e.g. warnings[]), not in an extra text part before or after it."},
       {"E-SCHEMA", "envelope", Severity::kError, "the envelope validates against the profile's schema", "SPEC §2",

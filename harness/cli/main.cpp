@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "checks/concurrent.h"
 #include "checks/registry.h"
 #include "cli/config.h"
 #include "cli/outputs.h"
@@ -391,7 +392,12 @@ int run_replay(int argc, char** argv) {
     return warns ? kExitPass : kExitFail;
   }
   con << "no longer fails: " << c.invariant << " was not reported"
-      << (c.tool.empty() ? std::string() : " on " + c.tool) << "\n";
+      << (c.tool.empty() ? std::string() : " on " + c.tool)
+      << (c.options.replay && !c.options.replay->batch.empty()
+              ? " (its batch was sent " + std::to_string(ctxo::checks::kBatchTries) +
+                    " times and every answer was the answer alone: a race can hide; replay again)"
+              : "")
+      << "\n";
   return kExitPass;
 }
 

@@ -32,13 +32,8 @@ bool shrinkable(const Finding& f) {
   return !(f.invariant == "T-HANG" && f.severity == Severity::kWarning);
 }
 
-// The arguments of a call that asked the tool to wait (a positive number under a name such as
-// duration, delay, sleep, wait, timeout, seconds, ms), with that number at the smallest the
-// tool's inputSchema allows (0, else 1). nullopt when the call asked no such thing.
-struct AskedToWait {
-  std::string property, what;
-  json args;
-};
+}  // namespace
+
 std::optional<AskedToWait> asked_to_wait(checks::Judge* judge, const std::string& tool, const json& args) {
   if (!args.is_object() || !judge) return std::nullopt;
   const checks::ToolValidators& v = judge->validators(tool);
@@ -59,8 +54,6 @@ std::optional<AskedToWait> asked_to_wait(checks::Judge* judge, const std::string
   }
   return std::nullopt;
 }
-
-}  // namespace
 
 // One tool's generated calls (the plan, budget parameters driven small, E-STABLE, E-MISS).
 void Runner::tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_t& started, std::size_t total) {
@@ -309,14 +302,15 @@ Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args, const std::
   if (w.s.calls.size() < kMaxSessionCalls) w.s.calls.push_back(reply.request);
   if (!ts.read_only) w.s.wrote = true;
   ts.elapsed += reply.elapsed;
-  count_call(rep_, ts, reply.kind == Reply::Kind::kResult && !reply.is_error_result());
+  ToolSummary* row = other ? summary_of(*other) : &ts;  // a partner's call is counted on its own tool
+  count_call(rep_, row ? *row : ts, reply.kind == Reply::Kind::kResult && !reply.is_error_result());
   if (refused(w)) {  // HTTP 401/403: the run ends (exit 3); this answer is not the tool's
     c.lost = true;
     return c;
   }
-  take(w, ts.name, checks::Judge::transport(reply));
+  take(w, name, checks::Judge::transport(reply));
   if (judge_ && ((reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) || !reply.transport_failure.empty()))
-    judge_->unanswered(ts.name);
+    judge_->unanswered(name);
   l_.on_call(ts, rep_.calls);
   snapshot(false);
   take_observations(w);

@@ -15,7 +15,6 @@ namespace {
 
 constexpr std::size_t kOwnCalls = 4;  ///< The tool's calls that reached data, tried alone then together.
 constexpr std::size_t kPartners = 3;  ///< Other tools whose first call joins its mixed batches.
-constexpr std::size_t kTries = 5;     ///< A batch that differed is sent this many times in all.
 
 /// The batch sizes up to `most` in flight: 2, 4, 8, ..., and `most` itself last.
 std::vector<std::size_t> batch_sizes(std::size_t most) {
@@ -27,11 +26,17 @@ std::vector<std::size_t> batch_sizes(std::size_t most) {
 
 }  // namespace
 
+// Every answer of the phase is judged as any other (coverage, the per-answer checks: what `check`
+// makes of the recorded transcript), and compared in E-STABLE's form.
 json Runner::form_of(Worker& w, const std::string& tool, const json& args, const Reply& reply) {
-  checks::ParsedEnvelope pe;
-  if (reply.kind == Reply::Kind::kResult && judge_)
-    if (const profile::Profile* p = judge_->profile_of(tool))
-      pe = judge_->parse(exchange(w, tool, args, reply, "", p, false), p);
+  if ((reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) || !reply.transport_failure.empty() ||
+      !judge_)
+    return checks::stable_form(reply, checks::ParsedEnvelope{});
+  checks::Judged j = judge_->call(exchange(w, tool, args, reply, "", nullptr, false));
+  take(w, tool, std::move(j.outcomes));
+  checks::ParsedEnvelope pe = j.envelope;
+  if (!pe.profile && reply.kind == Reply::Kind::kResult)
+    if (const profile::Profile* p = judge_->profile_of(tool)) pe = judge_->parse(exchange(w, tool, args, reply, "", p, false), p);
   return checks::stable_form(reply, pe);
 }
 
@@ -42,10 +47,8 @@ std::vector<checks::BatchAnswer> Runner::alone(Worker& w, ToolSummary& ts,
   for (const auto& [tool, args] : calls) {
     std::optional<json> first;
     for (int i = 0; i < 2 && !trouble; ++i) {
-      if (!w.s.alive || over_budget(t0) || tool_over_budget(w, ts)) {
-        trouble = true;
-        break;
-      }
+      if (!w.s.alive) trouble = true;
+      if (trouble || over_budget(t0) || tool_over_budget(w, ts)) return stable;  // the budget: what it has
       Called c = do_call(w, ts, args, tool == ts.name ? nullptr : &tool);
       if (c.lost) w.s.alive = false;
       if (c.troubles > 0 || c.lost) trouble = true;
@@ -96,8 +99,13 @@ bool Runner::together(Worker& w, ToolSummary& ts, std::vector<checks::BatchAnswe
     const Reply& r = replies[i];
     record(w, r);
     if (w.s.calls.size() < kMaxSessionCalls) w.s.calls.push_back(r.request);
-    count_call(rep_, ts, r.kind == Reply::Kind::kResult && !r.is_error_result());
-    take(w, ts.name, checks::Judge::transport(r));
+    // Counted on the tool it calls (as `check` counts the transcript); its time on `ts`.
+    const std::string name = r.request["params"].value("name", "");
+    ToolSummary* row = summary_of(name);
+    count_call(rep_, row ? *row : ts, r.kind == Reply::Kind::kResult && !r.is_error_result());
+    take(w, name, checks::Judge::transport(r));
+    if (judge_ && ((r.kind != Reply::Kind::kResult && r.kind != Reply::Kind::kError) || !r.transport_failure.empty()))
+      judge_->unanswered(name);
     if (r.kind == Reply::Kind::kClosed && !closed) closed = &r;
     // A timeout after a stray id is T-ID's (observed), an over-long answer T-FRAMING's, a call
     // still reporting progress slow: none is a hang.
@@ -112,7 +120,7 @@ bool Runner::together(Worker& w, ToolSummary& ts, std::vector<checks::BatchAnswe
     w.s.alive = false;
     return false;
   }
-  take_observations(w);
+  take_observations(w, batch);
   // One finding for the batch, whichever of its requests met it first.
   if (closed) {
     crash_finding(w, *closed, checks::describe_batch(batch), batch);
@@ -149,14 +157,20 @@ void Runner::concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& too
       if (std::find(list.begin(), list.end(), call) == list.end()) list.push_back(call);
     }
   } else {
+    // A call that asked the tool to wait (duration, delay...) asks for the shortest wait: a batch
+    // of ten-second operations would cost minutes and show nothing more.
+    auto quick = [&](const std::string& tool, const json& args) {
+      auto asked = asked_to_wait(judge_.get(), tool, args);
+      return std::pair<std::string, json>{tool, asked ? asked->args : args};
+    };
     for (const auto& [args, label] : tr.data_calls) {
-      std::pair<std::string, json> call{tr.name, args};
+      std::pair<std::string, json> call = quick(tr.name, args);
       if (own.size() < kOwnCalls && std::find(own.begin(), own.end(), call) == own.end()) own.push_back(call);
     }
     const auto at = std::find(tools.begin(), tools.end(), &tr);
     for (std::size_t k = 1; at != tools.end() && k < tools.size() && partners.size() < kPartners; ++k) {
       const ToolRun* other = tools[(static_cast<std::size_t>(at - tools.begin()) + k) % tools.size()];
-      if (!other->data_calls.empty()) partners.emplace_back(other->name, other->data_calls.front().first);
+      if (!other->data_calls.empty()) partners.push_back(quick(other->name, other->data_calls.front().first));
     }
   }
   if (own.empty()) {
@@ -164,11 +178,19 @@ void Runner::concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& too
     take(w, tr.name, std::move(o));
     return;
   }
+  auto out_of_time = [&] {
+    if (!over_budget(t0) && !tool_over_budget(w, *ts)) return false;
+    o.unobserved("P-CONCURRENT", "its time budget was spent before a batch was sent");
+    take(w, tr.name, std::move(o));
+    return true;
+  };
+  if (out_of_time()) return;
   bool trouble = false;
   std::vector<checks::BatchAnswer> mine = alone(w, *ts, own, t0, trouble);
   std::vector<checks::BatchAnswer> theirs = trouble ? std::vector<checks::BatchAnswer>{} : alone(w, *ts, partners, t0, trouble);
   if (trouble) return;
   if (mine.empty()) {
+    if (out_of_time()) return;
     o.unobserved("P-CONCURRENT", "no call of the tool that reached data answered the same twice alone");
     take(w, tr.name, std::move(o));
     return;
@@ -201,17 +223,21 @@ void Runner::concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& too
       if (!theirs.empty()) batches.push_back(std::move(mixed));
     }
   }
+  bool sent = false;
   for (auto& b : batches) {
-    if (!w.s.alive || over_budget(t0) || tool_over_budget(w, *ts)) return;
-    // Sent up to kTries times: every time in a replay, else until the tool's answer differs,
+    if (!w.s.alive) return;
+    if (!sent && out_of_time()) return;
+    if (over_budget(t0) || tool_over_budget(w, *ts)) break;
+    // Sent up to checks::kBatchTries times: every time in a replay, else until the tool's answer differs,
     // then the rest of the tries to say how often it does.
     std::size_t tries = 0, differed = 0;
     std::optional<checks::BatchAnswer> first;
     json first_batch;
-    while (tries < kTries && w.s.alive) {
+    while (tries < checks::kBatchTries && w.s.alive) {
       json batch;
       if (!together(w, *ts, b, batch)) return;
       ++tries;
+      sent = true;
       const checks::BatchAnswer* diff = nullptr;
       for (const auto& a : b)
         if (a.request["params"].value("name", "") == tr.name && a.alone != a.together) {
@@ -226,7 +252,7 @@ void Runner::concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& too
         }
       }
       if (!first && !o_.replay) break;
-      if (tries < kTries && (over_budget(t0) || tool_over_budget(w, *ts))) break;
+      if (tries < checks::kBatchTries && (over_budget(t0) || tool_over_budget(w, *ts))) break;
     }
     if (first) {
       o.fail(checks::concurrent_difference(tr.name, first_batch, *first, differed, tries, warning));

@@ -166,6 +166,15 @@ struct Attempt {
 /// that crashed, hung in a call, or is stopped by a signal.
 enum class End { kFinal, kReplaced, kAbandoned };
 
+/// The arguments of a call that asked the tool to wait (a positive number under a name such as
+/// duration, delay, sleep, wait, timeout, seconds, ms), with that number at the smallest the
+/// tool's inputSchema allows (0, else 1). nullopt when the call asked no such thing.
+struct AskedToWait {
+  std::string property, what;
+  json args;
+};
+std::optional<AskedToWait> asked_to_wait(checks::Judge* judge, const std::string& tool, const json& args);
+
 class Runner {
  public:
   Runner(const RunOptions& o, Listener& l);
@@ -197,7 +206,8 @@ class Runner {
   Result<void> start(Worker& w, const std::string& forced, bool first);
   void finish_session(Worker& w, End end);
   bool restart(Worker& w);
-  void take_observations(Worker& w);
+  /// `batch`: the requests in flight together when they were made (a T-ID carries it).
+  void take_observations(Worker& w, const json& batch = json());
   /// T-LEFTOVER: the processes carrying this run's marker still alive once every server is
   /// stopped (ended with --kill-leftovers).
   void leftovers(Worker& w);

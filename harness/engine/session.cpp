@@ -233,7 +233,7 @@ bool Runner::refused(Worker& w) {
 }
 
 // What the client saw on the wire (a log line on stdout, a stray id, an HTTP rule), as findings.
-void Runner::take_observations(Worker& w) {
+void Runner::take_observations(Worker& w, const json& batch) {
   if (!w.s.client) return;
   for (auto& ob : w.s.client->take_observations()) {
     Finding f;
@@ -243,6 +243,7 @@ void Runner::take_observations(Worker& w) {
     f.response_excerpt = ob.excerpt;
     f.diagnosis = ob.diagnosis;
     f.server_level = ob.server_level;
+    if (f.invariant == "T-ID") f.batch = batch;  // ids met with several requests in flight
     add(w, std::move(f));
   }
 }

@@ -5,12 +5,14 @@
 // that is right. Each defect is exactly one P-CONCURRENT on its tool, with the batch that showed
 // it, the same for --jobs 2, and its case replays it. The twin serialised by a lock
 // (CONCURRENT_LOCK=1) and out-of-order.mjs (answers out of order, correctly) pass it;
-// --concurrency 0 sends no batch at all.
+// --concurrency 0 sends no batch at all. Over Streamable HTTP (the stdio bridge in front of the
+// same server) each request of a batch is its own POST, all in flight: the same two findings.
 #include <gtest/gtest.h>
 
 #include <filesystem>
 #include <map>
 
+#include "../support/net.h"
 #include "../support/npm.h"
 #include "../support/run_harness.h"
 
@@ -92,6 +94,22 @@ TEST(Concurrent, EachRaceIsOneFindingOnItsToolWithItsBatchAndReplays) {
     EXPECT_NE(again.out.find(" of 5 tries differed"), std::string::npos) << again.out;
   }
   EXPECT_EQ(replayed, 2u);
+}
+
+TEST(Concurrent, OverStreamableHttpTheBatchIsConcurrentPosts) {
+  REQUIRE_NPM(sdk_dir());
+  const int port = free_port();
+  const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/mcp";
+  std::vector<std::string> args = kQuick;
+  args.insert(args.end(), {"--no-cases", "--env", "PORT=" + std::to_string(port), "--url", url, "--", "node",
+                           std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/http/stdio-bridge.mjs", "--", "node",
+                           fixture("racy.mjs")});
+  HarnessRun r = run_harness(args);
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  const std::map<std::pair<std::string, std::string>, int> want = {{{"P-CONCURRENT", "get_user"}, 1},
+                                                                   {{"P-CONCURRENT", "render_report"}, 1}};
+  EXPECT_EQ(found(r), want) << r.report["findings"].dump(2);
+  EXPECT_EQ(outcome(r, "list_regions"), "passed");
 }
 
 TEST(Concurrent, ASharedStateSerialisedByALockPasses) {
