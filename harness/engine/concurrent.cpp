@@ -26,13 +26,16 @@ std::vector<std::size_t> batch_sizes(std::size_t most) {
 
 }  // namespace
 
-// Every answer of the phase is judged as any other (coverage, the per-answer checks: what `check`
-// makes of the recorded transcript), and compared in E-STABLE's form.
+// Every answer of the phase is judged (coverage counts it, as `check` counts the recorded
+// transcript) and compared in E-STABLE's form. Its per-answer findings are left out: the same
+// calls were judged alone in the tool's own phase (where the limit sweep settles what it
+// explains), and a batch's difference is P-CONCURRENT's.
 json Runner::form_of(Worker& w, const std::string& tool, const json& args, const Reply& reply) {
   if ((reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) || !reply.transport_failure.empty() ||
       !judge_)
     return checks::stable_form(reply, checks::ParsedEnvelope{});
   checks::Judged j = judge_->call(exchange(w, tool, args, reply, "", nullptr, false));
+  (void)j.outcomes.take_findings();
   take(w, tool, std::move(j.outcomes));
   checks::ParsedEnvelope pe = j.envelope;
   if (!pe.profile && reply.kind == Reply::Kind::kResult)
@@ -170,7 +173,7 @@ void Runner::concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& too
     const auto at = std::find(tools.begin(), tools.end(), &tr);
     for (std::size_t k = 1; at != tools.end() && k < tools.size() && partners.size() < kPartners; ++k) {
       const ToolRun* other = tools[(static_cast<std::size_t>(at - tools.begin()) + k) % tools.size()];
-      if (!other->data_calls.empty()) partners.push_back(quick(other->name, other->data_calls.front().first));
+      if (other->partner) partners.push_back(quick(other->name, other->data_calls.front().first));
     }
   }
   if (own.empty()) {

@@ -319,8 +319,10 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
   if (o_.concurrency >= 2 && batches && !dead_) {
     std::vector<ToolRun*> parallel;
     for (auto& r : runs)
-      if ((r->plan || o_.replay) && r->troubles < 2 && (o_.concurrency_all || annotated_parallel_safe(*r->tool)))
+      if ((r->plan || o_.replay) && r->troubles < 2 && (o_.concurrency_all || annotated_parallel_safe(*r->tool))) {
+        r->partner = !r->data_calls.empty() && r->troubles == 0 && r->slow == 0 && summary_of(r->name)->skipped.empty();
         parallel.push_back(r.get());
+      }
     run_phase(w, parallel, [&](Worker& ww, ToolRun& tr) { concurrent(ww, tr, parallel, t0); }, [](ToolRun&) {});
   }
   w.s.alive = w.s.alive && !dead_;

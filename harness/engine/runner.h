@@ -149,6 +149,9 @@ struct ToolRun {
   std::set<std::string> omissions_reported;  ///< Their groups already reported.
   std::size_t driven_from = 0;    ///< data_calls already repeated with a budget parameter driven small.
   bool needs_identifier = false;  ///< A required property names an identifier: it runs in the second phase.
+  /// Its first call that reached data joins other tools' P-CONCURRENT batches: it has one, and
+  /// its own calls were not stopped (budget, slowness, crashes) when the phase began.
+  bool partner = false;
   ToolOut out;                    ///< What its work in the current phase gave, merged when the phase ends.
 };
 
