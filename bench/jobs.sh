@@ -7,19 +7,7 @@
 #   - the npm reference servers (one run each; NPM=0 skips them): server-everything full and
 #     --read-only, server-filesystem --read-only on a scratch directory, server-memory --read-only.
 # Needs a built ctxo-conform (CTXO=path, default build/ctxo-conform) and tests/npm installed.
-set -euo pipefail
-root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
-ctxo="${CTXO:-$root/build/ctxo-conform}"
-reps="${REPS:-3}"
-bin="$root/tests/npm/node_modules/.bin"
-[ -x "$ctxo" ] || { echo "error: no ctxo-conform at $ctxo (build it, or set CTXO)" >&2; exit 2; }
-[ -d "$root/tests/npm/node_modules/@modelcontextprotocol/sdk" ] || {
-  echo "error: tests/npm is not installed (bash scripts/install-deps.sh --npm)" >&2; exit 2; }
-tmp="$(mktemp -d)"
-trap 'rm -rf "$tmp"' EXIT
-mkdir -p "$tmp/files/src"
-printf 'hello\n' >"$tmp/files/a.txt"
-printf 'export const x = 1;\n' >"$tmp/files/src/x.ts"
+source "$(dirname "${BASH_SOURCE[0]}")/npm-env.sh"
 
 # run NAME JOBS REP FLAGS... -- SERVER...: one whole run, its wall time appended to $tmp/NAME.JOBS.
 run() {

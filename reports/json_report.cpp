@@ -95,6 +95,7 @@ json to_json(const engine::RunReport& r, const std::string& version) {
       jf["shrink_steps"] = f.shrink_steps;
     }
     if (!f.env.empty()) jf["env"] = f.env;
+    if (f.batch.is_array() && !f.batch.empty()) jf["batch"] = f.batch;
     if (!rf.case_file.empty()) jf["case_file"] = rf.case_file;
     if (!rf.examples.empty()) jf["examples"] = rf.examples;
     if (!f.file.empty()) {
@@ -318,6 +319,7 @@ Result<engine::RunReport> from_json(const json& doc) {
       f.original_request = jf.value("original_request", json());
       read(jf, "shrink_steps", f.shrink_steps);
       read(jf, "env", f.env);
+      f.batch = jf.value("batch", json());
       read(jf, "case_file", rf.case_file);
       if (jf.contains("examples"))
         for (const auto& e : jf["examples"]) rf.examples.push_back(e);

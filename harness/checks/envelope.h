@@ -56,6 +56,13 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env);
 /// E-STABLE: the same call answered twice.
 Outcomes check_stable(const ParsedEnvelope& first, const ParsedEnvelope& second);
 
+/// What E-STABLE compares of an answer, for comparing answers to the same call (P-CONCURRENT):
+/// under a profile (`pe`), its envelope without hints, warnings and keys whose values change from
+/// call to call (timings, clocks, request ids); else the result without `_meta`, text parts that
+/// are JSON read as JSON, without those keys; a JSON-RPC error's code and message; an unanswered
+/// call as such. Equal forms are the same answer.
+json stable_form(const mcp::Reply& reply, const ParsedEnvelope& pe);
+
 /// E-MISS: `env` answers a lookup of an identifier that cannot exist (`reply` is its answer, for
 /// the isError / non-envelope cases).
 Outcomes check_miss(const ParsedEnvelope& env, const mcp::Reply& reply);

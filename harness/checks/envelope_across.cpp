@@ -105,6 +105,14 @@ std::vector<std::string> hint_pointers(const profile::Profile& p) {
 }
 
 
+/// What E-STABLE compares of an envelope whose hints are already out: no warnings, no key whose
+/// value changes from call to call.
+json stable_payload(const profile::Profile& p, json env) {
+  if (p.fields.warnings) remove_at(env, *p.fields.warnings);
+  drop_volatile(env);
+  return env;
+}
+
 std::int64_t effective(const profile::Profile& p, std::int64_t limit) {
   double m = p.limit ? p.limit->margin : 1.0;
   if (!(m > 0.0) || m > 1.0) m = 1.0;
@@ -135,12 +143,8 @@ Outcomes check_stable(const ParsedEnvelope& first, const ParsedEnvelope& second)
       remove_at(a, ptr);
       remove_at(b, ptr);
     }
-    if (p.fields.warnings) {
-      remove_at(a, *p.fields.warnings);
-      remove_at(b, *p.fields.warnings);
-    }
-    drop_volatile(a);
-    drop_volatile(b);
+    a = stable_payload(p, std::move(a));
+    b = stable_payload(p, std::move(b));
     if (a != b) {
       json d = json::diff(a, b);
       std::string path = d.empty() ? "" : d[0].value("path", std::string());
@@ -154,6 +158,32 @@ Outcomes check_stable(const ParsedEnvelope& first, const ParsedEnvelope& second)
     }
   } catch (...) {
   }
+  return out;
+}
+
+json stable_form(const mcp::Reply& reply, const ParsedEnvelope& pe) {
+  if (pe.profile && pe.envelope.is_object()) {
+    json env = pe.envelope;
+    for (const auto& ptr : hint_pointers(*pe.profile)) remove_at(env, ptr);
+    return stable_payload(*pe.profile, std::move(env));
+  }
+  if (reply.kind == mcp::Reply::Kind::kError) {
+    json e = reply.error.is_object() ? json{{"code", reply.error.value("code", json())}, {"message", reply.error.value("message", json())}}
+                                     : reply.error;
+    return json{{"error", std::move(e)}};
+  }
+  if (reply.kind != mcp::Reply::Kind::kResult)
+    return json{{"unanswered", reply.kind == mcp::Reply::Kind::kClosed ? "closed" : "timeout"}};
+  json out = reply.result.is_object() ? reply.result : json{{"result", reply.result}};
+  if (out.is_object()) out.erase("_meta");
+  // A text part that is JSON is compared as JSON, so its volatile keys can be left out too.
+  if (out.contains("content") && out["content"].is_array())
+    for (auto& part : out["content"])
+      if (part.is_object() && part.contains("text") && part["text"].is_string()) {
+        json parsed = json::parse(part["text"].get<std::string>(), nullptr, false);
+        if (!parsed.is_discarded() && parsed.is_structured()) part["text"] = std::move(parsed);
+      }
+  drop_volatile(out);
   return out;
 }
 

@@ -87,6 +87,12 @@ const std::vector<InvariantInfo>& registry() {
       {"P-LEAK", "protocol", Severity::kWarning, "no undefined, [object Object] or NaN where a value belongs",
        "SPEC §3", true,
        "Check for missing values before formatting an answer (a lookup that returned undefined, a field the object does not have), convert numbers with a check for NaN, and serialise objects with JSON.stringify instead of string concatenation or template literals, which print [object Object]."},
+      {"P-CONCURRENT", "protocol", Severity::kError,
+       "calls in flight at once on one session each get the answer the same call gets alone, once, under its own id",
+       "MCP basic/index (requests carry unique ids; responses may come in any order); JSON-RPC 2.0 §6; "
+       "ToolAnnotations readOnlyHint/idempotentHint (hosts run such tools concurrently)",
+       true,
+       "Keep per-call state in the handler's locals, not in module variables; give each call's temporary file a unique name (mkdtemp); guard what calls must share (a cache, a connection, a working directory) with a lock or a queue. Hosts run read-only tools in parallel: replay the finding's batch to see the mix-up."},
       {"E-PARSE", "envelope", Severity::kError, "the envelope is one JSON object in one text part", "SPEC §2", true,
        "Return the envelope as one JSON object serialised into a single text content block; put warnings inside the envelope (e.g. warnings[]), not in an extra text part before or after it."},
       {"E-SCHEMA", "envelope", Severity::kError, "the envelope validates against the profile's schema", "SPEC §2",

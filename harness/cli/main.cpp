@@ -18,6 +18,7 @@
 #include <sstream>
 #include <thread>
 
+#include "checks/concurrent.h"
 #include "checks/registry.h"
 #include "cli/config.h"
 #include "cli/outputs.h"
@@ -83,6 +84,8 @@ struct Cli {
   std::string config, server, baseline;
   std::string shard;
   std::string jobs = "1";
+  long long concurrency = 4;  // signed, so "-1" is refused rather than wrapped
+  bool concurrency_all = false;
   std::vector<std::string> only, skip, tools, exclude_tools;
   bool read_only = false;
   bool list_invariants = false;
@@ -391,7 +394,12 @@ int run_replay(int argc, char** argv) {
     return warns ? kExitPass : kExitFail;
   }
   con << "no longer fails: " << c.invariant << " was not reported"
-      << (c.tool.empty() ? std::string() : " on " + c.tool) << "\n";
+      << (c.tool.empty() ? std::string() : " on " + c.tool)
+      << (c.options.replay && !c.options.replay->batch.empty()
+              ? " (its batch was sent " + std::to_string(ctxo::checks::kBatchTries) +
+                    " times and every answer was the answer alone: a race can hide; replay again)"
+              : "")
+      << "\n";
   return kExitPass;
 }
 
@@ -507,6 +515,16 @@ int main(int argc, char** argv) {
                  "listens on a fixed port must not run twice")
       ->type_name("N|auto")
       ->capture_default_str();
+  app.add_option("--concurrency", cli.concurrency,
+                 "P-CONCURRENT: after each tool's own calls, before the limit sweep, send its calls that reached "
+                 "data again with up to N requests in flight at once on one session (batches of 2, 4, ... N, "
+                 "the tool with itself and mixed with other tools), as hosts call read-only tools in parallel; "
+                 "tools annotated readOnlyHint or idempotentHint only; the time counts in --tool-budget. 0 = off")
+      ->type_name("N")
+      ->capture_default_str();
+  app.add_flag("--concurrency-all", cli.concurrency_all,
+               "Send every tool's calls in batches too, not only read-only and idempotent ones (their "
+               "differences are warnings; a tool that writes may change what the others answer)");
   app.add_option("--shard", cli.shard, "Run only shard K of N of the tools (1-based)")->type_name("K/N");
   app.add_option("--only", cli.only, "Report only these invariants")->type_name("INV,...")->allow_extra_args(false);
   app.add_option("--skip", cli.skip, "Do not report these invariants")->type_name("INV,...")->allow_extra_args(false);
@@ -680,6 +698,12 @@ int main(int argc, char** argv) {
       return fail_config("--jobs expects a number of servers from 1 to 64, or auto, got '" + cli.jobs + "'");
     o.jobs = static_cast<std::size_t>(j);
   }
+  if (cli.concurrency < 0 || cli.concurrency == 1 || cli.concurrency > 64)
+    return fail_config("--concurrency expects 0 (off) or a number of requests in flight from 2 to 64, got " +
+                       std::to_string(cli.concurrency));
+  if (cli.concurrency_all && cli.concurrency == 0) return fail_config("--concurrency-all needs --concurrency above 0");
+  o.concurrency = static_cast<std::size_t>(cli.concurrency);
+  o.concurrency_all = cli.concurrency_all;
   if (!cli.shard.empty()) {
     int k = 0, n = 0;
     char slash = 0;

@@ -50,6 +50,10 @@ struct Finding {
   /// For a finding that depends on the server's state (T-SHUTDOWN): the tools/call requests made
   /// on that server instance before it, in order, which `replay` makes again first. Null = none.
   nlohmann::json sequence;
+  /// For a finding made with several requests in flight at once (P-CONCURRENT, and a T-ID,
+  /// T-HANG or T-CRASH met then): the tools/call requests sent together, in the order sent, which
+  /// `replay` sends together again. Null = none.
+  nlohmann::json batch;
 };
 
 }  // namespace ctxo

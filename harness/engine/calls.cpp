@@ -32,13 +32,8 @@ bool shrinkable(const Finding& f) {
   return !(f.invariant == "T-HANG" && f.severity == Severity::kWarning);
 }
 
-// The arguments of a call that asked the tool to wait (a positive number under a name such as
-// duration, delay, sleep, wait, timeout, seconds, ms), with that number at the smallest the
-// tool's inputSchema allows (0, else 1). nullopt when the call asked no such thing.
-struct AskedToWait {
-  std::string property, what;
-  json args;
-};
+}  // namespace
+
 std::optional<AskedToWait> asked_to_wait(checks::Judge* judge, const std::string& tool, const json& args) {
   if (!args.is_object() || !judge) return std::nullopt;
   const checks::ToolValidators& v = judge->validators(tool);
@@ -59,8 +54,6 @@ std::optional<AskedToWait> asked_to_wait(checks::Judge* judge, const std::string
   }
   return std::nullopt;
 }
-
-}  // namespace
 
 // One tool's generated calls (the plan, budget parameters driven small, E-STABLE, E-MISS).
 void Runner::tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_t& started, std::size_t total) {
@@ -288,25 +281,28 @@ checks::Exchange Runner::exchange(Worker& w, const std::string& tool, const json
 
 // One tools/call with the transport-level outcomes handled: T-HANG and T-CRASH are reported and
 // the server restarted; the result says when it could not be.
-Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args) {
+const json& Runner::pinned_arguments(Worker& w, const std::string& tool, const json& args, json& storage) {
+  auto schema = input_schemas_.find(tool);
+  if (schema == input_schemas_.end()) return args;
+  storage = args;
+  std::vector<std::string> pinned;
+  if (!gen::pin_local_defaults(schema->second, storage, &pinned)) return args;
+  if (pinned_noted_.insert(tool).second) {
+    std::string names;
+    for (const auto& p : pinned) names += (names.empty() ? "" : ", ") + p;
+    note(w, "tool " + tool + ": optional " + names +
+            " names a host other than loopback: never sent as it is nor left to the server, every call "
+            "sends it pointed at 127.0.0.1:9 (--allow-remote-urls sends the schema's URLs)");
+  }
+  return storage;
+}
+
+Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args, const std::string* other) {
   Called c;
+  const std::string& name = other ? *other : ts.name;
   // An optional argument the server would fill with a remote URL default is sent pointed at loopback.
   json pinned_args;
-  const json* sent = &args;
-  if (auto schema = input_schemas_.find(ts.name); schema != input_schemas_.end()) {
-    pinned_args = args;
-    std::vector<std::string> pinned;
-    if (gen::pin_local_defaults(schema->second, pinned_args, &pinned)) {
-      sent = &pinned_args;
-      if (pinned_noted_.insert(ts.name).second) {
-        std::string names;
-        for (const auto& p : pinned) names += (names.empty() ? "" : ", ") + p;
-        note(w, "tool " + ts.name + ": optional " + names +
-                " names a host other than loopback: never sent as it is nor left to the server, every call "
-                "sends it pointed at 127.0.0.1:9 (--allow-remote-urls sends the schema's URLs)");
-      }
-    }
-  }
+  const json* sent = &pinned_arguments(w, name, args, pinned_args);
   // A silent call is confirmed as a hang under a longer bound before it is called one, except
   // while shrinking a confirmed hang (each reproduction would cost the whole bound).
   // The tool's own request ids (tool_ids_), whichever session makes the call.
@@ -314,7 +310,7 @@ Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args) {
   const std::int64_t session_next = ids != tool_ids_.end() ? w.s.client->set_next_id(ids->second) : 0;
   c.reply = [&] {
     Unlocked waiting(w);
-    return w.s.client->call_tool(ts.name, *sent, !w.shrinking);
+    return w.s.client->call_tool(name, *sent, !w.shrinking);
   }();
   Reply& reply = c.reply;
   if (ids != tool_ids_.end() && w.s.client) ids->second = w.s.client->set_next_id(session_next);
@@ -322,14 +318,15 @@ Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args) {
   if (w.s.calls.size() < kMaxSessionCalls) w.s.calls.push_back(reply.request);
   if (!ts.read_only) w.s.wrote = true;
   ts.elapsed += reply.elapsed;
-  count_call(rep_, ts, reply.kind == Reply::Kind::kResult && !reply.is_error_result());
+  ToolSummary* row = other ? summary_of(*other) : &ts;  // a partner's call is counted on its own tool
+  count_call(rep_, row ? *row : ts, reply.kind == Reply::Kind::kResult && !reply.is_error_result());
   if (refused(w)) {  // HTTP 401/403: the run ends (exit 3); this answer is not the tool's
     c.lost = true;
     return c;
   }
-  take(w, ts.name, checks::Judge::transport(reply));
+  take(w, name, checks::Judge::transport(reply));
   if (judge_ && ((reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) || !reply.transport_failure.empty()))
-    judge_->unanswered(ts.name);
+    judge_->unanswered(name);
   l_.on_call(ts, rep_.calls);
   snapshot(false);
   take_observations(w);
@@ -351,13 +348,13 @@ Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args) {
       // for the shortest wait: answered now, the tool did the long work it was asked for, and
       // the server is slow on request, not hung.
       if (!c.lost && !w.shrinking && !w.probing)
-        if (auto asked = asked_to_wait(judge_.get(), ts.name, args)) {
+        if (auto asked = asked_to_wait(judge_.get(), name, args)) {
           w.probing = true;
-          Called quick = do_call(w, ts, asked->args);
+          Called quick = do_call(w, ts, asked->args, other);
           w.probing = false;
           if (quick.lost) c.lost = true;
           if (quick.reply.kind == Reply::Kind::kResult || quick.reply.kind == Reply::Kind::kError) {
-            take(w, ts.name, judge_->call(exchange(w, ts.name, asked->args, quick.reply, "", nullptr, false)).outcomes);
+            take(w, name, judge_->call(exchange(w, name, asked->args, quick.reply, "", nullptr, false)).outcomes);
             checks::hung_on_request(f, reply.elapsed, asked->what, asked->property, asked->args[asked->property].dump(),
                                     quick.reply.elapsed);
           }

@@ -76,6 +76,10 @@ json case_json(const ReportedFinding& rf, const RunReport& report, const RunOpti
               {"limits", options.limits}};
   if (options.root) doc["root"] = *options.root;
   if (f.sequence.is_array() && !f.sequence.empty()) doc["sequence"] = f.sequence;
+  if (f.batch.is_array() && !f.batch.empty()) {
+    doc["batch"] = f.batch;
+    doc["concurrency"] = options.concurrency_all;
+  }
   if (redactor) redactor->scrub_json(doc);
   return doc;
 }
@@ -151,6 +155,14 @@ Result<Case> load_case(const std::string& path) {
   if (d.contains("sequence"))
     for (const auto& r : d["sequence"])
       if (auto call = call_of(r, false)) o.replay->sequence.emplace_back(call->tool, call->arguments);
+  if (d.contains("batch"))
+    for (const auto& r : d["batch"])
+      if (auto call = call_of(r, false)) o.replay->batch.emplace_back(call->tool, call->arguments);
+  // A batch case replays as sent: its size in flight, its tools judged as they were.
+  if (!o.replay->batch.empty()) {
+    o.concurrency = o.replay->batch.size();
+    o.concurrency_all = d.value("concurrency", false);
+  }
   return c;
 }
 

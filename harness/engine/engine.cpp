@@ -115,7 +115,9 @@ void Runner::add(Worker& w, Finding f) {
     // current server's.
     if (f.env.empty()) f.env = w.s.env;
     // A finding that depends on the server's state: the calls that made it, then its own.
-    f.replay = replay_of(f.request, f.env, f.sequence);
+    // A batch's replay sends all its requests at once (a pipe writes them before any answer).
+    const bool batch = f.batch.is_array() && !f.batch.empty();
+    f.replay = replay_of(batch ? json() : f.request, f.env, batch ? f.batch : f.sequence);
   }
   if (w.capture) {
     w.capture->push_back(std::move(f));
@@ -311,6 +313,19 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
     for (auto& r : runs)
       if (r->plan && r->troubles < 2 && r->slow < kMaxSlowCalls && r->data_calls.empty()) again.push_back(r.get());
     run_phase(w, again, [&](Worker& ww, ToolRun& tr) { second_pass(ww, tr, t0); }, [](ToolRun&) {});
+  }
+  // P-CONCURRENT: each tool's calls that reached data, in flight at once (after every tool's own
+  // calls, so mixed batches have the others' calls; before the limit sweep, which restarts the
+  // server under other environments).
+  const bool batches = o_.replay ? !o_.replay->batch.empty() : invariant_wanted("P-CONCURRENT");
+  if (o_.concurrency >= 2 && batches && !dead_) {
+    std::vector<ToolRun*> parallel;
+    for (auto& r : runs)
+      if ((r->plan || o_.replay) && r->troubles < 2 && (o_.concurrency_all || annotated_parallel_safe(*r->tool))) {
+        r->partner = !r->data_calls.empty() && r->troubles == 0 && r->slow == 0 && summary_of(r->name)->skipped.empty();
+        parallel.push_back(r.get());
+      }
+    run_phase(w, parallel, [&](Worker& ww, ToolRun& tr) { concurrent(ww, tr, parallel, t0); }, [](ToolRun&) {});
   }
   w.s.alive = w.s.alive && !dead_;
   rep_.harvested = harvest_.size();

@@ -30,6 +30,9 @@ struct ReplayCall {
   bool as_miss = false;  ///< The call is an E-MISS lookup (judged as a graceful miss).
   /// Calls made first, in order, on the same server instance (a state-carrying case: T-SHUTDOWN).
   std::vector<std::pair<std::string, json>> sequence;  ///< (tool, arguments)
+  /// A P-CONCURRENT case: the calls sent together (tool, arguments), in order; replay sends them
+  /// alone, then together again, several times, and says how often the answers differed.
+  std::vector<std::pair<std::string, json>> batch;
 };
 
 /// Everything a run needs; filled from the command line.
@@ -71,6 +74,12 @@ struct RunOptions {
   std::optional<std::string> root;            ///< --root: workspace for POS-UTF16.
   std::vector<std::int64_t> limits;           ///< --limits: sweep limits (empty = the profile's).
   bool envelope_repeat = true;                ///< E-STABLE: call each tool's first case twice.
+  /// --concurrency: the most tools/call requests in flight at once on one session (P-CONCURRENT:
+  /// batches of 2, 4, 8... up to it); 0 = the phase is off.
+  std::size_t concurrency = 4;
+  /// --concurrency-all: tools annotated neither read-only nor idempotent are sent in batches too
+  /// (their differences are warnings).
+  bool concurrency_all = false;
   /// Feed values harvested from answers to later calls, and make the second pass (--no-harvest:
   /// false; schema hints and budget parameters driven small stay).
   bool harvest = true;

@@ -25,6 +25,7 @@
 #include <nlohmann/json.hpp>
 #include <rapidcheck.h>
 
+#include "checks/concurrent.h"
 #include "checks/generic.h"
 #include "checks/judge.h"
 #include "engine/engine.h"
@@ -149,6 +150,9 @@ struct ToolRun {
   std::set<std::string> resumes_reported;    ///< TR-RESUME groups already reported.
   std::size_t driven_from = 0;    ///< data_calls already repeated with a budget parameter driven small.
   bool needs_identifier = false;  ///< A required property names an identifier: it runs in the second phase.
+  /// Its first call that reached data joins other tools' P-CONCURRENT batches: it has one, and
+  /// its own calls were not stopped (budget, slowness, crashes) when the phase began.
+  bool partner = false;
   ToolOut out;                    ///< What its work in the current phase gave, merged when the phase ends.
 };
 
@@ -165,6 +169,15 @@ struct Attempt {
 /// run and when it is replaced (the limit sweep's restarts with another environment), not to one
 /// that crashed, hung in a call, or is stopped by a signal.
 enum class End { kFinal, kReplaced, kAbandoned };
+
+/// The arguments of a call that asked the tool to wait (a positive number under a name such as
+/// duration, delay, sleep, wait, timeout, seconds, ms), with that number at the smallest the
+/// tool's inputSchema allows (0, else 1). nullopt when the call asked no such thing.
+struct AskedToWait {
+  std::string property, what;
+  json args;
+};
+std::optional<AskedToWait> asked_to_wait(checks::Judge* judge, const std::string& tool, const json& args);
 
 class Runner {
  public:
@@ -197,14 +210,16 @@ class Runner {
   Result<void> start(Worker& w, const std::string& forced, bool first);
   void finish_session(Worker& w, End end);
   bool restart(Worker& w);
-  void take_observations(Worker& w);
+  /// `batch`: the requests in flight together when they were made (a T-ID carries it).
+  void take_observations(Worker& w, const json& batch = json());
   /// T-LEFTOVER: the processes carrying this run's marker still alive once every server is
   /// stopped (ended with --kill-leftovers).
   void leftovers(Worker& w);
   /// True when the worker's server refused us as a client after initialize (HTTP 401/403): the
   /// run's error is set (exit 3) and no more calls are made.
   bool refused(Worker& w);
-  void crash_finding(Worker& w, const Reply& reply, const char* what);
+  /// `batch`: the requests in flight with it (none: null), carried by the finding.
+  void crash_finding(Worker& w, const Reply& reply, const std::string& what, const json& batch = json());
 
   // --- workers.cpp -----------------------------------------------------------------------------
   void run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std::function<void(Worker&, ToolRun&)>& work,
@@ -225,8 +240,25 @@ class Runner {
                      const checks::ParsedEnvelope& first);
   checks::Exchange exchange(Worker& w, const std::string& tool, const json& args, const Reply& reply,
                             const std::string& broken, const profile::Profile* prof, bool hold) const;
-  Called do_call(Worker& w, ToolSummary& ts, const json& args);
+  /// `other`: a call of another tool made for `ts`'s work (a partner in its P-CONCURRENT
+  /// batches): its time counts in `ts`'s budget, its ids come from `ts`'s range.
+  Called do_call(Worker& w, ToolSummary& ts, const json& args, const std::string* other = nullptr);
+  /// `args` with an optional argument the server would fill with a remote URL pointed at
+  /// loopback (in `storage`), or `args` itself.
+  const json& pinned_arguments(Worker& w, const std::string& tool, const json& args, json& storage);
   Attempt attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const json& args, const std::string& broken, bool main);
+
+  // --- concurrent.cpp -------------------------------------------------------------------------
+  /// P-CONCURRENT's phase for one tool: its calls that reached data, alone (twice: stable), then
+  /// in batches with themselves and with `tools`' calls, as hosts send them.
+  void concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& tools, Clock::time_point t0);
+  /// What the calls answer alone, each twice; those that answered the same both times.
+  std::vector<checks::BatchAnswer> alone(Worker& w, ToolSummary& ts, const std::vector<std::pair<std::string, json>>& calls,
+                                         Clock::time_point t0, bool& trouble);
+  /// Sends `calls` together; liveness (T-HANG, T-CRASH with the batch) handled, the server restarted.
+  /// Fills each answer's `together` and `request`; false on trouble (no comparison then).
+  bool together(Worker& w, ToolSummary& ts, std::vector<checks::BatchAnswer>& calls, json& batch);
+  json form_of(Worker& w, const std::string& tool, const json& args, const Reply& reply);
 
   // --- shrink.cpp -----------------------------------------------------------------------------
   Finding shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrinkable<json> current, Finding found,

@@ -35,6 +35,11 @@ bool annotated_read_only(const json& tool) {
          tool["annotations"].value("readOnlyHint", false) == true;
 }
 
+bool annotated_parallel_safe(const json& tool) {
+  return annotated_read_only(tool) || (tool.contains("annotations") && tool["annotations"].is_object() &&
+                                       tool["annotations"].value("idempotentHint", false) == true);
+}
+
 bool needs_identifier(const json& tool) {
   if (!tool.contains("inputSchema") || !tool["inputSchema"].is_object()) return false;
   const json& schema = tool["inputSchema"];

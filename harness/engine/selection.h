@@ -20,6 +20,8 @@ bool glob_match(std::string_view pattern, std::string_view text);
 
 /// The tool carries annotations.readOnlyHint: true.
 bool annotated_read_only(const nlohmann::json& tool);
+/// Annotated readOnlyHint or idempotentHint: a tool hosts call in parallel (P-CONCURRENT).
+bool annotated_parallel_safe(const nlohmann::json& tool);
 
 /// A required property of the tool's inputSchema names an identifier (gen::identifier_like), or
 /// is a SQL statement (a `sql` parameter, or the query of a tool that runs SQL: gen::runs_sql):

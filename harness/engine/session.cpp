@@ -233,7 +233,7 @@ bool Runner::refused(Worker& w) {
 }
 
 // What the client saw on the wire (a log line on stdout, a stray id, an HTTP rule), as findings.
-void Runner::take_observations(Worker& w) {
+void Runner::take_observations(Worker& w, const json& batch) {
   if (!w.s.client) return;
   for (auto& ob : w.s.client->take_observations()) {
     Finding f;
@@ -243,11 +243,12 @@ void Runner::take_observations(Worker& w) {
     f.response_excerpt = ob.excerpt;
     f.diagnosis = ob.diagnosis;
     f.server_level = ob.server_level;
+    if (f.invariant == "T-ID") f.batch = batch;  // ids met with several requests in flight
     add(w, std::move(f));
   }
 }
 
-void Runner::crash_finding(Worker& w, const Reply& reply, const char* what) {
+void Runner::crash_finding(Worker& w, const Reply& reply, const std::string& what, const json& batch) {
   // The process closed stdout; give it a moment to be reaped so the status is known.
   // receive() returns at once after EOF, so sleep between polls: an aborting process (core
   // dump) can take a while to be reapable. At most about 2 s.
@@ -263,7 +264,9 @@ void Runner::crash_finding(Worker& w, const Reply& reply, const char* what) {
   }
   std::string how = st ? st->describe() : std::string("closed its stdout");
   if (http() && !st) how = "went away (" + s.transport->failure() + ")";
-  add(w, checks::crashed(reply.request, how, what, s.transport->stderr_tail()));
+  Finding f = checks::crashed(reply.request, how, what, s.transport->stderr_tail());
+  f.batch = batch;
+  add(w, std::move(f));
 }
 
 }  // namespace ctxo::engine::detail

@@ -255,8 +255,10 @@ void Client::handle_other(const json& msg, const std::string& raw) {
       send_json(reply);
     } else {
       ++traffic_.notifications;
-      if (msg["method"] == "notifications/progress" && !progress_token_.is_null() && msg.contains("params") &&
-          msg["params"].is_object() && msg["params"].value("progressToken", json()) == progress_token_) {
+      if (msg["method"] == "notifications/progress" && !progress_tokens_.empty() && msg.contains("params") &&
+          msg["params"].is_object() &&
+          std::find(progress_tokens_.begin(), progress_tokens_.end(), msg["params"].value("progressToken", json())) !=
+              progress_tokens_.end()) {
         ++traffic_.progress;
         progress_seen_ = true;
       }
@@ -285,6 +287,26 @@ void Client::handle_other(const json& msg, const std::string& raw) {
   observe("T-FRAMING", "a message that is neither a request, a notification nor a response", excerpt(raw, 300));
 }
 
+void Client::take_response(json& m, Reply& reply) {
+  if (m.contains("error")) {
+    reply.error = std::move(m["error"]);
+    reply.kind = Reply::Kind::kError;
+    if (reply.error.is_object() && reply.error.contains("data") && reply.error["data"].is_object() &&
+        reply.error["data"].contains(transport::kTransportMark) && reply.error["data"][transport::kTransportMark].is_string())
+      reply.transport_failure = reply.error["data"][transport::kTransportMark].get<std::string>();
+  } else {
+    reply.result = std::move(m["result"]);
+    reply.kind = Reply::Kind::kResult;
+  }
+}
+
+void Client::settle(Reply& reply, Reply::Kind kind, const std::string& key) {
+  reply.kind = kind;
+  inflight_.erase(key);
+  if (kind == Reply::Kind::kResult || kind == Reply::Kind::kError) completed_[key] = reply.request;
+  else abandoned_.insert(key);
+}
+
 Reply Client::await(const json& id, json request, std::chrono::milliseconds confirm) {
   Reply reply;
   reply.request = std::move(request);
@@ -298,18 +320,14 @@ Reply Client::await(const json& id, json request, std::chrono::milliseconds conf
   stray_seen_ = false;
   progress_seen_ = false;
   auto finish = [&](Reply::Kind kind) {
-    reply.kind = kind;
     reply.stray_seen = stray_seen_;
     reply.progressed = reply.progressed || progress_seen_;
     reply.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
-    inflight_.erase(key);
     if (kind == Reply::Kind::kResult || kind == Reply::Kind::kError) {
       strays_in_a_row_ = 0;
       reply.late = confirm.count() > 0 && (past_window || Clock::now() - live > options_.timeout);
-      completed_[key] = reply.request;
-    } else {
-      abandoned_.insert(key);
     }
+    settle(reply, kind, key);
     return reply;
   };
   while (true) {
@@ -363,16 +381,7 @@ Reply Client::await(const json& id, json request, std::chrono::milliseconds conf
           (m.contains("result") || m.contains("error"))) {
         if (items.size() == 1) reply.raw = std::move(raw);  // else the other items' findings quote it
         else reply.raw = raw;
-        if (m.contains("error")) {
-          reply.error = std::move(m["error"]);
-          reply.kind = Reply::Kind::kError;
-          if (reply.error.is_object() && reply.error.contains("data") && reply.error["data"].is_object() &&
-              reply.error["data"].contains(transport::kTransportMark) && reply.error["data"][transport::kTransportMark].is_string())
-            reply.transport_failure = reply.error["data"][transport::kTransportMark].get<std::string>();
-        } else {
-          reply.result = std::move(m["result"]);
-          reply.kind = Reply::Kind::kResult;
-        }
+        take_response(m, reply);
         done = true;
         continue;
       }
@@ -387,11 +396,11 @@ Reply Client::request(const std::string& method, json params, bool confirm_hang)
   json msg = {{"jsonrpc", "2.0"}, {"id", id}, {"method", method}};
   if (!params.is_null()) msg["params"] = with_meta(std::move(params));
   else if (era_ == "modern") msg["params"] = with_meta(json::object());
-  progress_token_ = nullptr;
+  progress_tokens_.clear();
   if (method == "tools/call") {
     // Opt in to progress so a slow tool that reports progress is not mistaken for a hang.
-    progress_token_ = "ctxo-" + id.dump();
-    msg["params"]["_meta"]["progressToken"] = progress_token_;
+    progress_tokens_.push_back("ctxo-" + id.dump());
+    msg["params"]["_meta"]["progressToken"] = progress_tokens_.back();
   }
   current_request_ = msg;
   inflight_[id.dump()] = msg;
@@ -404,7 +413,7 @@ Reply Client::request(const std::string& method, json params, bool confirm_hang)
   }
   Reply r = await(id, msg, confirm_hang ? hang_confirm_bound(options_) : std::chrono::milliseconds(0));
   current_request_ = nullptr;
-  progress_token_ = nullptr;
+  progress_tokens_.clear();
   return r;
 }
 
@@ -589,6 +598,117 @@ Reply Client::call_tool(const std::string& name, const json& arguments, bool con
   json params = {{"name", name}};
   if (!arguments.is_null()) params["arguments"] = arguments;
   return request("tools/call", params, confirm_hang);
+}
+
+json Client::tools_call_message(const std::string& name, const json& arguments) {
+  json params = {{"name", name}};
+  if (!arguments.is_null()) params["arguments"] = arguments;
+  json id = next_id();
+  json msg = {{"jsonrpc", "2.0"}, {"id", id}, {"method", "tools/call"}, {"params", with_meta(std::move(params))}};
+  progress_tokens_.push_back("ctxo-" + id.dump());
+  msg["params"]["_meta"]["progressToken"] = progress_tokens_.back();
+  return msg;
+}
+
+std::vector<Reply> Client::call_tools(const std::vector<BatchCall>& calls, bool confirm_hang) {
+  std::vector<Reply> replies(calls.size());
+  std::map<std::string, std::size_t> pending;  // id (dumped) -> index
+  progress_tokens_.clear();
+  const auto start = Clock::now();
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    replies[i].request = tools_call_message(calls[i].name, calls[i].arguments);
+    const std::string key = replies[i].request["id"].dump();
+    inflight_[key] = replies[i].request;
+    if (!send_json(replies[i].request)) {
+      settle(replies[i], Reply::Kind::kClosed, key);
+      continue;
+    }
+    pending[key] = i;
+  }
+  if (!calls.empty()) current_request_ = replies.front().request;
+  const auto confirm = confirm_hang ? hang_confirm_bound(options_) : std::chrono::milliseconds(0);
+  const auto hard_deadline = start + std::max(options_.max_total, options_.timeout + confirm);
+  auto live = start;
+  bool past_window = false;
+  stray_seen_ = false;
+  progress_seen_ = false;
+  // Every request still pending ends as `kind`; an answer ends one.
+  auto end_all = [&](Reply::Kind kind) {
+    for (const auto& [key, i] : pending) {
+      replies[i].stray_seen = stray_seen_;
+      replies[i].elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+      settle(replies[i], kind, key);
+    }
+    pending.clear();
+  };
+  while (!pending.empty()) {
+    core::stop_if_interrupted();
+    if (closed_) {
+      end_all(Reply::Kind::kClosed);
+      break;
+    }
+    auto now = Clock::now();
+    if (progress_seen_) {
+      if (now - live > options_.timeout) past_window = true;
+      live = now;
+      progress_seen_ = false;
+      for (const auto& [key, i] : pending) replies[i].progressed = true;
+    }
+    // A stray response may be an answer of the batch under a wrong id (T-ID): the others still
+    // get a window, but no hang confirmation.
+    const auto deadline = std::min(live + options_.timeout + (stray_seen_ ? std::chrono::milliseconds(0) : confirm),
+                                   hard_deadline);
+    if (now >= deadline) {
+      flush_garbage("were not JSON-RPC messages");
+      end_all(Reply::Kind::kTimeout);
+      break;
+    }
+    auto rr = transport_.receive(std::chrono::duration_cast<std::chrono::milliseconds>(deadline - now));
+    if (rr.status == transport::ReadStatus::kTimeout) continue;
+    if (rr.status == transport::ReadStatus::kEof) {
+      flush_garbage("were not JSON-RPC messages");
+      closed_ = true;
+      end_all(Reply::Kind::kClosed);
+      break;
+    }
+    std::string raw;
+    auto msg = accept_frame(rr.frame, raw);
+    if (!msg) {
+      if (rr.frame.oversize)
+        if (auto id = oversize_response_id(rr.frame); id && pending.count(*id)) {
+          Reply& r = replies[pending[*id]];
+          r.oversize = true;
+          r.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+          settle(r, Reply::Kind::kTimeout, *id);
+          pending.erase(*id);
+        }
+      continue;
+    }
+    std::vector<json> items;
+    if (msg->is_array()) items.assign(msg->begin(), msg->end());
+    else items.push_back(std::move(*msg));
+    for (auto& m : items) {
+      auto it = m.is_object() && !m.contains("method") && m.contains("id") && (m.contains("result") || m.contains("error"))
+                    ? pending.find(m["id"].dump())
+                    : pending.end();
+      if (it == pending.end()) {
+        handle_other(m, raw);
+        continue;
+      }
+      Reply& r = replies[it->second];
+      r.raw = raw;
+      take_response(m, r);
+      r.elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - start);
+      r.late = confirm.count() > 0 && (past_window || Clock::now() - live > options_.timeout);
+      r.stray_seen = stray_seen_;
+      settle(r, r.kind, it->first);
+      pending.erase(it);
+    }
+  }
+  strays_in_a_row_ = 0;
+  current_request_ = nullptr;
+  progress_tokens_.clear();
+  return replies;
 }
 
 }  // namespace ctxo::mcp

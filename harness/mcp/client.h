@@ -161,6 +161,20 @@ class Client {
   /// where each reproduction would otherwise cost the confirmation again).
   Reply call_tool(const std::string& name, const json& arguments, bool confirm_hang = true);
 
+  /// One tools/call of a batch: the tool and its arguments (null = omit `arguments`).
+  struct BatchCall {
+    std::string name;
+    json arguments;
+  };
+  /// Several tools/call requests in flight at once, as hosts make them (P-CONCURRENT): all are
+  /// sent, then every answer is awaited and matched by id, in whatever order it comes. One reply
+  /// per call, in the calls' order, each as call_tool gives it (kResult, kError, kTimeout with
+  /// stray_seen or oversize, kClosed). The batch shares one window: `timeout`, restarted by
+  /// progress for any of its requests, plus the hang confirmation when `confirm_hang`. A response
+  /// with an id outside the batch, a second one for a request of it, lines that are not JSON-RPC:
+  /// the Observations call_tool makes, related to the batch's first request.
+  std::vector<Reply> call_tools(const std::vector<BatchCall>& calls, bool confirm_hang = true);
+
   /// Sets the id the next request gets and returns the one it would have got. Ids must stay
   /// unique within a session: a caller that moves them keeps ranges that never meet (the engine
   /// gives each tool its own, so a tool's requests are the same whichever session makes them).
@@ -187,8 +201,14 @@ class Client {
   /// Waits for the response to `id`; returns it (or timeout/closed). `confirm`: how much longer
   /// than a silent window to wait (0 = give up when the window passes).
   Reply await(const json& id, json request, std::chrono::milliseconds confirm);
-  /// Handles one parsed message that is not the awaited response.
+  /// Handles one parsed message that is not an awaited response.
   void handle_other(const json& msg, const std::string& raw);
+  /// A tools/call request with the next id and a progress token (kept in progress_tokens_).
+  json tools_call_message(const std::string& name, const json& arguments);
+  /// Fills `reply` from the response `m` (moved from) whose raw line is `raw`.
+  static void take_response(json& m, Reply& reply);
+  /// Settles `reply` as `kind` (the bookkeeping of ids: completed, abandoned, in flight).
+  void settle(Reply& reply, Reply::Kind kind, const std::string& key);
   /// Parses a frame; collects framing problems; returns a message when one is complete.
   std::optional<json> accept_frame(transport::Frame& frame, std::string& raw_out);  ///< Takes frame.body.
   void flush_garbage(const char* why);
@@ -203,7 +223,7 @@ class Client {
   bool stray_seen_ = false;
   std::chrono::steady_clock::time_point stray_at_{};  ///< When the latest stray response arrived.
   std::size_t strays_in_a_row_ = 0;  ///< Requests in a row that ended with only a stray response.
-  json progress_token_;       ///< Token of the request being awaited (tools/call only).
+  std::vector<json> progress_tokens_;  ///< Tokens of the requests being awaited (tools/call only).
   bool progress_seen_ = false;
   std::vector<std::string> garbage_;       ///< Consecutive unparseable lines, joined on success.
   std::size_t garbage_bytes_ = 0;

@@ -591,5 +591,111 @@ TEST(Client, PaginationIsFollowedAndLoopsDetected) {
   EXPECT_EQ(listing.pages.size(), 3u);
 }
 
+// A server that holds tools/call requests until `n` are in flight, then answers them through
+// `answer` (all the held requests, in the order sent).
+ScriptedTransport::Responder holding(std::size_t n, std::function<std::vector<std::string>(const std::vector<json>&)> answer) {
+  auto held = std::make_shared<std::vector<json>>();
+  return legacy("2025-11-25", [=](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    held->push_back(m);
+    if (held->size() < n) return {};
+    auto out = answer(*held);
+    held->clear();
+    return out;
+  });
+}
+
+std::string echo(const json& request) {
+  return ok(request["id"], {{"content", {{{"type", "text"}, {"text", request["params"]["arguments"].dump()}}}}});
+}
+
+std::vector<Client::BatchCall> three_calls() {
+  return {{"get", json{{"k", 1}}}, {"get", json{{"k", 2}}}, {"other", json{{"k", 3}}}};
+}
+
+TEST(ClientBatch, AnswersInAnyOrderAreMatchedById) {
+  ScriptedTransport t(holding(3, [](const std::vector<json>& held) {
+    return std::vector<std::string>{echo(held[2]), echo(held[0]), echo(held[1])};
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  c.set_next_id(500);
+  auto replies = c.call_tools(three_calls());
+  ASSERT_EQ(replies.size(), 3u);
+  for (std::size_t i = 0; i < 3; ++i) {
+    ASSERT_EQ(replies[i].kind, Reply::Kind::kResult) << i;
+    EXPECT_EQ(replies[i].request["id"], 500 + static_cast<int>(i));
+    EXPECT_EQ(replies[i].result["content"][0]["text"], (json{{"k", i + 1}}).dump()) << "each answer is its own request's";
+    EXPECT_EQ(replies[i].request["params"]["_meta"]["progressToken"], "ctxo-" + std::to_string(500 + i));
+  }
+  EXPECT_EQ(replies[2].request["params"]["name"], "other");
+  EXPECT_TRUE(c.take_observations().empty());
+  // All three were sent before any answer came.
+  ASSERT_EQ(t.sent.size(), 5u);
+  // Ids go on after the batch: the next request does not reuse one.
+  EXPECT_EQ(c.set_next_id(0), 503);
+}
+
+TEST(ClientBatch, AnAnswerUnderAStrayIdIsOneIdObservationAndItsRequestIsNotAHang) {
+  ScriptedTransport t(holding(3, [](const std::vector<json>& held) {
+    json wrong = held[1];
+    wrong["id"] = 99999;
+    return std::vector<std::string>{echo(held[0]), echo(wrong), echo(held[2])};
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  auto replies = c.call_tools(three_calls(), false);
+  EXPECT_EQ(replies[0].kind, Reply::Kind::kResult);
+  EXPECT_EQ(replies[2].kind, Reply::Kind::kResult);
+  EXPECT_EQ(replies[1].kind, Reply::Kind::kTimeout);
+  EXPECT_TRUE(replies[1].stray_seen) << "a timeout after a stray id is T-ID's, not T-HANG's";
+  auto obs = c.take_observations();
+  ASSERT_EQ(obs.size(), 1u);
+  EXPECT_EQ(obs[0].invariant, "T-ID");
+  EXPECT_NE(obs[0].diagnosis.find("99999"), std::string::npos) << obs[0].diagnosis;
+}
+
+TEST(ClientBatch, ASecondAnswerForOneIdIsOneIdObservation) {
+  ScriptedTransport t(holding(3, [](const std::vector<json>& held) {
+    return std::vector<std::string>{echo(held[0]), echo(held[0]), echo(held[1]), echo(held[2])};
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  auto replies = c.call_tools(three_calls());
+  for (const auto& r : replies) EXPECT_EQ(r.kind, Reply::Kind::kResult);
+  auto obs = c.take_observations();
+  ASSERT_EQ(obs.size(), 1u);
+  EXPECT_EQ(obs[0].invariant, "T-ID");
+  EXPECT_NE(obs[0].diagnosis.find("second response"), std::string::npos) << obs[0].diagnosis;
+}
+
+TEST(ClientBatch, ACrashInTheMiddleClosesTheRequestsStillInFlight) {
+  ScriptedTransport t(holding(3, [](const std::vector<json>& held) { return std::vector<std::string>{echo(held[1])}; }));
+  t.eof_when_empty = true;
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  auto replies = c.call_tools(three_calls());
+  EXPECT_EQ(replies[1].kind, Reply::Kind::kResult);
+  EXPECT_EQ(replies[0].kind, Reply::Kind::kClosed);
+  EXPECT_EQ(replies[2].kind, Reply::Kind::kClosed);
+  EXPECT_TRUE(c.closed());
+}
+
+TEST(ClientBatch, SilenceIsATimeoutForEveryRequestLeftWithoutStraySeen) {
+  ScriptedTransport t(holding(3, [](const std::vector<json>& held) { return std::vector<std::string>{echo(held[0])}; }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  auto replies = c.call_tools(three_calls(), false);
+  EXPECT_EQ(replies[0].kind, Reply::Kind::kResult);
+  for (std::size_t i : {1u, 2u}) {
+    EXPECT_EQ(replies[i].kind, Reply::Kind::kTimeout);
+    EXPECT_FALSE(replies[i].stray_seen);
+  }
+  // A late answer to a request of the batch is normal, not a T-ID.
+  t.push(echo(t.sent[3]));
+  c.drain(20ms);
+  EXPECT_TRUE(c.take_observations().empty());
+}
+
 }  // namespace
 }  // namespace ctxo::mcp
