@@ -627,6 +627,37 @@ std::optional<json> with_value(const profile::SchemaValidator& v, const json& ar
 // Replaces, on about half of the random calls, each top-level property that is offered harvested
 // values by one of them (kept only when the arguments stay schema-valid): the n-th such call takes
 // the n-th offer, so the best matches come first and later calls reach further down the pools.
+namespace {
+// The string fields of objects inside a top-level array (`observations: [{entityName, contents}]`,
+// `edits: [{path}]`) given the `k`-th harvested value offered for their name, each kept only when
+// the whole call stays valid. Returns the fields filled ("observations[].entityName").
+std::string fill_nested(json& args, const Harvest& harvest, std::size_t k, const profile::SchemaValidator& v,
+                        bool workspace_values) {
+  std::set<std::string> filled;
+  for (auto it = args.begin(); it != args.end(); ++it) {
+    if (!it->is_array()) continue;
+    for (std::size_t i = 0; i < it->size() && i < 8; ++i) {
+      if (!(*it)[i].is_object()) continue;
+      std::vector<std::string> keys;
+      for (auto f = (*it)[i].begin(); f != (*it)[i].end(); ++f)
+        if (f->is_string()) keys.push_back(f.key());
+      for (const auto& key : keys) {
+        const std::vector<json> offers = harvest.offers(key, workspace_values);
+        if (offers.empty()) continue;
+        json& field = (*it)[i][key];
+        json saved = field;
+        field = offers[(k + i) % offers.size()];
+        if (v.is_valid(args)) filled.insert(it.key() + "[]." + key);
+        else field = std::move(saved);
+      }
+    }
+  }
+  std::string out;
+  for (const auto& f : filled) out += (out.empty() ? "" : ", ") + f;
+  return out;
+}
+}  // namespace
+
 std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, const Harvest& harvest) {
   // A tool that runs SQL is offered the catalogue queries even before any answer named a table.
   if (!validator_ || !args.is_object() || (harvest.empty() && !options_.sql) ||
@@ -652,6 +683,7 @@ std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, con
       }
     }
   }
+  if (!fill_nested(out, harvest, harvested_calls_, *validator_, options_.workspace_values).empty()) any = true;
   if (any) ++harvested_calls_;
   // A tool that takes a position gets a real one, coherent across its parameters.
   if (auto pos = positioned(out, positioned_calls_, harvest)) {
@@ -790,6 +822,10 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
     deepest = std::max(deepest, o.size());
     offers.emplace(it.key(), std::move(o));
   }
+  // A tool whose only harvestable fields are inside objects in arrays (fill_nested) is tried too.
+  if (deepest == 0 && base.is_object())
+    for (auto it = base.begin(); it != base.end(); ++it)
+      if (it->is_array() && !it->empty() && it->front().is_object()) deepest = n;
   for (std::size_t k = 0; k < deepest && out.size() < n; ++k) {
     json args = base;
     std::string used;
@@ -804,6 +840,8 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
       args = std::move(*pos);
       used += std::string(used.empty() ? "" : ", ") + "a workspace position";
     }
+    if (std::string nested = fill_nested(args, harvest, k, *validator_, options_.workspace_values); !nested.empty())
+      used += (used.empty() ? "" : ", ") + nested;
     if (used.empty()) continue;
     if (auto c = fresh(std::move(args), Phase::kRandom, "second pass #" + std::to_string(out.size() + 1) +
                                                             " (harvested " + used + ")"))

@@ -93,6 +93,10 @@ TEST(NpmMemory, ReadGraphOutgrowsClaudeCodesLimits) {
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_TRUE(r.error_ids().empty()) << r.report["findings"].dump(2);
   EXPECT_EQ(r.exit_code, 0) << r.out;
+  // Every tool reached data: add_observations takes `observations: [{entityName, ...}]`, and only
+  // the names create_entities made are entities (harvested into the objects of the array).
+  EXPECT_EQ(r.report["verdict"], "pass") << r.out;
+  for (const auto& t : r.report["tools"]) EXPECT_GT(t["coverage"]["data"].get<int>(), 0) << t.dump(2);
   bool read_graph = false;
   for (const auto& f : r.report["findings"]) {
     EXPECT_EQ(f["invariant"], "H-SIZE") << f.dump(2);

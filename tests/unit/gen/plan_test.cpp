@@ -229,5 +229,39 @@ TEST(ShrinkJson, StringsLoseWholeCodePoints) {
   }
 }
 
+
+// Fields of objects inside an array take harvested values too: server-memory's add_observations
+// takes `observations: [{entityName, contents}]`, and only an entity that exists reaches data.
+TEST(Harvest, ObjectsInsideArraysTakeHarvestedNames) {
+  const json schema = json::parse(R"({"type":"object","properties":{"observations":{"type":"array","items":{
+    "type":"object","properties":{"entityName":{"type":"string"},"contents":{"type":"array","items":{"type":"string"}}},
+    "required":["entityName","contents"]}}},"required":["observations"]})");
+  Harvest h;
+  h.take(json::parse(R"({"entities":[{"name":"Ada","entityType":"person"},{"name":"Lin","entityType":"person"}]})"));
+  ToolPlan plan(schema, 0, 7);
+  auto pass = plan.second_pass(h, 4);
+  ASSERT_FALSE(pass.empty());
+  std::set<std::string> named;
+  for (const auto& c : pass) {
+    const json a = c.arguments.value();
+    ASSERT_TRUE(a["observations"].is_array()) << a.dump();
+    for (const auto& o : a["observations"]) named.insert(o["entityName"].get<std::string>());
+    EXPECT_NE(c.label.find("observations[].entityName"), std::string::npos) << c.label;
+  }
+  EXPECT_TRUE(named.count("Ada") || named.count("Lin")) << "harvested names, not generated ones";
+  // The random phase's harvested calls too.
+  ToolPlan random(schema, 40, 7);
+  std::size_t real = 0;
+  while (auto c = random.next(h)) {
+    const json a = c->arguments.value();
+    if (c->phase != Phase::kRandom || !a.contains("observations") || !a["observations"].is_array()) continue;
+    for (const auto& o : a["observations"]) {
+      const std::string name = o.is_object() ? o.value("entityName", "") : "";
+      if (name == "Ada" || name == "Lin") ++real;
+    }
+  }
+  EXPECT_GT(real, 0u);
+}
+
 }  // namespace
 }  // namespace ctxo::gen
