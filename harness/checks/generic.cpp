@@ -752,8 +752,8 @@ std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& argum
   if (c.says_more) {
     if (const json* n = next_page_value(a, *v, c.next_field)) c.next_value = *n;
   }
-  // Only what TR-RESUME compares keeps its items: a page that names the next, and every other
-  // call (a next page, or the same call at another limit) of a tool that has one.
+  // Every call keeps its items (up to list_items' byte bound): TR-RESUME compares a page that
+  // names the next with the page fetched and with the same call at a larger limit.
   if (auto items = list_items(a)) c.items = std::move(*items);
   return c;
 }
@@ -916,16 +916,16 @@ Outcomes check_resumes(const std::vector<ListedCall>& calls, const std::function
       }
       const auto at = std::find(fi.begin(), fi.end(), next->items.front());
       const std::size_t k = static_cast<std::size_t>(at - fi.begin());  // 0-based in the larger list
-      const std::string larger = " (the same call with " + tick(given_limit(full->arguments, is_limit)->first) + " " +
-                                 detail::num(given_limit(full->arguments, is_limit)->second) + " returned " +
-                                 items(fi.size()) + " in one list)";
+      const auto full_limit = given_limit(full->arguments, is_limit);  // found above: it has one
+      const std::string larger = " (the same call with " + tick(full_limit->first) + " " +
+                                 detail::num(full_limit->second) + " returned " + items(fi.size()) + " in one list)";
       if (at == fi.end()) {
         out.unobserved("TR-RESUME", "no next page could be placed in the list a larger limit returned");
         continue;
       }
       if (k < n)
         problem = "; the page it names starts again at item " + std::to_string(k + 1) + " of the list" + larger +
-                  ": " + range(k + 1, n) + " are returned twice";
+                  ": " + range(k + 1, n) + (n - k == 1 ? " is" : " are") + " returned twice";
       else if (k > n)
         problem = "; the page it names starts at item " + std::to_string(k + 1) + " of the list" + larger + ": " +
                   range(n + 1, k) + (k - n == 1 ? " is" : " are") + " never returned";

@@ -424,9 +424,8 @@ bool runs_sql(const json& tool) {
   for (const char* k : {"name", "description"}) {
     auto it = tool.find(k);
     if (it == tool.end() || !it->is_string()) continue;
-    std::string text = it->get<std::string>().substr(0, 4096);
-    for (char& c : text) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-    if (text.find("sql") != std::string::npos) return true;
+    const std::string& text = it->get_ref<const std::string&>();
+    if (ascii_lower(std::string_view(text).substr(0, 4096)).find("sql") != std::string::npos) return true;
   }
   return false;
 }
