@@ -396,6 +396,11 @@ Attempt Runner::attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const jso
     checks::Judged j = judge_->call(exchange(w, ts.name, args, reply, broken, nullptr, main));
     a.envelope = j.envelope;
     a.reach = j.reach;
+    // What the call's values did steers the values the next calls are offered (Harvest::rank).
+    if (main && o_.harvest && reply.kind == Reply::Kind::kResult && broken.empty()) {
+      if (j.reach == checks::Reach::kData) harvest(w).outcome(args, true);
+      else if (j.reach == checks::Reach::kMiss) harvest(w).outcome(args, false);
+    }
     take(w, ts.name, std::move(j.outcomes));
     // Success answers of a profile with a limit variable are replayed by the limit sweep.
     if (main && j.answer && sweep_per_tool_[ts.name]++ < kMaxSweepCallsPerTool) {

@@ -307,12 +307,20 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
     run_phase(w, *phase, [&](Worker& ww, ToolRun& tr) { tool_calls(ww, tr, t0, started, selected.size()); },
               [&](ToolRun& tr) { summary_of(tr.name)->skipped = "the server could not be restarted"; });
   // The second pass: tools whose calls reached no data, again, with what every tool's answers
-  // have put in the pools since their turn.
+  // have put in the pools since their turn, the values that led to data and the hubs first. In
+  // rounds, so a lookup two tools deep is fed by the one a round before it (round k uses what
+  // rounds before k gave, for any --jobs), until a round brings no tool to data and no new value.
   if (o_.harvest && !o_.replay) {
-    std::vector<ToolRun*> again;
-    for (auto& r : runs)
-      if (r->plan && r->troubles < 2 && r->slow < kMaxSlowCalls && r->data_calls.empty()) again.push_back(r.get());
-    run_phase(w, again, [&](Worker& ww, ToolRun& tr) { second_pass(ww, tr, t0); }, [](ToolRun&) {});
+    for (std::size_t round = 0; round < kSecondPassRounds && !dead_ && !over_budget(t0); ++round) {
+      std::vector<ToolRun*> again;
+      for (auto& r : runs)
+        if (r->plan && r->troubles < 2 && r->slow < kMaxSlowCalls && r->data_calls.empty()) again.push_back(r.get());
+      if (again.empty()) break;
+      const std::size_t pooled = harvest_.size();
+      run_phase(w, again, [&](Worker& ww, ToolRun& tr) { second_pass(ww, tr, t0); }, [](ToolRun&) {});
+      const bool reached = std::any_of(again.begin(), again.end(), [](const ToolRun* r) { return !r->data_calls.empty(); });
+      if (!reached && harvest_.size() == pooled) break;
+    }
   }
   // P-CONCURRENT: each tool's calls that reached data, in flight at once (after every tool's own
   // calls, so mixed batches have the others' calls; before the limit sweep, which restarts the

@@ -298,7 +298,8 @@ class Runner {
   std::map<std::string, json> input_schemas_;
   std::set<std::string> pinned_noted_;       ///< Tools whose pinned defaults were noted.
   std::unique_ptr<checks::Judge> judge_;     ///< Made once tools/list is known.
-  static constexpr std::size_t kSecondPassCalls = 8;  ///< Per tool that reached no data.
+  static constexpr std::size_t kSecondPassCalls = 8;  ///< Per tool that reached no data, per round.
+  static constexpr std::size_t kSecondPassRounds = 3; ///< Rounds of the second pass at most.
   /// A tool's calls stop after this many answered (or still working) after --timeout: each can
   /// cost a minute (a tool that does the long work an argument asks for), and more say nothing new.
   static constexpr std::size_t kMaxSlowCalls = 4;

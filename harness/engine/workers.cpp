@@ -18,7 +18,7 @@ void Runner::run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std:
                        const std::function<void(ToolRun&)>& skip) {
   for (ToolRun* tr : phase) {
     tr->out = ToolOut{};
-    tr->out.harvest = harvest_;
+    tr->out.harvest = harvest_.fork();
   }
   current_phase_ = phase;
   std::vector<bool> done(phase.size(), false);

@@ -261,7 +261,8 @@ bool budget_parameter(const std::string& property) {
 
 void Harvest::take_result(const json& result, bool prose, const std::vector<std::string>& exclude) {
   if (!result.is_object()) return;
-  if (auto it = result.find("structuredContent"); it != result.end()) take(*it);
+  mentioned_.clear();  // one answer names a value once, however often it prints it
+  if (auto it = result.find("structuredContent"); it != result.end()) walk(*it, 0);
   if (auto it = result.find("content"); it != result.end() && it->is_array()) {
     for (const auto& part : *it) {
       if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string())
@@ -269,12 +270,12 @@ void Harvest::take_result(const json& result, bool prose, const std::vector<std:
       const std::string& text = part["text"].get_ref<const std::string&>();
       json doc = parse_bounded(text);
       if (!doc.is_discarded()) {
-        take(doc);
+        walk(doc, 0);
         continue;
       }
       // Not JSON as a whole: JSON followed by a Markdown footer, or prose.
       const TextSplit split = split_leading_json(text);
-      if (!split.json.empty()) take(parse_bounded(split.json));
+      if (!split.json.empty()) walk(parse_bounded(split.json), 0);
       if (!prose || split.prose.empty()) continue;
       for (const ProseValue& v : prose_values(split.prose, exclude)) {
         const json x(v.value);
@@ -285,17 +286,74 @@ void Harvest::take_result(const json& result, bool prose, const std::vector<std:
   }
 }
 
-void Harvest::take(const json& value) { walk(value, 0); }
-
-void Harvest::keep_name(const std::string& key, const json& x) {
-  auto& values = pool_[key];
-  if (values.size() < kPerName && seen_.insert(key + '\x1f' + x.dump()).second) values.push_back(x);
+void Harvest::take(const json& value) {
+  mentioned_.clear();
+  walk(value, 0);
 }
 
-void Harvest::keep_kind(ValueKind kind, const json& x) {
-  auto& values = kinds_[kind];
-  if (values.size() < kPerKind && seen_.insert(std::string("\x1e") + kind_name(kind) + '\x1f' + x.dump()).second)
+void Harvest::keep_name(const std::string& key, const json& x) {
+  keep(pool_[key], kPerName, key + '\x1f' + x.dump(), x, false);  // mentions are counted by kind
+}
+
+void Harvest::keep_kind(ValueKind kind, const json& x, bool mention) {
+  keep(kinds_[kind], kPerKind, std::string("\x1e") + kind_name(kind) + '\x1f' + x.dump(), x, mention);
+}
+
+// A value pooled once (first seen first, while there is room); a mention counted for a pooled
+// value each time an answer names it, so the scores stay as bounded as the pools.
+void Harvest::keep(std::vector<json>& values, std::size_t room, std::string seen_key, const json& x, bool mention) {
+  bool pooled = seen_.count(seen_key) > 0;
+  if (!pooled && values.size() < room) {
+    seen_.insert(std::move(seen_key));
     values.push_back(x);
+    pooled = true;
+  }
+  if (pooled && mention)
+    if (std::string text = x.dump(); mentioned_.insert(text).second) score(text, &Score::mentions);
+}
+
+void Harvest::score(const std::string& value, std::uint32_t Score::*field, std::uint32_t by) {
+  if (by == 0) return;
+  auto it = scores_.find(value);
+  if (it == scores_.end()) {
+    if (scores_.size() >= kMaxScored) return;
+    it = scores_.emplace(value, Score{}).first;
+  }
+  it->second.*field += by;
+  fresh_[value].*field += by;
+}
+
+void Harvest::outcome(const json& arguments, bool data) {
+  std::vector<const json*> stack{&arguments};
+  std::set<std::string> scored;  // a value carried twice by one call counts once
+  for (std::size_t n = 0; !stack.empty() && n < 256; ++n) {
+    const json* v = stack.back();
+    stack.pop_back();
+    if (v->is_structured()) {
+      for (const auto& x : *v) stack.push_back(&x);
+    } else if ((v->is_string() && !v->get_ref<const std::string&>().empty() && v->get_ref<const std::string&>().size() <= 512) ||
+               v->is_number_integer()) {
+      if (std::string text = v->dump(); scored.insert(text).second) score(text, data ? &Score::data : &Score::misses);
+    }
+  }
+}
+
+Harvest Harvest::fork() const {
+  Harvest copy = *this;
+  copy.fresh_.clear();
+  return copy;
+}
+
+std::pair<int, std::uint32_t> Harvest::rank(const json& v) const {
+  auto it = scores_.find(v.dump());
+  if (it == scores_.end()) return {0, 0};
+  const Score& s = it->second;
+  if (s.misses > 0 && s.data == 0) return {1, 0};  // only misses: after every other value
+  // A call that reached data weighs as four answers naming the value, a miss takes one back; a
+  // value named once is not a hub (every pooled value was named once).
+  const std::int64_t weight = 4 * static_cast<std::int64_t>(s.data) + (s.mentions >= 2 ? std::min<std::uint32_t>(s.mentions, 1024) : 0) -
+                              4 * static_cast<std::int64_t>(s.misses);
+  return {0, static_cast<std::uint32_t>(std::max<std::int64_t>(weight, 0))};
 }
 
 // Values inside a value: the path of an anchor or a file:// uri, the parts of a path::name::kind id.
@@ -398,10 +456,13 @@ std::vector<json> Harvest::offers(const std::string& property, bool with_workspa
     }
     offer_once(out, given, v);
   };
+  std::vector<std::size_t> blocks;  // where each block starts: the own name's, then each kind's
+  blocks.push_back(0);
   if (const auto* own = values_for(property))
     for (const auto& v : *own) offer_once(out, given, v);
   static const std::vector<json> kNone;
   for (ValueKind k : kinds) {
+    blocks.push_back(out.size());
     if (k == ValueKind::kSql) {
       for (const auto& v : sql_statements()) offer_once(out, given, v);
       continue;
@@ -416,7 +477,22 @@ std::vector<json> Harvest::offers(const std::string& property, bool with_workspa
       if (i < answers.size()) offer(k, answers[i]);
     }
   }
-  return out;
+  // Steered by what the values did (see the class comment), block by block (the kinds stay in
+  // the parameter's order: a `symbolId` takes ids before names whatever the names did); equals
+  // keep the order above.
+  if (scores_.empty()) return out;
+  blocks.push_back(out.size());
+  std::vector<json> ranked;
+  ranked.reserve(out.size());
+  for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
+    std::vector<std::pair<std::pair<int, std::uint32_t>, std::size_t>> order;
+    for (std::size_t i = blocks[b]; i < blocks[b + 1]; ++i) order.emplace_back(rank(out[i]), i);
+    std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) {
+      return x.first.first != y.first.first ? x.first.first < y.first.first : x.first.second > y.first.second;
+    });
+    for (const auto& [r, i] : order) ranked.push_back(std::move(out[i]));
+  }
+  return ranked;
 }
 
 bool runs_sql(const json& tool) {
@@ -461,7 +537,12 @@ void Harvest::absorb(const Harvest& other) {
   for (const auto& [key, values] : other.pool_)
     for (const auto& x : values) keep_name(key, x);
   for (const auto& [kind, values] : other.kinds_)
-    for (const auto& x : values) keep_kind(kind, x);
+    for (const auto& x : values) keep_kind(kind, x, false);
+  for (const auto& [value, s] : other.fresh_) {
+    score(value, &Score::mentions, s.mentions);
+    score(value, &Score::data, s.data);
+    score(value, &Score::misses, s.misses);
+  }
 }
 
 std::size_t Harvest::size() const {

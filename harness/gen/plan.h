@@ -80,10 +80,21 @@ std::vector<ValueKind> parameter_kinds(const std::string& property);
 /// A scanned workspace (set_workspace) is offered too: a parameter is offered the answers' values
 /// under its own name first, then, kind by kind (parameter_kinds), the workspace's values and the
 /// answers' values of that kind taken in turn (workspace first), each value once.
+///
+/// Answers steer the order (a black-box stand-in for coverage feedback). Each value is scored by
+/// what it did: the calls that carried it and reached data, those that got a miss ("not found":
+/// an empty list is no miss, `log` has no dependencies but forty importers) (outcome), and how many answers named it (mentions, counted for pooled values). Each
+/// block of offers (the own name's, then each kind's) is ordered by a weight, equals in the order
+/// above: 4 per call that reached data, plus the mentions of a hub (a value named by two answers
+/// or more), minus 4 per miss; values that gave only misses come last in their block. So `log`,
+/// named by forty answers, is tried before a method that led to data once, and a name that was a
+/// miss on one tool is not the first thing the next tool gets.
 class Harvest {
  public:
   static constexpr std::size_t kPerName = 16;
   static constexpr std::size_t kPerKind = 64;
+  /// Values scored at most (a call's argument values past it are not scored).
+  static constexpr std::size_t kMaxScored = 16384;
   /// Walks a tools/call result: its structuredContent, every text part that parses as JSON, and
   /// the JSON that starts a text part followed by a Markdown footer. With `prose` (the answer of a
   /// tool that only reads: see reading_tool), also the values the text names where it is not JSON
@@ -92,9 +103,17 @@ class Harvest {
   void take_result(const json& result, bool prose = false, const std::vector<std::string>& exclude = {});
   /// Walks any JSON value.
   void take(const json& value);
-  /// Adds what `other` pooled, pool by pool in its order (a parallel run's per-tool harvests are
-  /// absorbed in tool order, so the result does not depend on which tool finished first).
+  /// Adds what `other` pooled, pool by pool in its order, and the scores it gathered since it was
+  /// forked (a parallel run's per-tool harvests are absorbed in tool order, so the result does not
+  /// depend on which tool finished first).
   void absorb(const Harvest& other);
+  /// A copy for one piece of work (a tool's run in a phase): the same pools and scores, with
+  /// nothing yet gathered for absorb() to hand back.
+  Harvest fork() const;
+  /// Scores the values a call carried (its arguments' strings and integers, at any depth): `data`
+  /// when its answer carried data, else it was a miss. Empty answers, errors and refusals are not
+  /// scored (an empty list says nothing of the value; an error may be another argument's).
+  void outcome(const json& arguments, bool data);
   /// Pooled values under exactly this property name (nullptr when none).
   const std::vector<json>* values_for(const std::string& property) const;
   /// Pooled values of one kind (first seen first).
@@ -117,12 +136,25 @@ class Harvest {
 
  private:
   void walk(const json& v, int depth);
+  struct Score {
+    std::uint32_t mentions = 0, data = 0, misses = 0;
+  };
+  /// Pools `x` (when there is room). keep_kind with `mention` also counts the answer being taken
+  /// as one more that names it (once per answer; a value pooled by name and kind counts by kind).
   void keep_name(const std::string& key, const json& x);
-  void keep_kind(ValueKind kind, const json& x);
+  void keep_kind(ValueKind kind, const json& x, bool mention = true);
+  void keep(std::vector<json>& values, std::size_t room, std::string seen_key, const json& x, bool mention);
+  void score(const std::string& value, std::uint32_t Score::*field, std::uint32_t by = 1);
+  /// The offers' order: the tier of a value (1: only misses, else 0) and its weight inside the
+  /// tier (higher first).
+  std::pair<int, std::uint32_t> rank(const json& v) const;
   void derive(const std::string& text, std::optional<ValueKind> kind);
   std::map<std::string, std::vector<json>> pool_;
   std::map<ValueKind, std::vector<json>> kinds_;
   std::set<std::string> seen_;  // pool key + '\x1f' + value text
+  std::map<std::string, Score> scores_;  // a value's JSON text -> what it did
+  std::map<std::string, Score> fresh_;   // what this copy gathered since fork(), for absorb()
+  std::set<std::string> mentioned_;      // the values the answer being taken has named so far
   std::shared_ptr<const Workspace> workspace_;
   /// The workspace's values by kind, made once by set_workspace (shared by the copies).
   std::shared_ptr<const std::map<ValueKind, std::vector<json>>> workspace_values_;

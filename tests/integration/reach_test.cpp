@@ -338,5 +338,34 @@ TEST(ReachSql, AStatementOverATableTheServerNamedReachesTheCut) {
   EXPECT_EQ(twin.report["verdict"], "pass") << twin.out;
 }
 
+// A lookup chain two tools deep (reach/chain.mjs, the real Ctxo server's shape): the listing
+// prints thirty methods nobody imports before `log`, which forty files import; get_dependencies of
+// every method names `log` again. Answers steer the next calls: `log`'s id, named by many answers
+// (a hub), is find_importers' first offer in the second pass, and only it reaches the silent cut
+// (TR-HINT). In the order of appearance (the harness before steering, 79bd545) the run passed with
+// no finding: every find_importers call named a method. --no-harvest and the conformant twin find
+// nothing; the twin passes with every tool reaching data.
+TEST(ReachChain, AnswersSteerALookupToTheHubTheOtherAnswersName) {
+  REQUIRE_NPM(sdk_dir());
+  auto run_chain = [](std::vector<std::string> flags) {
+    std::vector<std::string> args = {"--seed", "1", "--no-cases"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--", "node", suite() + "/chain.mjs"});
+    return run_harness(args);
+  };
+  HarnessRun r = run_chain({});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(found(r), std::set<std::string>{"TR-HINT find_importers"}) << r.report["findings"].dump(2);
+  for (const auto& f : r.report["findings"])
+    EXPECT_EQ(f["request"]["params"]["arguments"].value("symbolId", ""), "src/util.ts::log::function") << f.dump(2);
+  HarnessRun blind = run_chain({"--no-harvest"});
+  ASSERT_TRUE(blind.report.is_object()) << blind.err;
+  EXPECT_TRUE(found(blind).empty()) << blind.report["findings"].dump(2);
+  HarnessRun twin = run_chain({"--env", "CHAIN_CONFORMANT=1"});
+  ASSERT_TRUE(twin.report.is_object()) << twin.err;
+  EXPECT_TRUE(found(twin).empty()) << twin.report["findings"].dump(2);
+  EXPECT_EQ(twin.report["verdict"], "pass") << twin.out;
+}
+
 }  // namespace
 }  // namespace ctxo::test

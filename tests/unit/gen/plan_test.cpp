@@ -177,6 +177,47 @@ TEST(ToolPlan, SecondPassOffersHarvestedValuesBestFirst) {
   EXPECT_TRUE(ToolPlan(kLookup, 0, 5).second_pass(Harvest{}, 8).empty());
 }
 
+// Answers steer the offers: a hub (named by many answers) before values named once, a value that
+// led to data before one that did not, a value that gave only misses after everything else.
+TEST(Harvest, AnswersSteerTheOrderOfOffers) {
+  Harvest h;
+  h.take(json::parse(R"({"symbols":[{"id":"m1"},{"id":"m2"},{"id":"m3"},{"id":"log"}]})"));
+  EXPECT_EQ(h.offers("symbolId"), (std::vector<json>{"m1", "m2", "m3", "log"})) << "no score yet: first seen first";
+  for (int i = 0; i < 3; ++i) h.take(json::parse(R"({"dependencies":[{"id":"log"}]})"));
+  EXPECT_EQ(h.offers("symbolId")[0], "log") << "named by four answers: a hub";
+  h.outcome(json{{"symbolId", "m1"}}, false);
+  EXPECT_EQ(h.offers("symbolId").back(), "m1") << "only a miss: last";
+  h.outcome(json{{"symbolId", "m3"}, {"limit", 5}}, true);
+  h.outcome(json{{"symbolId", "m3"}}, true);
+  EXPECT_EQ(h.offers("symbolId"), (std::vector<json>{"m3", "log", "m2", "m1"}))
+      << "two calls with data (weight 8) before a hub named 4 times, before the unscored";
+  h.outcome(json{{"symbolId", "m1"}}, true);
+  EXPECT_EQ(h.offers("symbolId")[2], "m1") << "data after a miss: no longer sunk (weight 0)";
+}
+
+// A fork gathers its own scores; absorbing forks in any order gives the same scores, and a fork's
+// pools and scores are not counted twice when it is absorbed.
+TEST(Harvest, ForksHandBackOnlyWhatTheyGathered) {
+  Harvest run;
+  run.take(json::parse(R"({"items":[{"id":"a"},{"id":"b"},{"id":"c"}]})"));
+  run.take(json{{"id", "c"}});  // c: named twice, a hub
+  Harvest one = run.fork(), two = run.fork();
+  one.outcome(json{{"id", "a"}}, true);
+  two.take(json{{"id", "b"}});
+  two.take(json{{"id", "b"}});  // b: named three times
+  Harvest ab = run.fork(), ba = run.fork();
+  ab.absorb(one);
+  ab.absorb(two);
+  ba.absorb(two);
+  ba.absorb(one);
+  EXPECT_EQ(ab.offers("id"), ba.offers("id"));
+  EXPECT_EQ(ab.offers("id"), (std::vector<json>{"a", "b", "c"})) << "a: weight 4 + 0; b: 3 mentions; c: 2";
+  Harvest again = run.fork();
+  again.absorb(run.fork());  // nothing gathered: nothing handed back
+  EXPECT_EQ(again.offers("id"), run.offers("id"));
+  EXPECT_EQ(run.offers("id"), (std::vector<json>{"c", "a", "b"}));
+}
+
 TEST(ToolPlan, AnArrayParameterTakesOneHarvestedValue) {
   Harvest h;
   h.take(json::parse(R"({"entities":[{"name":"Alice"}]})"));
