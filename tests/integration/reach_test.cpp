@@ -311,31 +311,38 @@ TEST(ReachLspBridge, CodeintelCallsNameRealFilesWithTheWorkspace) {
 }
 
 
-// A database server (reach/sql.mjs): its query tool says it runs SQL, so its `query` is offered
-// SELECT statements over the tables its server named (list_tables, or the sqlite_master
-// catalogue), and only `SELECT * FROM events` reaches its defect (a 100-row cut with no way on).
-// The default run finds exactly that, with that statement; --no-harvest (no table names) and the
-// conformant twin find nothing. Error texts to random statements are domain answers, not findings.
-TEST(ReachSql, AStatementOverATableTheServerNamedReachesTheCut) {
-  REQUIRE_NPM(sdk_dir());
-  auto run_sql = [](std::vector<std::string> flags) {
+// A fixture whose one defect only a harvested value reaches (--seed 1): the default run finds
+// exactly `finding`, each on a call whose argument `arg` is `value`; --no-harvest and the
+// conformant twin (`twin_env`=1) find nothing, and the twin passes.
+void expect_reached_only_by_harvest(const std::string& fixture, const std::string& finding, const std::string& arg,
+                                    const std::string& value, const std::string& twin_env) {
+  auto run = [&](std::vector<std::string> flags) {
     std::vector<std::string> args = {"--seed", "1", "--no-cases"};
     args.insert(args.end(), flags.begin(), flags.end());
-    args.insert(args.end(), {"--", "node", suite() + "/sql.mjs"});
+    args.insert(args.end(), {"--", "node", suite() + "/" + fixture});
     return run_harness(args);
   };
-  HarnessRun r = run_sql({});
+  HarnessRun r = run({});
   ASSERT_TRUE(r.report.is_object()) << r.err;
-  EXPECT_EQ(found(r), std::set<std::string>{"TR-HINT execute_query"}) << r.report["findings"].dump(2);
+  EXPECT_EQ(found(r), std::set<std::string>{finding}) << r.report["findings"].dump(2);
   for (const auto& f : r.report["findings"])
-    EXPECT_EQ(f["request"]["params"]["arguments"].value("query", ""), "SELECT * FROM events") << f.dump(2);
-  HarnessRun blind = run_sql({"--no-harvest"});
+    EXPECT_EQ(f["request"]["params"]["arguments"].value(arg, ""), value) << f.dump(2);
+  HarnessRun blind = run({"--no-harvest"});
   ASSERT_TRUE(blind.report.is_object()) << blind.err;
   EXPECT_TRUE(found(blind).empty()) << blind.report["findings"].dump(2);
-  HarnessRun twin = run_sql({"--env", "REACH_CONFORMANT=1"});
+  HarnessRun twin = run({"--env", twin_env + "=1"});
   ASSERT_TRUE(twin.report.is_object()) << twin.err;
   EXPECT_TRUE(found(twin).empty()) << twin.report["findings"].dump(2);
   EXPECT_EQ(twin.report["verdict"], "pass") << twin.out;
+}
+
+// A database server (reach/sql.mjs): its query tool says it runs SQL, so its `query` is offered
+// SELECT statements over the tables its server named (list_tables, or the sqlite_master
+// catalogue), and only `SELECT * FROM events` reaches its defect (a 100-row cut with no way on).
+// Error texts to random statements are domain answers, not findings.
+TEST(ReachSql, AStatementOverATableTheServerNamedReachesTheCut) {
+  REQUIRE_NPM(sdk_dir());
+  expect_reached_only_by_harvest("sql.mjs", "TR-HINT execute_query", "query", "SELECT * FROM events", "REACH_CONFORMANT");
 }
 
 // A lookup chain two tools deep (reach/chain.mjs, the real Ctxo server's shape): the listing
@@ -343,28 +350,11 @@ TEST(ReachSql, AStatementOverATableTheServerNamedReachesTheCut) {
 // every method names `log` again. Answers steer the next calls: `log`'s id, named by many answers
 // (a hub), is find_importers' first offer in the second pass, and only it reaches the silent cut
 // (TR-HINT). In the order of appearance (the harness before steering, 79bd545) the run passed with
-// no finding: every find_importers call named a method. --no-harvest and the conformant twin find
-// nothing; the twin passes with every tool reaching data.
+// no finding: every find_importers call named a method.
 TEST(ReachChain, AnswersSteerALookupToTheHubTheOtherAnswersName) {
   REQUIRE_NPM(sdk_dir());
-  auto run_chain = [](std::vector<std::string> flags) {
-    std::vector<std::string> args = {"--seed", "1", "--no-cases"};
-    args.insert(args.end(), flags.begin(), flags.end());
-    args.insert(args.end(), {"--", "node", suite() + "/chain.mjs"});
-    return run_harness(args);
-  };
-  HarnessRun r = run_chain({});
-  ASSERT_TRUE(r.report.is_object()) << r.err;
-  EXPECT_EQ(found(r), std::set<std::string>{"TR-HINT find_importers"}) << r.report["findings"].dump(2);
-  for (const auto& f : r.report["findings"])
-    EXPECT_EQ(f["request"]["params"]["arguments"].value("symbolId", ""), "src/util.ts::log::function") << f.dump(2);
-  HarnessRun blind = run_chain({"--no-harvest"});
-  ASSERT_TRUE(blind.report.is_object()) << blind.err;
-  EXPECT_TRUE(found(blind).empty()) << blind.report["findings"].dump(2);
-  HarnessRun twin = run_chain({"--env", "CHAIN_CONFORMANT=1"});
-  ASSERT_TRUE(twin.report.is_object()) << twin.err;
-  EXPECT_TRUE(found(twin).empty()) << twin.report["findings"].dump(2);
-  EXPECT_EQ(twin.report["verdict"], "pass") << twin.out;
+  expect_reached_only_by_harvest("chain.mjs", "TR-HINT find_importers", "symbolId", "src/util.ts::log::function",
+                                 "CHAIN_CONFORMANT");
 }
 
 }  // namespace
