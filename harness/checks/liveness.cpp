@@ -66,13 +66,24 @@ Finding crashed(const nlohmann::json& request, const std::string& how, const std
   return f;
 }
 
-Finding no_exit_at_eof(std::chrono::milliseconds grace, bool replaced, std::size_t calls, const std::string& stopped) {
+Finding no_exit_at_eof(std::chrono::milliseconds grace, bool replaced, std::size_t calls, const std::string& stopped,
+                       std::optional<std::size_t> needed) {
   Finding f;
   f.invariant = "T-SHUTDOWN";
+  const std::string made =
+      calls == 1 ? "the tool call made on it" : "the " + std::to_string(calls) + " tool calls made on it";
+  std::string after;
+  if (calls > 0 && !needed) after = " (after " + made + ", which its case replays first)";
+  else if (calls > 0 && *needed == 0)
+    after = " (after " + made + "; a fresh instance sent no call stays up too, so its case replays none)";
+  else if (calls > 0 && *needed == calls)
+    after = " (after " + made + "; a fresh instance stays up only after " + (calls == 1 ? "it" : "all of them") +
+            ", which its case replays first)";
+  else if (calls > 0)
+    after = " (after " + made + "; a fresh instance stays up after only " + std::to_string(*needed) +
+            " of them, which its case replays first)";
   f.diagnosis = "the server did not exit within " + ms(grace) + " ms after its stdin was closed" +
-                (replaced ? " (an instance the run replaced to restart it with another environment)" : "") +
-                (calls == 0 ? std::string()
-                            : " (after the " + std::to_string(calls) + " tool calls made on it, which its case replays first)") +
+                (replaced ? " (an instance the run replaced to restart it with another environment)" : "") + after +
                 "; it had to be stopped with a signal (" + stopped + "). A stdio server must exit when stdin reaches "
                 "end-of-file";
   return f;

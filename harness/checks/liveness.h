@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -40,8 +41,11 @@ Finding crashed(const nlohmann::json& request, const std::string& how, const std
 
 /// T-SHUTDOWN: the server did not exit within `grace` of its stdin closing and was stopped with a
 /// signal (`stopped`, the status); `replaced`: an instance the run replaced to restart it with
-/// another environment; `calls`: the tools/calls made on the instance (its case replays them).
-Finding no_exit_at_eof(std::chrono::milliseconds grace, bool replaced, std::size_t calls, const std::string& stopped);
+/// another environment; `calls`: the tools/calls made on the instance; `needed`: how many of them
+/// a fresh instance needed to stay up too (0: none; its case replays them), or nullopt when that
+/// was not tried or did not reproduce (its case replays every call).
+Finding no_exit_at_eof(std::chrono::milliseconds grace, bool replaced, std::size_t calls, const std::string& stopped,
+                       std::optional<std::size_t> needed = std::nullopt);
 
 /// A lookup of an identifier that cannot exist (`missed`: what E-MISS said of its answer): when
 /// E-MISS failed, the answer's E-ERROR findings in `judged` are dropped (one E-MISS, not also

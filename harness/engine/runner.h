@@ -210,6 +210,9 @@ class Runner {
   Result<void> start(Worker& w, const std::string& forced, bool first);
   void finish_session(Worker& w, End end);
   bool restart(Worker& w);
+  std::optional<bool> stays_up(Worker& w, const std::map<std::string, std::string>& env, const std::vector<json>& calls);
+  std::optional<std::vector<json>> shutdown_calls(Worker& w, const std::map<std::string, std::string>& env,
+                                                  const std::vector<json>& calls);
   /// `batch`: the requests in flight together when they were made (a T-ID carries it).
   void take_observations(Worker& w, const json& batch = json());
   /// T-LEFTOVER: the processes carrying this run's marker still alive once every server is
@@ -329,6 +332,7 @@ class Runner {
   static constexpr std::size_t kShrinkExamined = 8192;    ///< Shrinks looked at per step, kept or skipped.
   std::vector<std::string> shrinks_cut_;  ///< Shrinks stopped by --shrink-budget ("INV on tool").
   static constexpr std::size_t kMaxSessionCalls = 1000;
+  static constexpr std::size_t kShutdownTries = 12;  ///< Fresh instances started to make a T-SHUTDOWN case minimal.
 };
 
 }  // namespace ctxo::engine::detail

@@ -145,9 +145,14 @@ void Runner::finish_session(Worker& w, End end) {
   // T-SHUTDOWN is stdio's rule (exit when stdin closes): an HTTP server is stopped by a signal.
   if (final && !http()) sink_.pass("", "T-SHUTDOWN");
   if (final && !http() && !before && !status.after_eof) {
-    Finding f = checks::no_exit_at_eof(o_.grace, end == End::kReplaced, s.calls.size(), status.describe());
-    // Its state may be why: the calls made on this instance are part of the case.
-    if (!s.calls.empty()) f.sequence = json(s.calls);
+    // Its state may be why: the calls made on this instance, or the fewest of them a fresh
+    // instance needs to stay up too, are part of the case.
+    std::optional<std::vector<json>> needed;
+    if (!s.calls.empty() && o_.shrink && !o_.replay) needed = shutdown_calls(w, s.started_env, s.calls);
+    const std::vector<json>& calls = needed ? *needed : s.calls;
+    Finding f = checks::no_exit_at_eof(o_.grace, end == End::kReplaced, s.calls.size(), status.describe(),
+                                       needed ? std::optional<std::size_t>(needed->size()) : std::nullopt);
+    if (!calls.empty()) f.sequence = json(calls);
     f.replay = replay_of(json(), s.started_env, f.sequence);
     add(w, std::move(f));
   }
@@ -156,6 +161,68 @@ void Runner::finish_session(Worker& w, End end) {
   rep_.stderr_tail = s.transport->stderr_tail();
   s.client.reset();
   s.transport.reset();
+}
+
+// Whether a fresh instance of the (stdio) server, initialized and sent `calls` (tools/call
+// requests, answered or not), is still running `--grace` after its stdin closed; nullopt when it
+// could not be started. Nothing it does is judged: the probe only answers T-SHUTDOWN's question.
+std::optional<bool> Runner::stays_up(Worker& w, const std::map<std::string, std::string>& env,
+                                     const std::vector<json>& calls) {
+  transport::SpawnOptions so;
+  so.argv = o_.command;
+  so.env = env;
+  if (!marker_.empty()) so.env[transport::kRunMarkerVar] = marker_;
+  so.cwd = o_.cwd;
+  so.max_line_bytes = o_.max_message_bytes;
+  Unlocked waiting(w);
+  auto t = transport::spawn_stdio(so);
+  if (!t.ok()) return std::nullopt;
+  mcp::ClientOptions co;
+  co.timeout = o_.timeout;
+  co.client_version = CTXO_VERSION;
+  mcp::Client client(*t.value(), co);
+  if (!client.handshake(negotiated_).ok()) {
+    (void)t.value()->close(std::chrono::milliseconds(0));
+    return std::nullopt;
+  }
+  t.value()->handshake_done();
+  for (const auto& call : calls) {
+    if (client.closed() || t.value()->exit_status()) break;
+    (void)client.request("tools/call", call.value("params", json::object()), false);
+  }
+  if (t.value()->exit_status()) {  // died on the way (a crash is another finding's business)
+    (void)t.value()->close(std::chrono::milliseconds(0));
+    return false;
+  }
+  return !t.value()->close(o_.grace).after_eof;
+}
+
+// T-SHUTDOWN's case made minimal: none of `calls` when a fresh instance with no call stays up
+// too; else, halving, the later or the earlier half while a fresh instance sent only it stays up;
+// nullopt when it did not reproduce (a race: the case keeps every call). Each try starts the
+// server and can wait out --grace, so at most kShutdownTries within --shrink-budget.
+std::optional<std::vector<json>> Runner::shutdown_calls(Worker& w, const std::map<std::string, std::string>& env,
+                                                        const std::vector<json>& calls) {
+  const auto started = Clock::now();
+  std::size_t tries = 0;
+  auto within = [&] { return tries < kShutdownTries && Clock::now() - started < o_.shrink_budget; };
+  auto reproduces = [&](const std::vector<json>& seq) {
+    ++tries;
+    rep_.shrink_calls += seq.size();
+    const auto up = stays_up(w, env, seq);
+    return up && *up;
+  };
+  if (reproduces({})) return std::vector<json>{};
+  std::vector<json> seq = calls;
+  while (seq.size() > 1 && within()) {
+    const auto half = static_cast<std::ptrdiff_t>(seq.size() / 2);
+    std::vector<json> later(seq.begin() + half, seq.end()), earlier(seq.begin(), seq.begin() + half);
+    if (reproduces(later)) seq = std::move(later);
+    else if (within() && reproduces(earlier)) seq = std::move(earlier);
+    else break;
+  }
+  if (seq.size() == calls.size() && within() && !reproduces(seq)) return std::nullopt;
+  return seq;
 }
 
 // What the servers left running. Their process groups were killed when each session ended, so a
