@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 #include "core/text.h"
 #include "truncation/js_json.h"
@@ -48,6 +49,14 @@ std::string after_calls(const json& sequence) {
   return " (the answer came after " + std::to_string(sequence.size()) +
          " calls on the same server, some to tools not annotated read-only, which may have made it this large; its "
          "case replays them first)";
+}
+
+/// What a finding whose answer quotes the run's own long generated strings says about them.
+std::string echo_words(std::int64_t echoes) {
+  if (echoes <= 0) return "";
+  return " (measured with the " + thousands(echoes) + (echoes == 1 ? " quote" : " quotes") +
+         " of long strings the run generated counted as " + std::to_string(kEchoCounted) +
+         "-character values: it is this large without them)";
 }
 
 Severity worse(Severity a, Severity b) { return a == Severity::kError || b == Severity::kError ? Severity::kError : Severity::kWarning; }
@@ -142,6 +151,53 @@ AnswerSize measure_answer(const mcp::Reply& reply, bool result_chars, bool resul
   if (result_chars) s.result_chars = static_cast<std::int64_t>(truncation::js_json_utf16_size(reply.result));
   if (result_bytes) s.result_bytes = static_cast<std::int64_t>(truncation::js_json_size(reply.result));
   return s;
+}
+
+namespace {
+
+// The long strings of a call's arguments (any depth), into `out`, at most kEchoStrings in all.
+constexpr std::size_t kEchoStrings = 32;
+void long_strings(const json& v, std::set<std::string>& out, int depth) {
+  if (depth > 16 || out.size() >= kEchoStrings) return;
+  if (v.is_string() && v.get_ref<const std::string&>().size() >= kEchoMin) out.insert(v.get<std::string>());
+  if (v.is_structured())
+    for (const auto& x : v) long_strings(x, out, depth + 1);
+}
+
+void call_strings(const json& request, std::set<std::string>& out) {
+  if (!request.is_object()) return;
+  auto p = request.find("params");
+  if (p == request.end() || !p->is_object()) return;
+  if (auto a = p->find("arguments"); a != p->end()) long_strings(*a, out, 0);
+}
+
+}  // namespace
+
+AnswerSize without_echoes(AnswerSize size, const mcp::Reply& reply, const std::vector<json>* before) {
+  std::set<std::string> strings;
+  call_strings(reply.request, strings);
+  if (before)
+    for (const auto& call : *before) call_strings(call, strings);
+  if (strings.empty()) return size;
+  std::set<std::string> forms;  // as sent, and as JSON text quotes it
+  for (const auto& s : strings) {
+    forms.insert(s);
+    const std::string escaped = json(s).dump(-1, ' ', false, json::error_handler_t::replace);
+    forms.insert(escaped.substr(1, escaped.size() - 2));
+  }
+  std::int64_t chars = 0, bytes = 0;
+  for (const std::string* part : reply.text_parts())
+    for (const auto& form : forms)
+      for (std::size_t at = part->find(form); at != std::string::npos; at = part->find(form, at + form.size())) {
+        chars += static_cast<std::int64_t>(truncation::utf16_length(form)) - kEchoCounted;
+        bytes += static_cast<std::int64_t>(form.size()) - kEchoCounted;
+        ++size.echoes;
+      }
+  size.chars = std::max<std::int64_t>(size.chars - chars, 0);
+  size.bytes = std::max<std::int64_t>(size.bytes - bytes, 0);
+  size.result_chars = std::max<std::int64_t>(size.result_chars - chars, 0);
+  size.result_bytes = std::max<std::int64_t>(size.result_bytes - bytes, 0);
+  return size;
 }
 
 Outcomes check_listing(const std::vector<Host>& hosts, const json& tool) {
@@ -239,6 +295,7 @@ struct HostMeter::State {
     json request;
     std::string excerpt;
     json sequence;  ///< The calls made on its server instance before it (null: none that write).
+    std::int64_t echoes = 0;  ///< Quotes of long generated strings, measured as realistic values.
   };
   struct Tool {
     std::size_t answers = 0, over = 0, over_declared = 0;
@@ -254,10 +311,10 @@ struct HostMeter::State {
 
   /// Keeps the answer that went furthest past (host, limit); its evidence is copied only then.
   static void keep(std::vector<Over>& list, const Host* host, const HostLimit* limit, std::int64_t ceiling,
-                   std::int64_t size, const mcp::Reply& reply, const std::vector<json>* before) {
+                   std::int64_t size, const mcp::Reply& reply, const std::vector<json>* before, std::int64_t echoes) {
     auto it = std::find_if(list.begin(), list.end(), [&](const Over& x) { return x.host == host && x.limit == limit; });
     if (it != list.end() && size <= it->size) return;
-    Over o{host, limit, ceiling, size, reply.request, text_excerpt(reply), json()};
+    Over o{host, limit, ceiling, size, reply.request, text_excerpt(reply), json(), echoes};
     if (before && !before->empty()) {
       // The calls before this one: `before` ends with it when the caller recorded it first.
       std::size_t n = before->size();
@@ -283,7 +340,7 @@ const std::map<std::string, LargestAnswer>& HostMeter::largest() const { return 
 void HostMeter::observe(const std::string& tool, const json* listing, const mcp::Reply& reply,
                         const std::vector<json>* before) {
   if (reply.kind != mcp::Reply::Kind::kResult) return;
-  const AnswerSize size = measure_answer(reply, s_->result_chars, s_->result_bytes);
+  const AnswerSize size = without_echoes(measure_answer(reply, s_->result_chars, s_->result_bytes), reply, before);
   State::Tool& t = s_->tools[tool];
   if (t.answers++ == 0)
     for (const auto& h : s_->hosts) t.ceilings.push_back(declared_ceiling(h, listing));
@@ -305,13 +362,13 @@ void HostMeter::observe(const std::string& tool, const json* listing, const mcp:
       const std::int64_t n = size_in(h, l.unit, l.of_result, size);
       if (n <= l.max) continue;
       over = true;
-      State::keep(t.crossed, &h, &l, 0, n, reply, before);
+      State::keep(t.crossed, &h, &l, 0, n, reply, before, size.echoes);
     }
     if (ceiling) {
       const std::int64_t n = size_in(h, h.declared->unit, false, size);
       if (n > *ceiling) {
         over_declared = true;
-        State::keep(t.declared, &h, nullptr, *ceiling, n, reply, before);
+        State::keep(t.declared, &h, nullptr, *ceiling, n, reply, before, size.echoes);
       }
     }
   }
@@ -389,6 +446,7 @@ std::map<std::string, Outcomes> HostMeter::finish() {
       bool declarable = false;
       for (const auto& c : t.crossed) declarable = declarable || (c.host->declared && c.limit->replaced_by_declared);
       if (declarable) f.diagnosis += ", or declare the larger ceiling a tool needs in its tools/list _meta";
+      f.diagnosis += echo_words(worst->echoes);
       f.diagnosis += after_calls(f.sequence);
       o.fail(std::move(f));
     }
@@ -409,6 +467,7 @@ std::map<std::string, Outcomes> HostMeter::finish() {
                     c.host->title + " " + profile::describe(c.host->declared->past) + " past the declared ceiling";
       if (!c.host->declared->note.empty()) f.diagnosis += " (" + c.host->declared->note + ")";
       f.diagnosis += ". Cut answers to the ceiling the tool declares, or declare the size it really needs";
+      f.diagnosis += echo_words(c.echoes);
       f.diagnosis += after_calls(f.sequence);
       o.fail(std::move(f));
     }

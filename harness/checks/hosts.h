@@ -4,6 +4,7 @@
 // come from host profiles (profile/host.h); nothing about a particular host is written here.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -25,7 +26,24 @@ struct AnswerSize {
   std::int64_t result_chars = 0;  ///< UTF-16 code units of the whole CallToolResult serialised.
   std::int64_t result_bytes = 0;  ///< UTF-8 bytes of it.
   bool is_error = false;          ///< An isError result.
+  /// How many times the answer quotes a long string the run generated (an argument of kEchoMin
+  /// bytes or more, of this call or of a call that wrote before it on the same instance); its
+  /// sizes above count each such quote as a realistic kEchoCounted-character value.
+  std::int64_t echoes = 0;
 };
+
+/// A generated string at least this long (UTF-8 bytes) is no value an agent would send: harvested
+/// values are at most 512 bytes, so only the generator's long strings (schema maxLength
+/// boundaries, random text) are this long.
+inline constexpr std::size_t kEchoMin = 1024;
+/// What each quote of such a string is measured as.
+inline constexpr std::int64_t kEchoCounted = 32;
+
+/// `size` (of `reply`) with every quote of a long generated string, from the call's arguments or
+/// from `before` (the calls made on the same instance before it), counted as kEchoCounted
+/// characters and bytes: an answer large only because it echoes the run's own input is measured
+/// as it would be with a realistic value. Quotes are found as sent and JSON-escaped.
+AnswerSize without_echoes(AnswerSize size, const mcp::Reply& reply, const std::vector<nlohmann::json>* before);
 
 /// Measures a tools/call result; the serialised result's UTF-16 length and UTF-8 size only when
 /// asked (each is a pass over the whole answer).

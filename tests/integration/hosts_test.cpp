@@ -196,6 +196,25 @@ TEST(HostsReport, AListingCaseReplays) {
   EXPECT_NE((again.out + again.err).find("still fails: H-NAME on search.files"), std::string::npos) << again.out << again.err;
 }
 
+// A warning's case replays to a warning: `replay` says "still warns" and exits 0, as the run did
+// for it (it once said "still fails" and exited 1).
+TEST(HostsReport, AWarningCaseThatStillWarnsExitsZero) {
+  REQUIRE_NPM(sdk_dir());
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/hosts-warning-cases";
+  std::filesystem::remove_all(dir);
+  HarnessRun r = run_harness({"--seed", "1", "--calls", "3", "--cases", dir, "--env", "HOSTS_CASE=chars-over", "--",
+                              "node", hosts_fixture()});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  std::string file;
+  for (const auto& f : r.report["findings"])
+    if (f["invariant"] == "H-SIZE") file = f.value("case_file", std::string());
+  ASSERT_FALSE(file.empty()) << r.report["findings"].dump(2);
+  HarnessRun again = run_harness({"replay", file}, false);
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("still warns: H-SIZE on "), std::string::npos) << again.out << again.err;
+}
+
 // One judge: the same exchanges recorded live (--record) and checked offline give the same H-*
 // findings, severities included, and the same largest answer.
 TEST(HostsReport, LiveAndOfflineAgree) {

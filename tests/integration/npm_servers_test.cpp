@@ -78,47 +78,35 @@ TEST(NpmFilesystem, ReadOnlyRunCompletesWithAReport) {
 
 // Host limits on a real server (pinned from the default run, seed 1): server-memory's read_graph
 // returns the whole knowledge graph, with no pagination and no limit. After the run's own
-// create_entities / add_observations calls the graph is about 72,000 characters (18,000 tokens
-// by chars/4): Claude Code warns past 10,000 tokens and writes an answer past 50,000 characters
-// to a file, so an agent would see a 2 kB preview of the graph. True, and a warning (the answer
-// still reaches the model as a file), never an error: no host refuses it (under 1 MB).
-TEST(NpmMemory, ReadGraphOutgrowsClaudeCodesLimits) {
+// create_entities / add_observations calls the graph is about 72,000 characters, past Claude
+// Code's 50,000, and it used to be an H-SIZE warning; but most of it is the run's own
+// 3,500-character generated observations quoted back. Measured with each quote as a 32-character
+// value (an agent's realistic input), it is under 40,000 characters (10,000 tokens): no finding,
+// and nothing to replay. Every tool reaches data.
+TEST(NpmMemory, ReadGraphIsMeasuredWithoutTheRunsOwnLongStrings) {
   const std::string bin = npm_bin("mcp-server-memory");
   REQUIRE_NPM(bin);
   const auto dir = std::filesystem::path(CTXO_BINARY_DIR) / "test-tmp" / "memory-server";
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
-  HarnessRun r = run_harness({"--seed", "1", "--cases", (dir / "cases").string(), "--cwd", dir.string(), "--env",
+  HarnessRun r = run_harness({"--seed", "1", "--no-cases", "--cwd", dir.string(), "--env",
                               "MEMORY_FILE_PATH=" + (dir / "memory.jsonl").string(), "--", "node", bin});
   ASSERT_TRUE(r.report.is_object()) << r.err;
-  EXPECT_TRUE(r.error_ids().empty()) << r.report["findings"].dump(2);
+  EXPECT_TRUE(r.report["findings"].empty()) << r.report["findings"].dump(2);
   EXPECT_EQ(r.exit_code, 0) << r.out;
   // Every tool reached data: add_observations takes `observations: [{entityName, ...}]`, and only
   // the names create_entities made are entities (harvested into the objects of the array).
   EXPECT_EQ(r.report["verdict"], "pass") << r.out;
   for (const auto& t : r.report["tools"]) EXPECT_GT(t["coverage"]["data"].get<int>(), 0) << t.dump(2);
-  bool read_graph = false;
-  for (const auto& f : r.report["findings"]) {
-    EXPECT_EQ(f["invariant"], "H-SIZE") << f.dump(2);
-    EXPECT_EQ(f["severity"], "warning");
-    read_graph = read_graph || f["tool"] == "read_graph";
-  }
-  EXPECT_TRUE(read_graph) << r.report["findings"].dump(2);
-  // The graph was written by the run's own calls: the case carries them and replays them first,
-  // so it still fails on a server that starts empty.
-  std::string file;
-  for (const auto& f : r.report["findings"])
-    if (f["tool"] == "read_graph") file = f.value("case_file", std::string());
-  ASSERT_FALSE(file.empty());
-  std::filesystem::remove(dir / "memory.jsonl");
-  HarnessRun again = run_harness({"replay", file}, false);
-  // A warning that still warns exits 0, as the run did for it, and says so.
-  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
-  EXPECT_NE(again.out.find("still warns: H-SIZE on read_graph"), std::string::npos) << again.out << again.err;
-  // Every tool's largest answer is reported, found or not.
+  // Every tool's largest answer is reported, found or not; read_graph's is the real graph, large,
+  // but under Claude Code's warning once the run's own strings count as realistic values.
   for (const auto& t : r.report["tools"]) {
     if (t["calls"].get<int>() > 0) {
       EXPECT_TRUE(t.contains("largest_answer")) << t["name"];
+    }
+    if (t["name"] == "read_graph") {
+      EXPECT_GT(t["largest_answer"]["chars"].get<int>(), 10000) << t.dump(2);
+      EXPECT_LT(t["largest_answer"]["chars"].get<int>(), 40000) << t.dump(2);
     }
   }
 }

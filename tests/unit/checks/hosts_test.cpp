@@ -288,6 +288,52 @@ TEST(HostSize, AnAnswerAfterWritesCarriesThem) {
   EXPECT_EQ(q["t"][0].diagnosis.find("same server"), std::string::npos);
 }
 
+// An answer large only because it quotes the run's own long generated strings (its own argument,
+// or one a write before it stored) is measured with each quote as a 32-character value: no H-SIZE.
+// Quotes are found as sent and JSON-escaped; a large answer of its own is still reported, and says
+// what was discounted.
+TEST(HostSize, EchoesOfGeneratedStringsAreMeasuredAsRealisticValues) {
+  const auto hs = hosts("claude-code");
+  const json t = tool("t");
+  const std::string generated = std::string(3000, 'q') + "\x14\"" + std::string(583, 'z');  // escaped in JSON
+  const std::string escaped = json(generated).dump().substr(1, json(generated).dump().size() - 2);
+  std::string twelve;
+  for (int i = 0; i < 12; ++i) twelve += generated + "\n";
+  Reply echo = answer(twelve + std::string(20000, 'a'));  // 63,032 chars, 43,020 of them our own string
+  echo.request["params"]["arguments"] = {{"text", generated}};
+  EXPECT_TRUE(meter(hs, t, {echo}).empty());
+  EXPECT_EQ(meter(hs, t, {echo}).status("H-SIZE"), Status::kPassed);
+  const AnswerSize own = without_echoes(measure_answer(echo, false, false), echo, nullptr);
+  EXPECT_EQ(own.echoes, 12);
+  EXPECT_EQ(own.chars, 63032 - 12 * (3585 - kEchoCounted));
+  // Stored by a write before a read that returns it, JSON-escaped inside the read's JSON text.
+  const json write = {{"method", "tools/call"}, {"params", {{"name", "add"}, {"arguments", {{"body", generated}}}}}};
+  std::string graph = "{\"items\":[";
+  for (int i = 0; i < 16; ++i) graph += std::string(i ? "," : "") + "\"" + escaped + "\"";
+  graph += "]}";
+  Reply read = answer(graph);
+  const std::vector<json> before = {write};
+  const AnswerSize stored = without_echoes(measure_answer(read, false, false), read, &before);
+  EXPECT_EQ(stored.echoes, 16);
+  EXPECT_LT(stored.chars, 1000);
+  HostMeter m(hs);
+  m.observe("t", &t, read, &before);
+  EXPECT_TRUE(m.finish()["t"].empty()) << "57,000 chars, all of them our own string";
+  // Large beyond its echoes: reported, and the diagnosis says the echoes were discounted.
+  Reply big = answer(generated + std::string(60000, 'a'));
+  big.request["params"]["arguments"] = {{"text", generated}};
+  auto o = meter(hs, t, {big});
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_NE(o[0].diagnosis.find("(largest answer 60,032,"), std::string::npos) << o[0].diagnosis;
+  EXPECT_NE(o[0].diagnosis.find("measured with the 1 quote of long strings the run generated counted as 32-character values"),
+            std::string::npos)
+      << o[0].diagnosis;
+  // A short argument (a harvested value, a name) is never discounted.
+  Reply named = answer(std::string(60000, 'a'));
+  named.request["params"]["arguments"] = {{"text", std::string(600, 'a')}};
+  EXPECT_EQ(without_echoes(measure_answer(named, false, false), named, nullptr).chars, 60000);
+}
+
 // The judge sizes answers under the environment of its first call (the server as configured);
 // the limit sweep's answers under a raised limit are not what a host will be sent.
 TEST(HostJudge, SweepAnswersAreNotSizedAndListingsAreCheckedOnce) {
