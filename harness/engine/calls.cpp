@@ -83,6 +83,7 @@ void Runner::tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_
     go.allow_remote_urls = o_.allow_remote_urls;
     go.workspace_values = gen::reading_tool(*tool);  // a real file is never handed to a writer
     go.sql = gen::runs_sql(*tool);
+    go.code_language = gen::code_language(*tool);
     tr.plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name), std::move(go));
   }
   for (std::size_t i = 0; w.s.alive && tr.troubles < 2; ++i) {

@@ -506,6 +506,59 @@ bool runs_sql(const json& tool) {
   return false;
 }
 
+namespace {
+
+// The program table: a language, the names a tool or an enum gives it, and a one-line program
+// that prints 42 and touches nothing.
+struct Program {
+  const char* language;
+  std::initializer_list<const char*> names;
+  const char* program;
+};
+const std::initializer_list<Program> kPrograms = {
+    {"python", {"python", "python3", "py"}, "print(6 * 7)"},
+    {"javascript", {"javascript", "js", "node", "nodejs"}, "console.log(6 * 7)"},
+    {"typescript", {"typescript", "ts", "deno"}, "console.log(6 * 7)"},
+    {"bash", {"bash", "sh", "shell", "zsh"}, "echo $((6 * 7))"},
+    {"ruby", {"ruby", "rb"}, "puts 6 * 7"},
+    {"r", {"r"}, "print(6 * 7)"},
+    {"php", {"php"}, "<?php echo 6 * 7;"},
+    {"lua", {"lua"}, "print(6 * 7)"},
+    {"perl", {"perl"}, "print 6 * 7"},
+};
+
+bool code_word(const std::string& key) {
+  return key == "code" || key == "script" || key == "source" || key == "sourcecode" || key == "program";
+}
+bool language_word(const std::string& key) {
+  return key == "language" || key == "lang" || key == "runtime" || key == "interpreter";
+}
+
+}  // namespace
+
+std::optional<std::string> program_for(const std::string& language) {
+  const std::string l = ascii_lower(language);
+  for (const auto& p : kPrograms)
+    for (const char* n : p.names)
+      if (l == n) return std::string(p.program);
+  return std::nullopt;
+}
+
+std::string code_language(const json& tool) {
+  if (!tool.is_object()) return "";
+  std::string text;
+  for (const char* k : {"name", "description"})
+    if (auto it = tool.find(k); it != tool.end() && it->is_string())
+      text += " " + ascii_lower(std::string_view(it->get_ref<const std::string&>()).substr(0, 4096)) + " ";
+  // A language named as a word (the name's `_` and `-` count as spaces): "run_python", "Runs Python code".
+  for (char& c : text)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = ' ';
+  for (const auto& p : kPrograms)
+    for (const char* n : p.names)
+      if (std::string(n).size() >= 4 && text.find(std::string(" ") + n + " ") != std::string::npos) return p.language;
+  return "";
+}
+
 std::vector<json> Harvest::sql_statements() const {
   std::vector<json> out;
   std::set<std::string> tables;
@@ -639,6 +692,39 @@ ToolPlan::ToolPlan(const json& input_schema, std::size_t calls, std::uint64_t se
   sizes_ = phase_sizes(calls, boundary_.size(), invalid_possible);
   valid_ = valid_value(schema_, schema_, options_);
   if (invalid_possible) invalid_ = invalid_value(schema_, schema_, options_);
+  takes_code_ = programmed(boundary_.empty() ? json::object() : boundary_.front().arguments).has_value();
+}
+
+std::optional<json> ToolPlan::programmed(const json& args) const {
+  if (!validator_ || !args.is_object()) return std::nullopt;
+  const json& props = properties_of(schema_);
+  std::string code_key, language_key;
+  for (auto it = props.begin(); it != props.end(); ++it) {
+    const std::string key = harvest_key(it.key());
+    if (code_word(key) && code_key.empty()) code_key = it.key();
+    if (language_word(key) && language_key.empty()) language_key = it.key();
+  }
+  if (code_key.empty()) return std::nullopt;
+  json out = args;
+  std::optional<std::string> program;
+  const json* lang = language_key.empty() ? nullptr : &props.at(language_key);
+  if (lang && lang->is_object() && lang->contains("enum") && lang->at("enum").is_array()) {
+    // The first value of the language's enum the table knows.
+    for (const auto& v : lang->at("enum"))
+      if (v.is_string() && (program = program_for(v.get<std::string>()))) {
+        out[language_key] = v;
+        break;
+      }
+  } else {
+    // The tool's own language; a free-text language parameter with none named gets Python's.
+    const std::string l = !options_.code_language.empty() ? options_.code_language : lang ? "python" : "";
+    if (!l.empty()) program = program_for(l);
+    if (program && lang) out[language_key] = l;
+  }
+  if (!program) return std::nullopt;
+  out[code_key] = *program;
+  if (!validator_->is_valid(out)) return std::nullopt;
+  return out;
 }
 
 std::optional<PlannedCall> ToolPlan::next(const Harvest& harvest) {
@@ -740,7 +826,7 @@ std::string fill_nested(json& args, const Harvest& harvest, std::size_t k, const
 
 std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, const Harvest& harvest) {
   // A tool that runs SQL is offered the catalogue queries even before any answer named a table.
-  if (!validator_ || !args.is_object() || (harvest.empty() && !options_.sql) ||
+  if (!validator_ || !args.is_object() || (harvest.empty() && !options_.sql && !takes_code_) ||
       mix(seed_ ^ 0x4841525645535400ull, index) % 2 == 0)
     return std::nullopt;
   json out = args;
@@ -770,6 +856,9 @@ std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, con
     out = std::move(*pos);
     ++positioned_calls_;
   }
+  // A tool that runs code gets a program that runs (a random string is only a syntax error).
+  if (takes_code_)
+    if (auto p = programmed(out)) out = std::move(*p);
   if (out == args) return std::nullopt;
   return out;
 }
@@ -891,7 +980,7 @@ std::optional<PlannedCall> ToolPlan::fresh(json args, Phase phase, std::string l
 
 std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size_t n) {
   std::vector<PlannedCall> out;
-  if (!validator_ || harvest.empty()) return out;
+  if (!validator_ || (harvest.empty() && !takes_code_)) return out;
   const json base = boundary_.empty() ? json::object() : boundary_.front().arguments;
   const json& props = properties_of(schema_);
   std::map<std::string, std::vector<json>> offers;
@@ -902,6 +991,7 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
     deepest = std::max(deepest, o.size());
     offers.emplace(it.key(), std::move(o));
   }
+  if (takes_code_) deepest = std::max<std::size_t>(deepest, 1);  // its program, at least
   // A tool whose only harvestable fields are inside objects in arrays (fill_nested) is tried too.
   if (deepest == 0 && base.is_object())
     for (auto it = base.begin(); it != base.end(); ++it)
@@ -922,6 +1012,10 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
     }
     if (std::string nested = fill_nested(args, harvest, k, *validator_, options_.workspace_values); !nested.empty())
       used += (used.empty() ? "" : ", ") + nested;
+    if (auto p = takes_code_ ? programmed(args) : std::nullopt) {
+      args = std::move(*p);
+      used += std::string(used.empty() ? "" : ", ") + "a one-line program";
+    }
     if (used.empty()) continue;
     if (auto c = fresh(std::move(args), Phase::kRandom, "second pass #" + std::to_string(out.size() + 1) +
                                                             " (harvested " + used + ")"))

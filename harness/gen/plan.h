@@ -163,6 +163,15 @@ class Harvest {
 /// The tool runs SQL: its name or description says `sql` (SQL, SQLite, PostgreSQL, MySQL).
 bool runs_sql(const json& tool);
 
+/// The language a tool runs code in, as its name or description names it ("python", "javascript",
+/// "typescript", "bash", "ruby", ...: a language of kPrograms), "" when it names none.
+std::string code_language(const json& tool);
+
+/// A one-line program for `language` (a language name or an alias a schema's enum uses: `python3`,
+/// `js`, `node`, `sh`, `shell`, ...) that prints 42 and touches nothing; nullopt for a language
+/// the table does not know. The table is data: one entry per language, its aliases and program.
+std::optional<std::string> program_for(const std::string& language);
+
 /// Normalised property name used as the Harvest key: lower case, '_' and '-' dropped.
 std::string harvest_key(const std::string& property);
 
@@ -244,6 +253,12 @@ class ToolPlan {
   std::string cannot_generate_;  ///< RapidCheck's reason when random_over_.
   std::size_t boundary_done_ = 0, random_done_ = 0, invalid_done_ = 0;
   std::set<std::string> sent_;  ///< Arguments text of every planned call (no call twice).
+  /// `args` with a one-line program in its code parameter (`code`, `script`, `source`,
+  /// `program`), in the language its language parameter's enum offers first among the known ones,
+  /// else the tool's own (GenOptions::code_language); nullopt when the tool takes no code or no
+  /// known language fits.
+  std::optional<json> programmed(const json& args) const;
+  bool takes_code_ = false;  ///< The schema has a code parameter and a language is known for it.
   std::size_t harvested_calls_ = 0;  ///< Random calls that took harvested values.
   std::size_t positioned_calls_ = 0;  ///< Random calls that took a workspace position.
 };

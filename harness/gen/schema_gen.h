@@ -65,6 +65,9 @@ struct GenOptions {
   /// The tool runs SQL (its name or description says so): its `query` parameters are offered SQL
   /// statements (Harvest::sql_statements) before names.
   bool sql = false;
+  /// The language the tool runs code in, from its name or description (code_language in
+  /// gen/plan.h; "" when it says none): its `code` parameter is offered a one-line program.
+  std::string code_language;
 };
 
 /// Values valid for `schema`, whose local `$ref`s resolve against `root` (pass the schema itself

@@ -357,5 +357,32 @@ TEST(ReachChain, AnswersSteerALookupToTheHubTheOtherAnswersName) {
                                  "CHAIN_CONFORMANT");
 }
 
+// A code-running server (reach/code.mjs): its `code` parameter, with a `language` enum, is given a
+// one-line program in that language, so a call reaches the success path (a random string is only
+// a SyntaxError, a domain answer) and its leak ("Exit code: undefined"). Before the grammar
+// (79bd545) the run was untested: 0 of 37 calls reached data. The conformant twin passes with
+// every program's answer as data.
+TEST(ReachCode, AOneLineProgramReachesTheSuccessPath) {
+  REQUIRE_NPM(sdk_dir());
+  auto run = [](std::vector<std::string> flags) {
+    std::vector<std::string> args = {"--seed", "1", "--no-cases"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--", "node", suite() + "/code.mjs"});
+    return run_harness(args);
+  };
+  HarnessRun r = run({});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(found(r), std::set<std::string>{"P-LEAK run_code"}) << r.report["findings"].dump(2);
+  for (const auto& f : r.report["findings"]) {
+    EXPECT_EQ(f["request"]["params"]["arguments"].value("code", ""), "console.log(6 * 7)") << f.dump(2);
+    EXPECT_EQ(f["request"]["params"]["arguments"].value("language", ""), "javascript") << f.dump(2);
+  }
+  HarnessRun twin = run({"--env", "CODE_CONFORMANT=1"});
+  ASSERT_TRUE(twin.report.is_object()) << twin.err;
+  EXPECT_TRUE(found(twin).empty()) << twin.report["findings"].dump(2);
+  EXPECT_EQ(twin.report["verdict"], "pass") << twin.out;
+  EXPECT_GT(twin.report["tools"][0]["coverage"]["data"].get<int>(), 0) << twin.report["tools"][0].dump(2);
+}
+
 }  // namespace
 }  // namespace ctxo::test

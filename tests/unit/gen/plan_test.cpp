@@ -218,6 +218,37 @@ TEST(Harvest, ForksHandBackOnlyWhatTheyGathered) {
   EXPECT_EQ(run.offers("id"), (std::vector<json>{"c", "a", "b"}));
 }
 
+// A tool that runs code: its `code` parameter takes a one-line program in the first language of
+// its enum the table knows, or the language its name or description says.
+TEST(ToolPlan, ACodeParameterTakesAOneLineProgram) {
+  EXPECT_EQ(program_for("Python3"), "print(6 * 7)");
+  EXPECT_EQ(program_for("node"), "console.log(6 * 7)");
+  EXPECT_EQ(program_for("cobol"), std::nullopt);
+  EXPECT_EQ(code_language(json{{"name", "run_python"}, {"description", "Runs code."}}), "python");
+  EXPECT_EQ(code_language(json{{"name", "exec"}, {"description", "Execute a Bash command."}}), "bash");
+  EXPECT_EQ(code_language(json{{"name", "search"}, {"description", "Search the JavaScript docs? no: pythonic names"}}),
+            "javascript");
+  EXPECT_EQ(code_language(json{{"name", "search"}, {"description", "Pythonic search over shells"}}), "");
+  const json schema = json::parse(R"({"type":"object","properties":{
+    "language":{"enum":["cobol","ruby","python"]},"code":{"type":"string","minLength":1}},"required":["language","code"]})");
+  ToolPlan plan(schema, 0, 3);
+  bool ran = false;
+  for (const auto& c : all_calls(plan))
+    if (const json a = c.arguments.value(); a.is_object() && a.contains("code") && a["code"] == "puts 6 * 7") {
+      EXPECT_EQ(a["language"], "ruby") << "the first language the table knows";
+      ran = true;
+    }
+  EXPECT_TRUE(ran) << "random calls take the program, with no harvest at all";
+  const json script = json::parse(R"({"type":"object","properties":{"script":{"type":"string"}},"required":["script"]})");
+  GenOptions bash;
+  bash.code_language = "bash";
+  auto pass = ToolPlan(script, 0, 3, bash).second_pass(Harvest{}, 8);
+  ASSERT_EQ(pass.size(), 1u);
+  EXPECT_EQ(pass[0].arguments.value()["script"], "echo $((6 * 7))");
+  EXPECT_NE(pass[0].label.find("a one-line program"), std::string::npos) << pass[0].label;
+  EXPECT_TRUE(ToolPlan(script, 0, 3).second_pass(Harvest{}, 8).empty()) << "no language known: no program";
+}
+
 TEST(ToolPlan, AnArrayParameterTakesOneHarvestedValue) {
   Harvest h;
   h.take(json::parse(R"({"entities":[{"name":"Alice"}]})"));
