@@ -210,7 +210,8 @@ class Runner {
   Result<void> start(Worker& w, const std::string& forced, bool first);
   void finish_session(Worker& w, End end);
   bool restart(Worker& w);
-  std::optional<bool> stays_up(Worker& w, const std::map<std::string, std::string>& env, const std::vector<json>& calls);
+  std::optional<bool> stays_up(Worker& w, const std::map<std::string, std::string>& env, const std::vector<json>& calls,
+                               Clock::time_point deadline);
   std::optional<std::vector<json>> shutdown_calls(Worker& w, const std::map<std::string, std::string>& env,
                                                   const std::vector<json>& calls);
   /// `batch`: the requests in flight together when they were made (a T-ID carries it).
@@ -333,6 +334,7 @@ class Runner {
   std::vector<std::string> shrinks_cut_;  ///< Shrinks stopped by --shrink-budget ("INV on tool").
   static constexpr std::size_t kMaxSessionCalls = 1000;
   static constexpr std::size_t kShutdownTries = 12;  ///< Fresh instances started to make a T-SHUTDOWN case minimal.
+  static constexpr std::chrono::milliseconds kProbeTimeout{2000};  ///< A probe's wait for each answer.
 };
 
 }  // namespace ctxo::engine::detail

@@ -164,10 +164,11 @@ void Runner::finish_session(Worker& w, End end) {
 }
 
 // Whether a fresh instance of the (stdio) server, initialized and sent `calls` (tools/call
-// requests, answered or not), is still running `--grace` after its stdin closed; nullopt when it
-// could not be started. Nothing it does is judged: the probe only answers T-SHUTDOWN's question.
+// requests, each awaited at most kProbeTimeout), is still running `--grace` after its stdin
+// closed; nullopt when it could not be started or `deadline` came first. Nothing it does is
+// judged: the probe only answers T-SHUTDOWN's question.
 std::optional<bool> Runner::stays_up(Worker& w, const std::map<std::string, std::string>& env,
-                                     const std::vector<json>& calls) {
+                                     const std::vector<json>& calls, Clock::time_point deadline) {
   transport::SpawnOptions so;
   so.argv = o_.command;
   so.env = env;
@@ -178,7 +179,7 @@ std::optional<bool> Runner::stays_up(Worker& w, const std::map<std::string, std:
   auto t = transport::spawn_stdio(so);
   if (!t.ok()) return std::nullopt;
   mcp::ClientOptions co;
-  co.timeout = o_.timeout;
+  co.timeout = std::min(o_.timeout, kProbeTimeout);  // a slow call's state is made when it starts
   co.client_version = CTXO_VERSION;
   mcp::Client client(*t.value(), co);
   if (!client.handshake(negotiated_).ok()) {
@@ -188,6 +189,10 @@ std::optional<bool> Runner::stays_up(Worker& w, const std::map<std::string, std:
   t.value()->handshake_done();
   for (const auto& call : calls) {
     if (client.closed() || t.value()->exit_status()) break;
+    if (Clock::now() > deadline) {
+      (void)t.value()->close(std::chrono::milliseconds(0));
+      return std::nullopt;
+    }
     (void)client.request("tools/call", call.value("params", json::object()), false);
   }
   if (t.value()->exit_status()) {  // died on the way (a crash is another finding's business)
@@ -198,22 +203,29 @@ std::optional<bool> Runner::stays_up(Worker& w, const std::map<std::string, std:
 }
 
 // T-SHUTDOWN's case made minimal: none of `calls` when a fresh instance with no call stays up
-// too; else, halving, the later or the earlier half while a fresh instance sent only it stays up;
-// nullopt when it did not reproduce (a race: the case keeps every call). Each try starts the
-// server and can wait out --grace, so at most kShutdownTries within --shrink-budget.
+// too; else the calls to tools not annotated read-only (what can change its state), when they
+// are enough alone; then, halving, the later or the earlier half while a fresh instance sent only
+// it stays up. nullopt when it did not reproduce (a race: the case keeps every call). Each try
+// starts the server and can wait out --grace: at most kShutdownTries, within --shrink-budget.
 std::optional<std::vector<json>> Runner::shutdown_calls(Worker& w, const std::map<std::string, std::string>& env,
                                                         const std::vector<json>& calls) {
-  const auto started = Clock::now();
+  const auto deadline = Clock::now() + o_.shrink_budget;
   std::size_t tries = 0;
-  auto within = [&] { return tries < kShutdownTries && Clock::now() - started < o_.shrink_budget; };
+  auto within = [&] { return tries < kShutdownTries && Clock::now() < deadline; };
   auto reproduces = [&](const std::vector<json>& seq) {
     ++tries;
     rep_.shrink_calls += seq.size();
-    const auto up = stays_up(w, env, seq);
+    const auto up = stays_up(w, env, seq, deadline);
     return up && *up;
   };
   if (reproduces({})) return std::vector<json>{};
   std::vector<json> seq = calls;
+  std::vector<json> writes;
+  for (const auto& c : calls) {
+    const ToolSummary* ts = summary_of(c.value("params", json::object()).value("name", std::string()));
+    if (!ts || !ts->read_only) writes.push_back(c);
+  }
+  if (!writes.empty() && writes.size() < seq.size() && within() && reproduces(writes)) seq = std::move(writes);
   while (seq.size() > 1 && within()) {
     const auto half = static_cast<std::ptrdiff_t>(seq.size() / 2);
     std::vector<json> later(seq.begin() + half, seq.end()), earlier(seq.begin(), seq.begin() + half);
