@@ -279,8 +279,10 @@ TEST(HostsReport, ThePrefixedNameUsesTheConfiguredServerName) {
     ASSERT_TRUE(r.report.is_object()) << r.err;
     EXPECT_TRUE(findings_of(r, "H-NAME").empty()) << r.report["findings"].dump(2);  // mcp__docs__<40> = 49
   }
+  const std::string cases = dir + "/hosts-prefixed-cases";
+  std::filesystem::remove_all(cases);
   HarnessRun r = run_harness(
-      {"--seed", "1", "--calls", "3", "--no-cases", "--config", config, "--server", "the-document-store-of-our-team"});
+      {"--seed", "1", "--calls", "3", "--cases", cases, "--config", config, "--server", "the-document-store-of-our-team"});
   ASSERT_TRUE(r.report.is_object()) << r.err;
   const auto f = findings_of(r, "H-NAME");
   ASSERT_EQ(f.size(), 1u) << r.report["findings"].dump(2);
@@ -291,6 +293,12 @@ TEST(HostsReport, ThePrefixedNameUsesTheConfiguredServerName) {
       << d;
   EXPECT_NE(d.find("as in --config"), std::string::npos) << d;
   EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  // Its case keeps the configured name, so the replay checks the same prefixed name.
+  const std::string file = f[0].value("case_file", std::string());
+  ASSERT_FALSE(file.empty()) << f[0].dump(2);
+  HarnessRun again = run_harness({"replay", file}, false);
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+  EXPECT_NE((again.out + again.err).find("still fails: H-NAME"), std::string::npos) << again.out << again.err;
 }
 
 // An image block past the Anthropic API's 5 MB of base64 (5,242,880 characters) is H-SIZE for
