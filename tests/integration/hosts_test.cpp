@@ -306,8 +306,13 @@ TEST(HostsReport, ThePrefixedNameUsesTheConfiguredServerName) {
 // 5,242,880 is not. Claude Code alone: Claude Desktop refuses either answer for its 1 MB.
 TEST(HostsReport, AnImagePastFiveMegabytesOfBase64) {
   REQUIRE_NPM(sdk_dir());
+  // Few calls and no batches: every answer is 5 MB.
+  auto run_image = [](const std::string& hosts_case) {
+    return run_harness({"--seed", "1", "--calls", "2", "--concurrency", "0", "--no-cases", "--host", "claude-code", "--env",
+                        "HOSTS_CASE=" + hosts_case, "--", "node", hosts_fixture()});
+  };
   {
-    HarnessRun r = run_hosts("image-over", {"--host", "claude-code"});
+    HarnessRun r = run_image("image-over");
     ASSERT_TRUE(r.report.is_object()) << r.err;
     EXPECT_EQ(show(host_findings(r)), "H-SIZE (warning)") << r.report["findings"].dump(2);
     const auto f = findings_of(r, "H-SIZE");
@@ -319,7 +324,7 @@ TEST(HostsReport, AnImagePastFiveMegabytesOfBase64) {
     EXPECT_NE(d.find("Scale images down"), std::string::npos) << d;
     EXPECT_EQ(d.find("Keep a default answer small"), std::string::npos) << d;  // its text is 100 characters
   }
-  HarnessRun r = run_hosts("image-at-limit", {"--host", "claude-code"});
+  HarnessRun r = run_image("image-at-limit");
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_EQ(show(host_findings(r)), "-") << r.report["findings"].dump(2);
 }
