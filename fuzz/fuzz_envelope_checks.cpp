@@ -89,8 +89,17 @@ std::string judge_once(const ctxo::profile::Profile* forced, const ctxo::mcp::Re
   }
   keep(judge.listing("t"));
   for (auto& [tool, o] : judge.finish()) keep(std::move(o));
-  // The answer read as a tools/list entry: H-NAME on any name, H-SCHEMA on any schema.
-  if (reply.result.is_object()) keep(ctxo::checks::check_listing(hosts(), reply.result));
+  // The answer read as a tools/list entry: H-NAME on any name (and on the prefixed name, with a
+  // server name from the answer's serverInfo when it has one), H-SCHEMA on any schema, H-DESC on
+  // any description; and as an initialize result: H-DESC on its instructions.
+  if (reply.result.is_object()) {
+    ctxo::checks::ServerName server{"fuzz server.v1", false};
+    if (auto si = reply.result.find("serverInfo"); si != reply.result.end() && si->is_object() && si->contains("name") &&
+                                                   (*si)["name"].is_string())
+      server.name = (*si)["name"].get<std::string>();
+    keep(ctxo::checks::check_listing(hosts(), reply.result, &server));
+    keep(ctxo::checks::check_instructions(hosts(), reply.result));
+  }
   return said;
 }
 

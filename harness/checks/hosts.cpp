@@ -9,6 +9,8 @@
 #include "truncation/js_json.h"
 #include "truncation/unicode.h"
 
+#include <re2/re2.h>
+
 namespace ctxo::checks {
 
 namespace {
@@ -17,6 +19,7 @@ using nlohmann::json;
 using profile::Host;
 using profile::HostLimit;
 using profile::Unit;
+using Of = profile::HostLimit::Of;
 
 /// Names longer than this are not matched: no host takes one, so it breaks every name rule.
 constexpr std::size_t kMaxMatchedName = 1024;
@@ -24,10 +27,19 @@ constexpr std::size_t kMaxMatchedName = 1024;
 constexpr int kMaxSchemaDepth = 64;
 constexpr std::size_t kMaxSchemaNodes = 20000;
 
-std::string unit_words(Unit u, bool of_result) {
-  const char* w = u == Unit::kTokens ? "tokens" : u == Unit::kBytes ? "bytes" : "characters";
-  return of_result ? std::string(w) + " of the serialised result" : std::string(w);
+std::string unit_words(Unit u, Of of = Of::kText) {
+  const std::string w = u == Unit::kTokens ? "tokens" : u == Unit::kBytes ? "bytes" : "characters";
+  switch (of) {
+    case Of::kResult: return w + " of the serialised result";
+    case Of::kImage: return w + " of an image block's base64 data";
+    case Of::kAudio: return w + " of an audio block's base64 data";
+    case Of::kText: break;
+  }
+  return w;
 }
+
+/// A limit on one image or audio block rather than on the answer's text or whole result.
+bool on_media(const HostLimit& l) { return l.of == Of::kImage || l.of == Of::kAudio; }
 
 /// "A", "A and B", "A, B and C".
 std::string and_list(const std::vector<std::string>& items) {
@@ -81,7 +93,10 @@ std::optional<std::int64_t> declared_ceiling(const Host& host, const json* tool)
   return std::min(static_cast<std::int64_t>(d), host.declared->max);
 }
 
-std::int64_t size_in(const Host& host, Unit unit, bool of_result, const AnswerSize& s) {
+std::int64_t size_in(const Host& host, Unit unit, Of of, const AnswerSize& s) {
+  if (of == Of::kImage) return s.image_bytes;  // base64 is ASCII: bytes, chars and length agree
+  if (of == Of::kAudio) return s.audio_bytes;
+  const bool of_result = of == Of::kResult;
   const std::int64_t chars = of_result ? s.result_chars : s.chars;
   const std::int64_t bytes = of_result ? s.result_bytes : s.bytes;
   switch (unit) {
@@ -135,6 +150,72 @@ void refused(const json& schema, const profile::SchemaRule& rule, int depth, std
     }
 }
 
+std::string characters(const std::string& s) {
+  return thousands(static_cast<std::int64_t>(truncation::utf16_length(s))) + " characters";
+}
+
+/// `name` as `rule` matches it: the rule's template with the server's and tool's names, each with
+/// the characters the host replaces replaced.
+std::string prefixed_name(const profile::NameRule& rule, std::string server, std::string tool) {
+  if (rule.replace) {
+    RE2::GlobalReplace(&server, *rule.replace, rule.replace_with);
+    RE2::GlobalReplace(&tool, *rule.replace, rule.replace_with);
+  }
+  std::string out = rule.prefixed;
+  for (const auto& [key, value] : {std::pair<std::string, const std::string*>{"{server}", &server}, {"{tool}", &tool}})
+    for (auto at = out.find(key); at != std::string::npos; at = out.find(key, at + value->size()))
+      out.replace(at, key.size(), *value);
+  return out;
+}
+
+/// The byte offset in `text` (UTF-8) after its first `units` UTF-16 code units, never inside a
+/// character.
+std::size_t utf16_prefix_bytes(std::string_view text, std::size_t units) {
+  std::size_t at = 0, seen = 0;
+  while (at < text.size()) {
+    const auto step = truncation::decode_utf8(text, at);
+    seen += truncation::utf16_units(step.code_point);
+    if (seen > units || step.length == 0) break;
+    at += step.length;
+  }
+  return at;
+}
+
+/// H-DESC on one text (`what`: "the tool's description is") under every host's cut of that kind:
+/// nullopt when no host has one; a finding with an empty diagnosis when the text fits them all;
+/// else one finding naming each host that cuts it and what the model will not see.
+std::optional<Finding> cut_text(const std::vector<Host>& hosts, profile::DescriptionLimit::Applies applies,
+                                const std::string& text, const std::string& what) {
+  std::optional<Finding> out;
+  std::vector<std::string> said;
+  std::size_t shortest = std::string::npos;  // bytes the strictest host keeps
+  const auto chars = static_cast<std::int64_t>(truncation::utf16_length(text));
+  const auto bytes = static_cast<std::int64_t>(text.size());
+  for (const auto& h : hosts)
+    for (const auto& l : h.descriptions) {
+      if (l.applies != applies) continue;
+      if (!out) out = Finding{};
+      const std::int64_t size = l.unit == Unit::kBytes ? bytes : chars;
+      if (size <= l.max) continue;
+      const std::size_t kept = l.unit == Unit::kBytes ? static_cast<std::size_t>(l.max)
+                                                      : utf16_prefix_bytes(text, static_cast<std::size_t>(l.max));
+      shortest = std::min(shortest, kept);
+      said.push_back(h.title + " " + profile::describe(l.past) + " at " + thousands(l.max) + " " + unit_words(l.unit) + " (" +
+                     thousands(size - l.max) + " over)");
+    }
+  if (!out || said.empty()) return out;
+  // A warning whatever the host does past it: the tool still works, the model reads less of it.
+  out->severity = Severity::kWarning;
+  // What the model does not read: where the strictest cut falls.
+  while (shortest > 0 && shortest < text.size() && (static_cast<unsigned char>(text[shortest]) & 0xC0) == 0x80) --shortest;
+  out->diagnosis = what + " " + thousands(chars) + " characters (" + thousands(bytes) + " bytes of UTF-8): " +
+                   and_list(said) + ". The model never reads what comes after the cut, which begins `" +
+                   excerpt(std::string_view(text).substr(shortest), 120) +
+                   "`. Put what the model needs first (what it is for, when to use it, its parameters) and keep it under the "
+                   "cut; move long reference material into a resource or a tool that returns it";
+  return out;
+}
+
 }  // namespace
 
 AnswerSize measure_answer(const mcp::Reply& reply, bool result_chars, bool result_bytes) {
@@ -146,6 +227,16 @@ AnswerSize measure_answer(const mcp::Reply& reply, bool result_chars, bool resul
     s.bytes += static_cast<std::int64_t>(parts[i]->size()) + (i ? 1 : 0);  // valid UTF-8: the client decoded it
   }
   s.is_error = reply.is_error_result();
+  // Images and audio: the largest block's base64 data, as the Anthropic API measures it.
+  if (auto content = reply.result.find("content"); reply.result.is_object() && content != reply.result.end() && content->is_array())
+    for (const auto& block : *content) {
+      if (!block.is_object()) continue;
+      auto type = block.find("type"), data = block.find("data");
+      if (type == block.end() || data == block.end() || !data->is_string()) continue;
+      const auto n = static_cast<std::int64_t>(data->get_ref<const std::string&>().size());
+      if (*type == "image") s.image_bytes = std::max(s.image_bytes, n);
+      else if (*type == "audio") s.audio_bytes = std::max(s.audio_bytes, n);
+    }
   // As JSON.stringify would write it, measured without writing it (each a pass over the answer:
   // only the units some limit uses).
   if (result_chars) s.result_chars = static_cast<std::int64_t>(truncation::js_json_utf16_size(reply.result));
@@ -200,37 +291,74 @@ AnswerSize without_echoes(AnswerSize size, const mcp::Reply& reply, const std::v
   return size;
 }
 
-Outcomes check_listing(const std::vector<Host>& hosts, const json& tool) {
+Outcomes check_listing(const std::vector<Host>& hosts, const json& tool, const ServerName* server) {
   Outcomes o;
   if (hosts.empty() || !tool.is_object()) return o;
   // H-NAME: one finding naming every host that refuses the name, by rule.
   if (auto n = tool.find("name"); n != tool.end() && n->is_string()) {
     const std::string& name = n->get_ref<const std::string&>();
-    std::vector<std::pair<std::string, std::vector<std::string>>> broken;  // rule words -> host titles
+    struct Broken {
+      std::string says, subject;  ///< The rule in words; the name it was matched on.
+      bool prefixed = false;
+      std::vector<std::string> hosts;  ///< Titles.
+    };
+    std::vector<Broken> broken;
     Severity sev = Severity::kWarning;
     bool any_rule = false;
     for (const auto& h : hosts)
       for (const auto& rule : h.names) {
+        std::string subject = name;
+        const bool prefixed = !rule.prefixed.empty();
+        if (prefixed) {
+          if (!server || server->name.empty()) continue;  // the host's name for it is unknown
+          subject = prefixed_name(rule, server->name, name);
+        }
         any_rule = true;
-        const bool ok = name.size() <= kMaxMatchedName && profile::matches_name(rule, name);
-        if (ok) continue;
-        sev = worse(sev, profile::severity_of(rule.past));
-        auto it = std::find_if(broken.begin(), broken.end(), [&](const auto& b) { return b.first == rule.says; });
-        if (it == broken.end()) broken.push_back({rule.says, {h.title}});
-        else it->second.push_back(h.title);
+        if (subject.size() <= kMaxMatchedName && profile::matches_name(rule, subject)) continue;
+        // A name built on serverInfo.name is a guess at the user's: a warning.
+        const bool guess = prefixed && !server->configured;
+        sev = worse(sev, guess ? Severity::kWarning : profile::severity_of(rule.past));
+        auto it = std::find_if(broken.begin(), broken.end(),
+                               [&](const Broken& b) { return b.says == rule.says && b.subject == subject; });
+        if (it == broken.end()) broken.push_back({rule.says, subject, prefixed, {h.title}});
+        else it->hosts.push_back(h.title);
       }
     if (any_rule) {
       o.pass("H-NAME");
       if (!broken.empty()) {
-        std::string d = "tool name `" + excerpt(name, 80) + "` (" + thousands(static_cast<std::int64_t>(truncation::utf16_length(name))) +
-                        " characters) breaks ";
-        for (std::size_t i = 0; i < broken.size(); ++i)
-          d += (i ? "; and " : "") + and_list(broken[i].second) + "'s rule: " + broken[i].first;
+        std::string d = "tool name `" + excerpt(name, 80) + "` (" + characters(name) + ") breaks ";
+        bool any_prefixed = false;
+        for (std::size_t i = 0; i < broken.size(); ++i) {
+          const Broken& b = broken[i];
+          d += (i ? "; and " : "") + and_list(b.hosts) + "'s rule";
+          if (b.prefixed)
+            d += " on the name it sends the model, `" + excerpt(b.subject, 160) + "` (" + characters(b.subject) + ")";
+          d += ": " + b.says;
+          any_prefixed = any_prefixed || b.prefixed;
+        }
+        if (any_prefixed)
+          d += server->configured ? ". The server is named `" + excerpt(server->name, 80) + "` as in --config"
+                                  : ". The server is named after its serverInfo.name `" + excerpt(server->name, 80) +
+                                        "`; users name it in their config (check with that name: --config F --server NAME)";
         d += ". A host that refuses a tool name refuses the request that lists it, so none of the server's tools can be "
              "used there. Rename the tool";
+        if (any_prefixed) d += " or give the server a shorter name";
         o.fail(listing_finding("H-NAME", tool, sev, std::move(d)));
       }
     }
+  }
+  // H-DESC: the description past a host's cut.
+  if (auto d = tool.find("description"); d != tool.end()) {
+    const std::string text = d->is_string() ? d->get<std::string>() : std::string();
+    if (auto f = cut_text(hosts, profile::DescriptionLimit::Applies::kToolDescription, text, "the tool's description is")) {
+      f->invariant = "H-DESC";
+      if (auto n = tool.find("name"); n != tool.end() && n->is_string()) f->tool = n->get<std::string>();
+      f->response_excerpt = excerpt(tool.dump(-1, ' ', false, json::error_handler_t::replace), 400);
+      o.pass("H-DESC");
+      if (!f->diagnosis.empty()) o.fail(std::move(*f));
+    }
+  } else if (cut_text(hosts, profile::DescriptionLimit::Applies::kToolDescription, "", "")) {
+    o.pass("H-DESC");
   }
   // H-SCHEMA: refused features of the input schema, by host.
   if (auto schema = tool.find("inputSchema"); schema != tool.end() && schema->is_object()) {
@@ -276,10 +404,26 @@ Outcomes check_listing(const std::vector<Host>& hosts, const json& tool) {
       o.fail(listing_finding("H-DECLARED", tool, Severity::kWarning,
                              "the tool declares " + key + " = " + shown + ", above " + h.title + "'s ceiling of " +
                                  thousands(h.declared->max) + ": answers past " + thousands(h.declared->max) + " " +
-                                 unit_words(h.declared->unit, false) + " are still " + profile::to_string(h.declared->past) +
+                                 unit_words(h.declared->unit) + " are still " + profile::to_string(h.declared->past) +
                                  ". Declare at most " + thousands(h.declared->max)));
     }
   }
+  return o;
+}
+
+Outcomes check_instructions(const std::vector<Host>& hosts, const json& init_result) {
+  Outcomes o;
+  if (!init_result.is_object()) return o;
+  auto it = init_result.find("instructions");
+  const std::string text = it != init_result.end() && it->is_string() ? it->get<std::string>() : std::string();
+  auto f = cut_text(hosts, profile::DescriptionLimit::Applies::kInstructions, text, "the server's instructions are");
+  if (!f) return o;
+  o.pass("H-DESC");
+  if (f->diagnosis.empty()) return o;
+  f->invariant = "H-DESC";
+  f->server_level = true;
+  f->response_excerpt = excerpt(text, 300);
+  o.fail(std::move(*f));
   return o;
 }
 
@@ -330,7 +474,7 @@ HostMeter::HostMeter(std::vector<Host> hosts) : s_(std::make_unique<State>()) {
   s_->hosts = std::move(hosts);
   for (const auto& h : s_->hosts)
     for (const auto& l : h.limits)
-      if (l.of_result) (l.unit == Unit::kBytes ? s_->result_bytes : s_->result_chars) = true;
+      if (l.of == Of::kResult) (l.unit == Unit::kBytes ? s_->result_bytes : s_->result_chars) = true;
 }
 HostMeter::~HostMeter() = default;
 
@@ -359,13 +503,13 @@ void HostMeter::observe(const std::string& tool, const json* listing, const mcp:
     const auto& ceiling = t.ceilings[hi];
     for (const auto& l : h.limits) {
       if (!in_force(l, size.is_error, ceiling)) continue;
-      const std::int64_t n = size_in(h, l.unit, l.of_result, size);
+      const std::int64_t n = size_in(h, l.unit, l.of, size);
       if (n <= l.max) continue;
       over = true;
       State::keep(t.crossed, &h, &l, 0, n, reply, before, size.echoes);
     }
     if (ceiling) {
-      const std::int64_t n = size_in(h, h.declared->unit, false, size);
+      const std::int64_t n = size_in(h, h.declared->unit, Of::kText, size);
       if (n > *ceiling) {
         over_declared = true;
         State::keep(t.declared, &h, nullptr, *ceiling, n, reply, before, size.echoes);
@@ -389,12 +533,13 @@ std::map<std::string, Outcomes> HostMeter::finish() {
       const auto& ceiling = t.ceilings[hi];
       for (const auto& l : h.limits) {
         if (!in_force(l, big.is_error, ceiling)) continue;
-        big.headroom.push_back(Headroom{h.title, l.id, profile::to_string(l.unit),
-                                        size_in(h, l.unit, l.of_result, t.largest_size), l.max});
+        const std::int64_t n = size_in(h, l.unit, l.of, t.largest_size);
+        if (on_media(l) && n == 0) continue;  // no image (audio) in it: nothing that limit holds
+        big.headroom.push_back(Headroom{h.title, l.id, profile::to_string(l.unit), n, l.max});
       }
       if (ceiling)
         big.headroom.push_back(Headroom{h.title, h.declared->meta_key, profile::to_string(h.declared->unit),
-                                        size_in(h, h.declared->unit, false, t.largest_size), *ceiling});
+                                        size_in(h, h.declared->unit, Of::kText, t.largest_size), *ceiling});
     }
     o.pass("H-SIZE");
     if (!t.crossed.empty()) {
@@ -425,7 +570,7 @@ std::map<std::string, Outcomes> HostMeter::finish() {
           auto ci = std::find_if(t.crossed.begin(), t.crossed.end(), [&](const State::Over& x) { return x.limit == &hl; });
           if (ci == t.crossed.end() || static_cast<int>(hl.past) != strongest) continue;
           const State::Over& c = *ci;
-          std::string l = "past " + thousands(c.limit->max) + " " + unit_words(c.limit->unit, c.limit->of_result) +
+          std::string l = "past " + thousands(c.limit->max) + " " + unit_words(c.limit->unit, c.limit->of) +
                           (c.limit->applies == HostLimit::Applies::kError ? " of error text" : "") + " (largest answer " +
                           thousands(c.size) + ", " + thousands(c.size - c.limit->max) + " over";
           if (!c.limit->raised_by.empty()) l += "; a user can raise it with " + c.limit->raised_by;
@@ -440,9 +585,12 @@ std::map<std::string, Outcomes> HostMeter::finish() {
       f.request = worst->request;
       f.response_excerpt = worst->excerpt;
       f.sequence = worst->sequence;
+      const bool media = std::any_of(t.crossed.begin(), t.crossed.end(), [](const State::Over& c) { return on_media(*c.limit); });
+      const bool text = std::any_of(t.crossed.begin(), t.crossed.end(), [](const State::Over& c) { return !on_media(*c.limit); });
       f.diagnosis = thousands(static_cast<std::int64_t>(t.over)) + " of " + thousands(static_cast<std::int64_t>(t.answers)) +
-                    " answers are larger than a host takes as it is: " + join(said, "; ") +
-                    ". Keep a default answer small (a page with a cursor, or a truncated answer with a hint)";
+                    " answers are larger than a host takes as it is: " + join(said, "; ") + ".";
+      if (text) f.diagnosis += " Keep a default answer small (a page with a cursor, or a truncated answer with a hint)";
+      if (media) f.diagnosis += std::string(text ? "; and scale" : " Scale") + " images down or compress them (JPEG rather than PNG for a screenshot) before returning them";
       bool declarable = false;
       for (const auto& c : t.crossed) declarable = declarable || (c.host->declared && c.limit->replaced_by_declared);
       if (declarable) f.diagnosis += ", or declare the larger ceiling a tool needs in its tools/list _meta";
@@ -463,7 +611,7 @@ std::map<std::string, Outcomes> HostMeter::finish() {
       f.diagnosis = "the tool declares _meta[\"" + c.host->declared->meta_key + "\"] = " + thousands(c.ceiling) + " but " +
                     thousands(static_cast<std::int64_t>(t.over_declared)) + " of " +
                     thousands(static_cast<std::int64_t>(t.answers)) + " answers are larger (largest " + thousands(c.size) +
-                    " " + unit_words(c.host->declared->unit, false) + ", " + thousands(c.size - c.ceiling) + " over): " +
+                    " " + unit_words(c.host->declared->unit) + ", " + thousands(c.size - c.ceiling) + " over): " +
                     c.host->title + " " + profile::describe(c.host->declared->past) + " past the declared ceiling";
       if (!c.host->declared->note.empty()) f.diagnosis += " (" + c.host->declared->note + ")";
       f.diagnosis += ". Cut answers to the ceiling the tool declares, or declare the size it really needs";

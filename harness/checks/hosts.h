@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Host limits (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED): will the hosts that read this server's
+// Host limits (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED, H-DESC): will the hosts that read this server's
 // tools and answers take them as they are? Thresholds, what happens past them and the severity
 // come from host profiles (profile/host.h); nothing about a particular host is written here.
 #pragma once
@@ -26,6 +26,8 @@ struct AnswerSize {
   std::int64_t result_chars = 0;  ///< UTF-16 code units of the whole CallToolResult serialised.
   std::int64_t result_bytes = 0;  ///< UTF-8 bytes of it.
   bool is_error = false;          ///< An isError result.
+  /// The largest image (audio) content block: the length of its base64 `data`, as sent.
+  std::int64_t image_bytes = 0, audio_bytes = 0;
   /// How many times the answer quotes a long string the run generated (an argument of kEchoMin
   /// bytes or more, of this call or of a call that wrote before it on the same instance); its
   /// sizes above count each such quote as a realistic kEchoCounted-character value.
@@ -65,8 +67,22 @@ struct LargestAnswer {
   std::vector<Headroom> headroom;  ///< Every selected host limit that applies to it.
 };
 
-/// H-NAME, H-SCHEMA and the declared ceiling's own value (H-DECLARED) of one tools/list entry.
-Outcomes check_listing(const std::vector<profile::Host>& hosts, const nlohmann::json& tool);
+/// The server's name, as a host that prefixes tool names with it would have it.
+struct ServerName {
+  std::string name;
+  /// From the user's config (--config's mcpServers entry); false: the server's serverInfo.name,
+  /// a guess (users name servers in their config), whose findings are warnings.
+  bool configured = false;
+};
+
+/// H-NAME, H-SCHEMA, H-DESC and the declared ceiling's own value (H-DECLARED) of one tools/list
+/// entry. `server`: the server's name, for name rules on the prefixed name a host sends
+/// (mcp__<server>__<tool>); nullptr or empty: those rules are not checked.
+Outcomes check_listing(const std::vector<profile::Host>& hosts, const nlohmann::json& tool,
+                       const ServerName* server = nullptr);
+
+/// H-DESC on the server's `instructions` (its initialize result), a finding for the server (tool "").
+Outcomes check_instructions(const std::vector<profile::Host>& hosts, const nlohmann::json& init_result);
 
 /// Follows one server's answers: the largest per tool, and every host limit crossed (H-SIZE) or
 /// declared ceiling not honoured (H-DECLARED), reported once per tool at finish().

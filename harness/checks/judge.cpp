@@ -352,7 +352,7 @@ Judge::Judge(JudgeSetup setup) : s_(std::make_unique<State>()) {
 Outcomes Judge::listing(const std::string& name) {
   if (!s_->meter || !s_->listed.insert(name).second) return {};
   const json* t = s_->tool_json(name);
-  return t ? check_listing(s_->meter->hosts(), *t) : Outcomes{};
+  return t ? check_listing(s_->meter->hosts(), *t, s_->setup.server_name ? &*s_->setup.server_name : nullptr) : Outcomes{};
 }
 
 const std::map<std::string, LargestAnswer>& Judge::largest() const {

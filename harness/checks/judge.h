@@ -50,6 +50,9 @@ struct JudgeSetup {
   /// H-DECLARED only under the environment of the first call judged (the server as configured),
   /// not under the limit sweep's.
   std::vector<profile::Host> hosts;
+  /// The server's name for host rules on prefixed tool names (mcp__<server>__<tool>); unset or
+  /// empty: those rules are not checked.
+  std::optional<ServerName> server_name;
 };
 
 /// One answered (or not) tools/call.

@@ -174,6 +174,10 @@ const std::vector<InvariantInfo>& registry() {
        "a ceiling the tool declares (_meta[\"anthropic/maxResultSizeChars\"]) is valid and its own answers stay under it",
        "SPEC §3 Host limits; schemas/hosts/*.json", true,
        "Declare an integer between 1 and the host's ceiling (500,000 for anthropic/maxResultSizeChars) and cut answers to it; a tool that answers past its own ceiling is diverted to a file anyway."},
+      {"H-DESC", "host", Severity::kWarning,
+       "tool descriptions and the server's instructions fit the selected hosts' cuts (Claude Code: 2,048 characters each)",
+       "SPEC §3 Host limits; schemas/hosts/*.json", true,
+       "Keep each tool description and the server's instructions under 2,048 characters, with what the model needs first (what the tool is for, when to use it, its parameters): Claude Code silently cuts the rest. Move long reference material into a resource or a tool that returns it."},
   };
   return kAll;
 }

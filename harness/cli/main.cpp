@@ -593,6 +593,7 @@ int main(int argc, char** argv) {
       return usage_error(a.error().message);
     cli.command = sc->command;
     o.env = sc->env;
+    o.config_name = sc->name;
     if (cli.cwd.empty()) cli.cwd = sc->cwd;
     if (!sc->url.empty()) {
       if (!cli.url.empty() && cli.url != sc->url)

@@ -49,6 +49,8 @@ json case_json(const ReportedFinding& rf, const RunReport& report, const RunOpti
                  {"env", f.env.empty() ? options.env : f.env},
                  {"cwd", options.cwd},
                  {"protocol", !options.protocol.empty() ? options.protocol : report.protocol_version}};
+  // The name the user gave the server (--config): hosts prefix its tool names with it (H-NAME).
+  if (!options.config_name.empty()) server["name"] = options.config_name;
   if (!options.url.empty()) {
     server["url"] = options.url;
     // Header names only: the values are credentials; `replay --header` gives them again.
@@ -141,6 +143,7 @@ Result<Case> load_case(const std::string& path) {
   o.url = server.value("url", "");
   if (server.contains("env")) o.env = server["env"].get<std::map<std::string, std::string>>();
   o.cwd = server.value("cwd", "");
+  o.config_name = server.value("name", "");
   o.protocol = server.value("protocol", "");
   o.profile = d.value("profile", "auto");
   o.host = d.value("host", "");

@@ -232,6 +232,9 @@ void Runner::body(Worker& w) {
     else if (!o_.cwd.empty()) js.workspace = o_.cwd;
     js.era = rep_.era;
     js.hosts = judging_.hosts;
+    // The name hosts prefix tool names with: the user's, else the server's own.
+    if (!o_.config_name.empty()) js.server_name = checks::ServerName{o_.config_name, true};
+    else if (!rep_.server_name.empty()) js.server_name = checks::ServerName{rep_.server_name, false};
     judge_ = std::make_unique<checks::Judge>(std::move(js));
   }
   ToolSelection sel = select_tools(all_tools_, o_);

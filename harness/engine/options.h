@@ -46,6 +46,9 @@ struct RunOptions {
   std::vector<std::pair<std::string, std::string>> headers;
   std::map<std::string, std::string> env;     ///< Extra environment.
   std::string cwd;                            ///< Server working directory ("" = ours).
+  /// The server's name in the user's config (--config's mcpServers entry; "" = none): hosts
+  /// prefix tool names with it (H-NAME on mcp__<server>__<tool>). Without it, serverInfo.name.
+  std::string config_name;
   std::string protocol;                       ///< Forced protocol version ("" = negotiate).
   std::string profile = "auto";
   std::chrono::milliseconds timeout{10000};   ///< Per request.

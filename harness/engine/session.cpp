@@ -103,6 +103,7 @@ Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
     checks::Outcomes init = checks::check_init(*info);
     for (const char* id : {"T-FRAMING", "T-ID", "T-HANG", "T-CRASH"}) init.pass(id);
     take(w, "", std::move(init));
+    take(w, "", checks::check_instructions(judging_.hosts, info->init_result));  // H-DESC
   }
   negotiated_ = info->era == "modern" ? mcp::kModernVersion : info->protocol_version;
   s.transport->handshake_done();

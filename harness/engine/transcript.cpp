@@ -165,6 +165,8 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     js.root = o.root;
     js.era = era;
     js.hosts = judging->hosts;
+    // A transcript keeps no config: the name hosts prefix tools with is the server's own.
+    if (!rep.server_name.empty()) js.server_name = checks::ServerName{rep.server_name, false};
     return std::make_unique<checks::Judge>(std::move(js));
   };
   std::map<std::string, checks::Coverage> coverage;  // the judge's, once it has judged everything
@@ -208,6 +210,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
       if (reply.result.is_object()) rep.protocol_version = reply.result.value("protocolVersion", "");
       rep.era = era;
       take("", checks::check_init(info));
+      take("", checks::check_instructions(judging->hosts, reply.result));  // H-DESC
       continue;
     }
     if (method == "tools/list") {

@@ -65,7 +65,14 @@ Result<Host> from_json(const json& doc, const std::string& origin) {
     HostLimit limit;
     limit.id = l["id"].get<std::string>();
     limit.unit = unit_of(l["unit"], Unit::kChars);
-    limit.of_result = l.value("of", "text") == "result";
+    const std::string of = l.value("of", "text");
+    limit.of = of == "result"  ? HostLimit::Of::kResult
+               : of == "image" ? HostLimit::Of::kImage
+               : of == "audio" ? HostLimit::Of::kAudio
+                               : HostLimit::Of::kText;
+    // A content block's base64 data is ASCII: its size is its length, in bytes.
+    if ((limit.of == HostLimit::Of::kImage || limit.of == HostLimit::Of::kAudio) && limit.unit != Unit::kBytes)
+      return make_error("host", origin + ": limit '" + limit.id + "' measures " + of + " blocks, so its unit must be bytes");
     const std::string applies = l.value("applies", "any");
     limit.applies = applies == "success"  ? HostLimit::Applies::kSuccess
                     : applies == "error" ? HostLimit::Applies::kError
@@ -91,16 +98,33 @@ Result<Host> from_json(const json& doc, const std::string& origin) {
     c.sources = strings(d, "sources");
     h.declared = std::move(c);
   }
+  // A pattern a host file gives (a name rule, or the characters a host replaces in names).
+  auto compiled = [&](const std::string& pattern, const char* what) -> Result<std::shared_ptr<const re2::RE2>> {
+    if (auto problem = pattern_problem(pattern))
+      return make_error("host", origin + ": " + what + " '" + pattern + "' cannot be used: " + *problem);
+    auto re = compile_re2(pattern);
+    if (!re)
+      return make_error("host", origin + ": " + what + " '" + pattern +
+                                    "' cannot be used: it must be a regular expression RE2 accepts (no lookahead, "
+                                    "lookbehind or backreference)");
+    return re;
+  };
   for (const auto& r : doc.value("toolNames", json::array())) {
     NameRule rule;
+    if (r.contains("prefixed")) {
+      const json& p = r["prefixed"];
+      rule.prefixed = p["template"].get<std::string>();
+      if (p.contains("replace")) {
+        auto re = compiled(p["replace"].get<std::string>(), "toolNames prefixed.replace");
+        if (!re) return re.error();
+        rule.replace = std::move(*re);
+        rule.replace_with = p.value("with", "_");
+      }
+    }
     rule.pattern = r["pattern"].get<std::string>();
-    if (auto problem = pattern_problem(rule.pattern))
-      return make_error("host", origin + ": toolNames pattern '" + rule.pattern + "' cannot be used: " + *problem);
-    rule.re = compile_re2(rule.pattern);
-    if (!rule.re)
-      return make_error("host", origin + ": toolNames pattern '" + rule.pattern +
-                                    "' cannot be used: a name rule must be a regular expression RE2 accepts (no "
-                                    "lookahead, lookbehind or backreference)");
+    auto re = compiled(rule.pattern, "toolNames pattern");
+    if (!re) return re.error();
+    rule.re = std::move(*re);
     rule.says = r.value("says", "matches " + rule.pattern);
     rule.past = past_of(r["past"], Past::kRejected);
     rule.sources = strings(r, "sources");
@@ -115,6 +139,16 @@ Result<Host> from_json(const json& doc, const std::string& origin) {
     rule.past = past_of(r["past"], Past::kRejected);
     rule.sources = strings(r, "sources");
     h.schemas.push_back(std::move(rule));
+  }
+  for (const auto& d : doc.value("descriptions", json::array())) {
+    DescriptionLimit limit;
+    limit.applies = d["applies"] == "instructions" ? DescriptionLimit::Applies::kInstructions
+                                                   : DescriptionLimit::Applies::kToolDescription;
+    limit.unit = unit_of(d.value("unit", json("chars")), Unit::kChars);
+    limit.max = d["max"].get<std::int64_t>();
+    limit.past = past_of(d["past"], Past::kTruncated);
+    limit.sources = strings(d, "sources");
+    h.descriptions.push_back(std::move(limit));
   }
   return h;
 }

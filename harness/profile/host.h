@@ -45,7 +45,9 @@ const char* to_string(Unit u);
 struct HostLimit {
   std::string id;
   Unit unit = Unit::kChars;
-  bool of_result = false;  ///< Measured on the serialised CallToolResult, not on its text.
+  /// What is measured: the text of the answer's text blocks, the whole CallToolResult
+  /// serialised, or the largest image (audio) content block's base64 `data` as sent.
+  enum class Of { kText, kResult, kImage, kAudio } of = Of::kText;
   enum class Applies { kAny, kSuccess, kError } applies = Applies::kAny;
   std::int64_t max = 0;
   Past past = Past::kWarned;
@@ -68,6 +70,13 @@ struct DeclaredCeiling {
 };
 
 struct NameRule {
+  /// The name the rule is matched on: "" = the tool's own name, else a template of `{server}` and
+  /// `{tool}` (e.g. "mcp__{server}__{tool}") the host sends to the model.
+  std::string prefixed;
+  /// Characters of the server and tool names the host replaces in the prefixed name (RE2, one
+  /// character per match), and what with.
+  std::shared_ptr<const re2::RE2> replace;
+  std::string replace_with;
   std::string pattern;
   /// Compiled by RE2 (linear time, never backtracking): see matches_name().
   std::shared_ptr<const re2::RE2> re;
@@ -87,6 +96,16 @@ struct SchemaRule {
   std::vector<std::string> sources;
 };
 
+/// A cut of the text the model reads about a server: a tool's description, or the server's
+/// `instructions` (initialize result).
+struct DescriptionLimit {
+  enum class Applies { kToolDescription, kInstructions } applies = Applies::kToolDescription;
+  Unit unit = Unit::kChars;
+  std::int64_t max = 0;
+  Past past = Past::kTruncated;
+  std::vector<std::string> sources;
+};
+
 struct Host {
   std::string name, title, kind;
   bool is_default = false;
@@ -95,6 +114,7 @@ struct Host {
   std::optional<DeclaredCeiling> declared;
   std::vector<NameRule> names;
   std::vector<SchemaRule> schemas;
+  std::vector<DescriptionLimit> descriptions;
   std::string origin;  ///< The file it came from.
 
   /// ceil(chars / chars_per_token).

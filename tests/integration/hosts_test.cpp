@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The host-limit checks (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED) against a real TypeScript-SDK
+// The host-limit checks (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED, H-DESC) against a real TypeScript-SDK
 // server, tests/npm/fixtures/hosts/hosts.mjs: one tool whose listing and exactly sized answer are
 // chosen by HOSTS_CASE (see the fixture's README.md). Each run must report exactly the expected
 // H-* ids, each with its expected severity; other ids are not looked at here (the error-* cases
@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 #include <cctype>
 #include <map>
@@ -49,6 +50,12 @@ const std::vector<HostsCase>& hosts_cases() {
       {"declared-exceeded", {{"H-DECLARED", {"warning"}}}},    // declares 60,000, answers 70,000
       {"declared-honoured", {}},                               // declares 100,000, answers 70,000
       {"declared-out-of-range", {{"H-DECLARED", {"warning"}}}},  // declares 600,000 (> 500,000)
+      {"long-description", {{"H-DESC", {"warning"}}}},         // 2,092 characters: Claude Code cuts at 2,048
+      {"description-at-cut", {}},                              // exactly 2,048
+      {"long-instructions", {{"H-DESC", {"warning"}}}},        // the server's instructions, 2,092 characters
+      {"instructions-at-cut", {}},                             // exactly 2,048
+      {"prefixed-long", {{"H-NAME", {"warning"}}}},            // mcp__ctxo-hosts-fixture__<40> = 65: a guess (serverInfo.name)
+      {"prefixed-at-limit", {}},                               // 64 once prefixed
   };
   return c;
 }
@@ -219,7 +226,8 @@ TEST(HostsReport, AWarningCaseThatStillWarnsExitsZero) {
 // findings, severities included, and the same largest answer.
 TEST(HostsReport, LiveAndOfflineAgree) {
   REQUIRE_NPM(sdk_dir());
-  for (const std::string hosts_case : {"desktop-over", "bad-name", "top-anyof", "declared-exceeded", "error-over"}) {
+  for (const std::string hosts_case : {"desktop-over", "bad-name", "top-anyof", "declared-exceeded", "error-over",
+                                       "long-description", "long-instructions", "prefixed-long"}) {
     SCOPED_TRACE(hosts_case);
     const std::string rec = std::string(CTXO_BINARY_DIR) + "/test-tmp/hosts-" + hosts_case + ".jsonl";
     HarnessRun live = run_hosts(hosts_case, {"--record", rec});
@@ -230,6 +238,114 @@ TEST(HostsReport, LiveAndOfflineAgree) {
     EXPECT_FALSE(host_findings(live).empty());
     EXPECT_EQ(offline.report["tools"][0]["largest_answer"]["chars"], live.report["tools"][0]["largest_answer"]["chars"]);
   }
+}
+
+/// The run's findings of `id`.
+std::vector<nlohmann::json> findings_of(const HarnessRun& r, const std::string& id) {
+  std::vector<nlohmann::json> out;
+  for (const auto& f : r.report["findings"])
+    if (f.value("invariant", std::string()) == id) out.push_back(f);
+  return out;
+}
+
+// H-DESC says where the cut falls and what the model never reads (the parameter docs after
+// character 2,048): on the tool for its description, on the server (tool "") for its instructions.
+TEST(HostsReport, ADescriptionPastTheCutSaysWhatTheModelMisses) {
+  REQUIRE_NPM(sdk_dir());
+  {
+    HarnessRun r = run_hosts("long-description");
+    ASSERT_TRUE(r.report.is_object()) << r.err;
+    const auto f = findings_of(r, "H-DESC");
+    ASSERT_EQ(f.size(), 1u) << r.report["findings"].dump(2);
+    EXPECT_EQ(f[0]["tool"], "fetch_page") << f[0].dump(2);
+    const std::string d = f[0].value("diagnosis", std::string());
+    EXPECT_NE(d.find("the tool's description is 2,092 characters"), std::string::npos) << d;
+    EXPECT_NE(d.find("Claude Code cuts it without saying so at 2,048 characters (44 over)"), std::string::npos) << d;
+    EXPECT_NE(d.find("which begins `Parameters: page is the page number"), std::string::npos) << d;
+    EXPECT_EQ(r.exit_code, 0) << r.out << r.err;  // a warning
+  }
+  {
+    HarnessRun r = run_hosts("long-instructions");
+    ASSERT_TRUE(r.report.is_object()) << r.err;
+    const auto f = findings_of(r, "H-DESC");
+    ASSERT_EQ(f.size(), 1u) << r.report["findings"].dump(2);
+    EXPECT_EQ(f[0].value("tool", std::string("?")), "") << f[0].dump(2);
+    const std::string d = f[0].value("diagnosis", std::string());
+    EXPECT_NE(d.find("the server's instructions are 2,092 characters"), std::string::npos) << d;
+    EXPECT_NE(d.find("which begins `Parameters: page"), std::string::npos) << d;
+  }
+  // --host none: no host, no cut.
+  HarnessRun none = run_hosts("long-description", {"--host", "none"});
+  ASSERT_TRUE(none.report.is_object()) << none.err;
+  EXPECT_TRUE(findings_of(none, "H-DESC").empty()) << none.report["findings"].dump(2);
+}
+
+// The mcp__<server>__<tool> name: with --config, the mcpServers entry's name is the server's (a
+// short one leaves the 40-character tool at 50, a long one makes it an error); without it, the
+// server's serverInfo.name is a guess and the finding a warning (the parameterised case above).
+TEST(HostsReport, ThePrefixedNameUsesTheConfiguredServerName) {
+  REQUIRE_NPM(sdk_dir());
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp";
+  std::filesystem::create_directories(dir);
+  const std::string config = dir + "/hosts-prefixed.mcp.json";
+  {
+    nlohmann::json entry = {{"command", "node"}, {"args", {hosts_fixture()}}, {"env", {{"HOSTS_CASE", "prefixed-long"}}}};
+    nlohmann::json doc = {{"mcpServers", {{"docs", entry}, {"the-document-store-of-our-team", entry}}}};
+    std::ofstream(config) << doc.dump(2);
+  }
+  {
+    HarnessRun r = run_harness({"--seed", "1", "--calls", "3", "--no-cases", "--config", config, "--server", "docs"});
+    ASSERT_TRUE(r.report.is_object()) << r.err;
+    EXPECT_TRUE(findings_of(r, "H-NAME").empty()) << r.report["findings"].dump(2);  // mcp__docs__<40> = 49
+  }
+  const std::string cases = dir + "/hosts-prefixed-cases";
+  std::filesystem::remove_all(cases);
+  HarnessRun r = run_harness(
+      {"--seed", "1", "--calls", "3", "--cases", cases, "--config", config, "--server", "the-document-store-of-our-team"});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  const auto f = findings_of(r, "H-NAME");
+  ASSERT_EQ(f.size(), 1u) << r.report["findings"].dump(2);
+  EXPECT_EQ(f[0]["severity"], "error") << f[0].dump(2);
+  const std::string d = f[0].value("diagnosis", std::string());
+  EXPECT_NE(d.find("`mcp__the-document-store-of-our-team__fetch_page_of_the_document_by_its_number` (77 characters)"),
+            std::string::npos)
+      << d;
+  EXPECT_NE(d.find("as in --config"), std::string::npos) << d;
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+  // Its case keeps the configured name, so the replay checks the same prefixed name.
+  const std::string file = f[0].value("case_file", std::string());
+  ASSERT_FALSE(file.empty()) << f[0].dump(2);
+  HarnessRun again = run_harness({"replay", file}, false);
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+  EXPECT_NE((again.out + again.err).find("still fails: H-NAME"), std::string::npos) << again.out << again.err;
+}
+
+// An image block past the Anthropic API's 5 MB of base64 (5,242,880 characters) is H-SIZE for
+// Claude Code (a warning: reported, and Claude Code resizes some images itself); one at exactly
+// 5,242,880 is not. Claude Code alone: Claude Desktop refuses either answer for its 1 MB.
+TEST(HostsReport, AnImagePastFiveMegabytesOfBase64) {
+  REQUIRE_NPM(sdk_dir());
+  // Few calls and no batches: every answer is 5 MB.
+  auto run_image = [](const std::string& hosts_case) {
+    return run_harness({"--seed", "1", "--calls", "2", "--concurrency", "0", "--no-cases", "--host", "claude-code", "--env",
+                        "HOSTS_CASE=" + hosts_case, "--", "node", hosts_fixture()});
+  };
+  {
+    HarnessRun r = run_image("image-over");
+    ASSERT_TRUE(r.report.is_object()) << r.err;
+    EXPECT_EQ(show(host_findings(r)), "H-SIZE (warning)") << r.report["findings"].dump(2);
+    const auto f = findings_of(r, "H-SIZE");
+    ASSERT_EQ(f.size(), 1u);
+    const std::string d = f[0].value("diagnosis", std::string());
+    EXPECT_NE(d.find("past 5,242,880 bytes of an image block's base64 data (largest answer 5,242,884, 4 over"),
+              std::string::npos)
+        << d;
+    EXPECT_NE(d.find("Scale images down"), std::string::npos) << d;
+    EXPECT_EQ(d.find("Keep a default answer small"), std::string::npos) << d;  // its text is 100 characters
+  }
+  HarnessRun r = run_image("image-at-limit");
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(show(host_findings(r)), "-") << r.report["findings"].dump(2);
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Host limits (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED) on the built-in host profiles: each limit
+// Host limits (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED, H-DESC) on the built-in host profiles: each limit
 // just under and just over (CJK and emoji, where characters, tokens and bytes diverge), severity
 // from what the host does past it, one finding per tool, the sweep's answers not sized, the
 // judge the same live and offline. Host files: loading, selection, bad files.
@@ -112,6 +112,17 @@ TEST(HostProfiles, BadValuesAreClearErrors) {
   const auto& rule = (*nested)[0].names.at(0);
   EXPECT_TRUE(profile::matches_name(rule, std::string(40, 'a')));
   EXPECT_FALSE(profile::matches_name(rule, std::string(40, 'a') + "b"));
+  auto media_chars = profile::load_hosts(write("media.json", R"({"hostFormat":1,"name":"x","title":"X","limits":[
+    {"id":"img","unit":"chars","of":"image","max":100,"past":"rejected","sources":["s"]}]})"));
+  ASSERT_FALSE(media_chars.ok());
+  EXPECT_NE(media_chars.error().message.find("unit must be bytes"), std::string::npos) << media_chars.error().message;
+  auto bad_replace = profile::load_hosts(write("replace.json", R"({"hostFormat":1,"name":"x","title":"X","limits":[],
+    "toolNames":[{"prefixed":{"template":"mcp__{server}__{tool}","replace":"[a-"},"pattern":"^.{1,64}$","past":"rejected","sources":["s"]}]})"));
+  ASSERT_FALSE(bad_replace.ok());
+  EXPECT_NE(bad_replace.error().message.find("prefixed.replace"), std::string::npos) << bad_replace.error().message;
+  auto no_tool = profile::load_hosts(write("notool.json", R"({"hostFormat":1,"name":"x","title":"X","limits":[],
+    "toolNames":[{"prefixed":{"template":"mcp__{server}"},"pattern":"^.{1,64}$","past":"rejected","sources":["s"]}]})"));
+  EXPECT_FALSE(no_tool.ok());  // a template without {tool}
   auto own = profile::load_hosts(write("own.json", R"({"hostFormat":1,"name":"my-agent","title":"My agent","limits":[
     {"id":"max-chars","unit":"chars","max":100,"past":"truncated","sources":["ours"]}]})"));
   ASSERT_TRUE(own.ok()) << own.error().message;
@@ -246,6 +257,98 @@ TEST(HostName, ProviderRulesOnToolNames) {
   EXPECT_EQ(long_name[0].diagnosis.find("Claude Code"), std::string::npos) << long_name[0].diagnosis;
   EXPECT_EQ(check_listing(hs, tool("search")).status("H-NAME"), Status::kPassed);
   EXPECT_TRUE(check_listing({}, tool("search.files")).empty());
+}
+
+// Claude Code's mcp__<server>__<tool> of at most 64 characters, the server's name as the user
+// configured it (an error) or guessed from serverInfo.name (a warning), characters outside
+// [a-zA-Z0-9_-] replaced by "_"; not checked when the server's name is unknown.
+TEST(HostName, ThePrefixedNameClaudeCodeSends) {
+  const auto hs = hosts();
+  const ServerName guessed{"ctxo-hosts-fixture", false}, configured{"ctxo-hosts-fixture", true};
+  // "mcp__ctxo-hosts-fixture__" is 25 characters: 39 more are 64, 40 are 65.
+  EXPECT_TRUE(check_listing(hs, tool(std::string(39, 'a')), &guessed).empty());
+  EXPECT_TRUE(check_listing(hs, tool(std::string(40, 'a'))).empty());  // no server name: not checked
+  auto o = check_listing(hs, tool(std::string(40, 'a')), &guessed);
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].invariant, "H-NAME");
+  EXPECT_EQ(o[0].severity, Severity::kWarning);
+  EXPECT_NE(o[0].diagnosis.find("Claude Code's rule on the name it sends the model, `mcp__ctxo-hosts-fixture__" +
+                                std::string(40, 'a') + "` (65 characters)"),
+            std::string::npos)
+      << o[0].diagnosis;
+  EXPECT_NE(o[0].diagnosis.find("serverInfo.name"), std::string::npos) << o[0].diagnosis;
+  auto c = check_listing(hs, tool(std::string(40, 'a')), &configured);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].severity, Severity::kError);
+  // A dot or a space in either name is one "_": the length is unchanged, the name valid.
+  const ServerName spaced{"my server.v2", true};
+  auto n = check_listing(hs, tool("find.page" + std::string(50, 'b')), &spaced);
+  ASSERT_EQ(n.size(), 1u);
+  EXPECT_NE(n[0].diagnosis.find("`mcp__my_server_v2__find_page" + std::string(50, 'b') + "` (78 characters)"),
+            std::string::npos)
+      << n[0].diagnosis;
+  // A 65-character name breaks both hosts' rules: one finding, an error (Claude Desktop's rule).
+  auto both = check_listing(hs, tool(std::string(65, 'a')), &guessed);
+  ASSERT_EQ(both.size(), 1u);
+  EXPECT_EQ(both[0].severity, Severity::kError);
+  EXPECT_NE(both[0].diagnosis.find("Claude Desktop's rule: 1 to 64"), std::string::npos) << both[0].diagnosis;
+}
+
+// Claude Code cuts a tool's description and the server's instructions at 2,048 UTF-16 units: the
+// diagnosis shows where the cut falls (never inside a character) and what is past it.
+TEST(HostDesc, DescriptionsAndInstructionsPastTheCut) {
+  const auto hs = hosts();
+  json t = tool("t");
+  t["description"] = std::string(2048, 'a');
+  EXPECT_TRUE(check_listing(hs, t).empty());
+  EXPECT_EQ(check_listing(hs, t).status("H-DESC"), Status::kPassed);
+  // 2,047 units and an emoji (2 units): the cut keeps 2,047, the emoji is the first thing lost.
+  t["description"] = std::string(2047, 'a') + "\xF0\x9F\x98\x80 Parameters: page";
+  auto o = check_listing(hs, t);
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].invariant, "H-DESC");
+  EXPECT_EQ(o[0].tool, "t");
+  EXPECT_EQ(o[0].severity, Severity::kWarning);
+  EXPECT_NE(o[0].diagnosis.find("the tool's description is 2,066 characters"), std::string::npos) << o[0].diagnosis;
+  EXPECT_NE(o[0].diagnosis.find("which begins `\xF0\x9F\x98\x80 Parameters: page`"), std::string::npos) << o[0].diagnosis;
+  EXPECT_TRUE(check_listing(hosts("claude-desktop"), t).empty());  // no cut there
+  EXPECT_TRUE(check_listing({}, t).empty());
+  // The instructions: the server's, tool "".
+  EXPECT_TRUE(check_instructions(hs, {{"instructions", std::string(2048, 'x')}}).empty());
+  EXPECT_EQ(check_instructions(hs, json::object()).status("H-DESC"), Status::kPassed);
+  auto i = check_instructions(hs, {{"instructions", std::string(2048, 'x') + "the rest"}});
+  ASSERT_EQ(i.size(), 1u);
+  EXPECT_EQ(i[0].tool, "");
+  EXPECT_TRUE(i[0].server_level);
+  EXPECT_NE(i[0].diagnosis.find("the server's instructions are 2,056 characters"), std::string::npos) << i[0].diagnosis;
+  EXPECT_NE(i[0].diagnosis.find("begins `the rest`"), std::string::npos) << i[0].diagnosis;
+}
+
+// Images: the largest image block's base64 data, as sent, against Claude Code's 5 MB (5,242,880);
+// an answer with no image has no image headroom; audio is measured apart.
+TEST(HostSize, ImageBlocksAreMeasuredByTheirBase64) {
+  Reply r = answer("a screenshot");
+  r.result["content"].push_back({{"type", "image"}, {"data", std::string(5242884, 'A')}, {"mimeType", "image/png"}});
+  r.result["content"].push_back({{"type", "image"}, {"data", std::string(8, 'A')}, {"mimeType", "image/png"}});
+  r.result["content"].push_back({{"type", "audio"}, {"data", std::string(12, 'A')}, {"mimeType", "audio/wav"}});
+  const AnswerSize s = measure_answer(r, false, false);
+  EXPECT_EQ(s.image_bytes, 5242884);
+  EXPECT_EQ(s.audio_bytes, 12);
+  EXPECT_EQ(s.chars, 12);  // text blocks only
+  auto o = meter(hosts("claude-code"), tool("shot"), {r});
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].invariant, "H-SIZE");
+  EXPECT_EQ(o[0].severity, Severity::kWarning);  // a reported limit
+  EXPECT_NE(o[0].diagnosis.find("Claude Code refuses it past 5,242,880 bytes of an image block's base64 data"),
+            std::string::npos)
+      << o[0].diagnosis;
+  Reply small = answer("a screenshot");
+  small.result["content"].push_back({{"type", "image"}, {"data", std::string(5242880, 'A')}, {"mimeType", "image/png"}});
+  EXPECT_TRUE(meter(hosts("claude-code"), tool("shot"), {small}).empty());
+  HostMeter m(hosts("claude-code"));
+  m.observe("t", nullptr, answer("text only"));
+  m.finish();
+  for (const auto& h : m.largest().at("t").headroom) EXPECT_NE(h.limit, "image-bytes");
 }
 
 TEST(HostSchema, TopLevelCombinatorsAreRefusedNestedOnesAreNot) {
