@@ -32,9 +32,10 @@ function binary() {
   return path.join(dir, 'bin', 'ctxo-conform');
 }
 
-const child = spawn(binary(), process.argv.slice(2), { stdio: 'inherit' });
-// A stop asked of the launcher (a CI runner's SIGTERM, kill -INT) is the run's: ctxo-conform
-// winds down and writes its reports (a second SIGINT from the terminal's process group is harmless).
+// The binary runs in a process group of its own and gets each stop signal once, from here:
+// ctxo-conform winds down and writes its reports on the first SIGINT/SIGTERM/SIGHUP and stops at
+// once on a second, so a Ctrl-C must not reach it both from the terminal and from the launcher.
+const child = spawn(binary(), process.argv.slice(2), { stdio: 'inherit', detached: true });
 const forwarded = ['SIGINT', 'SIGTERM', 'SIGHUP'];
 const forward = (signal) => child.kill(signal);
 for (const s of forwarded) process.on(s, forward);
