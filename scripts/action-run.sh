@@ -4,9 +4,20 @@
 # action's inputs (INPUT_* variables), runs it, appends the Markdown summary to
 # $GITHUB_STEP_SUMMARY, and sets the `exit-code` output. Exits with ctxo-conform's code.
 # Usable outside GitHub too: every GITHUB_* variable is optional.
+# The binary: $CTXO_CONFORM_BIN when set (a build from source), else the npm package through
+# `npx -y ctxo-conform@VERSION`, VERSION being $INPUT_VERSION or this checkout's (CMakeLists.txt).
 set -uo pipefail
 
-bin="${CTXO_CONFORM_BIN:?CTXO_CONFORM_BIN must name the ctxo-conform binary}"
+if [ -n "${CTXO_CONFORM_BIN:-}" ]; then
+  bin=("$CTXO_CONFORM_BIN")
+else
+  version="${INPUT_VERSION:-}"
+  [ -n "$version" ] ||
+    version="$(sed -n 's/^project(ctxo_conform VERSION \([0-9][0-9.]*\).*/\1/p' "$(dirname "$0")/../CMakeLists.txt")"
+  [ -n "$version" ] || { echo "error: no ctxo-conform version: give the action's 'version' input" >&2; exit 2; }
+  command -v npx >/dev/null || { echo "error: npx not found: set up Node.js 16+ (actions/setup-node) or use from-source: true" >&2; exit 2; }
+  bin=(npx -y "ctxo-conform@$version")
+fi
 args=()
 # Extra flags, split like a shell would (quotes work; no globbing). The inputs are the workflow
 # author's own text, as trusted as a `run:` line.
@@ -39,8 +50,8 @@ else
   exit 2
 fi
 
-echo "ctxo-conform ${args[*]}"
-"$bin" "${args[@]}"
+echo "${bin[*]} ${args[*]}"
+"${bin[@]}" "${args[@]}"
 code=$?
 if [ -n "$summary_file" ]; then
   [ -s "$summary_file" ] && cat "$summary_file" >> "$GITHUB_STEP_SUMMARY"

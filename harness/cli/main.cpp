@@ -322,6 +322,8 @@ int run_replay(int argc, char** argv) {
   c.options.headers = std::move(given.value());
   if (c.options.url.empty() && !c.options.headers.empty()) return usage_error("--header needs an HTTP case (or --url)");
   if (c.options.url.empty() && c.options.command.empty()) return usage_error("'" + case_path + "' names no server command");
+  if (!c.options.url.empty())
+    if (auto curl = ctxo::transport::http_available(); !curl.ok()) return usage_error(curl.error().message);
   if (timeout_ms) {
     if (*timeout_ms <= 0 || *timeout_ms > 24L * 60 * 60 * 1000)
       return usage_error("--timeout must be a number of milliseconds from 1 to 86400000 (a day)");
@@ -560,7 +562,7 @@ int main(int argc, char** argv) {
   if (auto done = parse_command_line(app, argc, argv, true)) return *done;
 
   if (cli.version) {
-    std::cout << "ctxo-conform " << kVersion << "\n";
+    std::cout << "ctxo-conform " << kVersion << " (commit " << CTXO_COMMIT << ")\n";
     return kExitPass;
   }
   if (cli.list_invariants) {
@@ -606,6 +608,8 @@ int main(int argc, char** argv) {
     return usage_error("no server given: ctxo-conform ./server, ctxo-conform -- CMD ARGS, or ctxo-conform --url URL (see --help)");
   if (!cli.url.empty() && !ctxo::transport::is_http_url(cli.url))
     return fail_config("--url must be an http:// or https:// URL, got '" + cli.url + "'");
+  if (!cli.url.empty())
+    if (auto curl = ctxo::transport::http_available(); !curl.ok()) return fail_config(curl.error().message);
   auto headers = parse_headers(cli.headers);
   if (!headers.ok()) return fail_config(headers.error().message);
   for (auto& h : *headers) o.headers.push_back(std::move(h));

@@ -5,7 +5,6 @@
 // from a stdio server. Mcp-Session-Id and MCP-Protocol-Version are kept and sent; the session is
 // DELETEd at the end. What breaks the transport's rules (status codes, content types, sessions,
 // streams) is collected as Violations (T-HTTP-*).
-#include <curl/curl.h>
 #include <netdb.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -25,6 +24,7 @@
 
 #include "core/json_bounded.h"
 #include "core/text.h"
+#include "transport/curl_api.h"
 #include "transport/sse.h"
 #include "transport/transport.h"
 
@@ -35,12 +35,6 @@ namespace {
 using nlohmann::json;
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
-
-
-void global_init() {
-  static std::once_flag once;
-  std::call_once(once, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
-}
 
 std::string lower(std::string s) {
   for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -125,19 +119,19 @@ struct Outgoing {
 
 class HttpTransport final : public Transport {
  public:
-  HttpTransport(HttpOptions o, std::unique_ptr<Transport> child) : o_(std::move(o)), child_(std::move(child)) {
-    global_init();
-    share_ = curl_share_init();
-    curl_share_setopt(share_, CURLSHOPT_LOCKFUNC, &HttpTransport::lock_cb);
-    curl_share_setopt(share_, CURLSHOPT_UNLOCKFUNC, &HttpTransport::unlock_cb);
-    curl_share_setopt(share_, CURLSHOPT_USERDATA, this);
-    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
-    curl_share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
+  HttpTransport(const CurlApi& curl, HttpOptions o, std::unique_ptr<Transport> child)
+      : curl_(curl), o_(std::move(o)), child_(std::move(child)) {
+    share_ = curl_.share_init();
+    curl_.share_setopt(share_, CURLSHOPT_LOCKFUNC, &HttpTransport::lock_cb);
+    curl_.share_setopt(share_, CURLSHOPT_UNLOCKFUNC, &HttpTransport::unlock_cb);
+    curl_.share_setopt(share_, CURLSHOPT_USERDATA, this);
+    curl_.share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_CONNECT);
+    curl_.share_setopt(share_, CURLSHOPT_SHARE, CURL_LOCK_DATA_DNS);
   }
 
   ~HttpTransport() override {
     close(milliseconds(0));
-    if (share_) curl_share_cleanup(share_);
+    if (share_) curl_.share_cleanup(share_);
   }
 
   const char* kind() const override { return "http"; }
@@ -524,9 +518,9 @@ class HttpTransport final : public Transport {
   curl_slist* headers_for(const std::string& sid, bool json_body, const std::string& last_event_id,
                           const Outgoing* out = nullptr) {
     curl_slist* h = nullptr;
-    if (json_body) h = curl_slist_append(h, "Content-Type: application/json");
-    h = curl_slist_append(h, json_body ? "Accept: application/json, text/event-stream" : "Accept: text/event-stream");
-    if (!sid.empty()) h = curl_slist_append(h, ("Mcp-Session-Id: " + sid).c_str());
+    if (json_body) h = curl_.slist_append(h, "Content-Type: application/json");
+    h = curl_.slist_append(h, json_body ? "Accept: application/json, text/event-stream" : "Accept: text/event-stream");
+    if (!sid.empty()) h = curl_.slist_append(h, ("Mcp-Session-Id: " + sid).c_str());
     std::string version;
     {
       std::lock_guard<std::mutex> lk(mu_);
@@ -536,35 +530,35 @@ class HttpTransport final : public Transport {
       // 2026-07-28 (stateless): every request names its version, method and target in headers
       // that match its body.
       version = out->version;
-      if (!out->method.empty()) h = curl_slist_append(h, ("Mcp-Method: " + out->method).c_str());
+      if (!out->method.empty()) h = curl_.slist_append(h, ("Mcp-Method: " + out->method).c_str());
       if (!out->name.empty()) {
         const bool plain = std::all_of(out->name.begin(), out->name.end(), [](char ch) { return ch >= 0x20 && ch <= 0x7e; }) &&
                            out->name.front() != ' ' && out->name.back() != ' ';
-        h = curl_slist_append(h, ("Mcp-Name: " + (plain ? out->name : "=?base64?" + base64(out->name) + "?=")).c_str());
+        h = curl_.slist_append(h, ("Mcp-Name: " + (plain ? out->name : "=?base64?" + base64(out->name) + "?=")).c_str());
       }
     }
-    if (!version.empty()) h = curl_slist_append(h, ("MCP-Protocol-Version: " + version).c_str());
-    if (!last_event_id.empty()) h = curl_slist_append(h, ("Last-Event-ID: " + last_event_id).c_str());
-    for (const auto& [k, v] : o_.headers) h = curl_slist_append(h, (k + ": " + v).c_str());
-    h = curl_slist_append(h, "Expect:");  // no 100-continue round trip for big bodies
+    if (!version.empty()) h = curl_.slist_append(h, ("MCP-Protocol-Version: " + version).c_str());
+    if (!last_event_id.empty()) h = curl_.slist_append(h, ("Last-Event-ID: " + last_event_id).c_str());
+    for (const auto& [k, v] : o_.headers) h = curl_.slist_append(h, (k + ": " + v).c_str());
+    h = curl_.slist_append(h, "Expect:");  // no 100-continue round trip for big bodies
     return h;
   }
 
   CURL* handle(const std::string& method, curl_slist* headers, long limit_ms) {
-    CURL* c = curl_easy_init();
-    curl_easy_setopt(c, CURLOPT_URL, o_.url.c_str());
-    curl_easy_setopt(c, CURLOPT_SHARE, share_);
-    curl_easy_setopt(c, CURLOPT_HTTPHEADER, headers);
-    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout.count()));
-    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, limit_ms);
-    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
-    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &HttpTransport::progress_cb);
-    curl_easy_setopt(c, CURLOPT_XFERINFODATA, this);
-    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
-    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
-    if (method == "DELETE") curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, "DELETE");
-    else if (method == "GET") curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
+    CURL* c = curl_.easy_init();
+    curl_.easy_setopt(c, CURLOPT_URL, o_.url.c_str());
+    curl_.easy_setopt(c, CURLOPT_SHARE, share_);
+    curl_.easy_setopt(c, CURLOPT_HTTPHEADER, headers);
+    curl_.easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_.easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, static_cast<long>(o_.connect_timeout.count()));
+    curl_.easy_setopt(c, CURLOPT_TIMEOUT_MS, limit_ms);
+    curl_.easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_.easy_setopt(c, CURLOPT_XFERINFOFUNCTION, &HttpTransport::progress_cb);
+    curl_.easy_setopt(c, CURLOPT_XFERINFODATA, this);
+    curl_.easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_.easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    if (method == "DELETE") curl_.easy_setopt(c, CURLOPT_CUSTOMREQUEST, "DELETE");
+    else if (method == "GET") curl_.easy_setopt(c, CURLOPT_HTTPGET, 1L);
     return c;
   }
 
@@ -581,36 +575,36 @@ class HttpTransport final : public Transport {
     curl_slist* h = headers_for(sid, json_body, "", version.empty() ? nullptr : &none);
     CURL* c = handle(method, h, static_cast<long>(limit.count()));
     if (method == "POST") {
-      curl_easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
-      curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
+      curl_.easy_setopt(c, CURLOPT_POSTFIELDS, body.data());
+      curl_.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(body.size()));
     }
     // The probes run after close() began (the DELETE): they must not be cut by the closed flag.
-    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
+    curl_.easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
     std::tie(x.code, x.curl_error) = perform(c, r, &HttpTransport::plain_write_cb);
     x.status = r.status;
     x.content_type = r.content_type;
     x.session_id = r.session_id;
     x.body = r.body.text();
-    curl_slist_free_all(h);
+    curl_.slist_free_all(h);
     return x;
   }
 
   /// Runs the transfer `c` into `r` (headers, then the body through `write`) and cleans it up:
   /// its outcome and, when it failed, why.
-  static std::pair<CURLcode, std::string> perform(CURL* c, Reading& r, curl_write_callback write) {
+  std::pair<CURLcode, std::string> perform(CURL* c, Reading& r, curl_write_callback write) {
     char err[CURL_ERROR_SIZE] = {0};
-    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, err);
-    curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, &HttpTransport::header_cb);
-    curl_easy_setopt(c, CURLOPT_HEADERDATA, &r);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, write);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, &r);
-    const CURLcode code = curl_easy_perform(c);
-    std::string why = err[0] ? err : curl_easy_strerror(code);
+    curl_.easy_setopt(c, CURLOPT_ERRORBUFFER, err);
+    curl_.easy_setopt(c, CURLOPT_HEADERFUNCTION, &HttpTransport::header_cb);
+    curl_.easy_setopt(c, CURLOPT_HEADERDATA, &r);
+    curl_.easy_setopt(c, CURLOPT_WRITEFUNCTION, write);
+    curl_.easy_setopt(c, CURLOPT_WRITEDATA, &r);
+    const CURLcode code = curl_.easy_perform(c);
+    std::string why = err[0] ? err : curl_.easy_strerror(code);
     if (r.status >= 300 && r.status < 400) {
       char* to = nullptr;  // never followed (CURLOPT_FOLLOWLOCATION is 0): only named
-      if (curl_easy_getinfo(c, CURLINFO_REDIRECT_URL, &to) == CURLE_OK && to) r.redirect_url = to;
+      if (curl_.easy_getinfo(c, CURLINFO_REDIRECT_URL, &to) == CURLE_OK && to) r.redirect_url = to;
     }
-    curl_easy_cleanup(c);
+    curl_.easy_cleanup(c);
     return {code, std::move(why)};
   }
 
@@ -638,10 +632,10 @@ class HttpTransport final : public Transport {
     r.sent_sid = sid;
     curl_slist* h = headers_for(sid, true, "", &out);
     CURL* c = handle("POST", h, static_cast<long>(o_.transfer_limit.count()));
-    curl_easy_setopt(c, CURLOPT_POSTFIELDS, out.line.data());
-    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(out.line.size()));
+    curl_.easy_setopt(c, CURLOPT_POSTFIELDS, out.line.data());
+    curl_.easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, static_cast<curl_off_t>(out.line.size()));
     auto [code, why] = perform(c, r, &HttpTransport::write_cb);
-    curl_slist_free_all(h);
+    curl_.slist_free_all(h);
     // A stream that ended in a resumable way is resumed (GET with Last-Event-ID), as a client
     // SHOULD (§Resumability and Redelivery); each resumption is a stream of its own.
     std::string last_id = r.events.last_event_id();
@@ -655,7 +649,7 @@ class HttpTransport final : public Transport {
       curl_slist* gh = headers_for(sid, false, last_id);
       CURL* g = handle("GET", gh, static_cast<long>(o_.transfer_limit.count()));
       code = perform(g, again, &HttpTransport::write_cb).first;
-      curl_slist_free_all(gh);
+      curl_.slist_free_all(gh);
       if (again.status < 200 || again.status >= 300 || !again.sse) break;
       r.answered = again.answered;
       r.messages += again.messages;
@@ -923,6 +917,7 @@ class HttpTransport final : public Transport {
     for (auto& w : over) w.thread.join();
   }
 
+  const CurlApi& curl_;
   HttpOptions o_;
   std::unique_ptr<Transport> child_;
   CURLSH* share_ = nullptr;
@@ -963,9 +958,17 @@ std::string redact_headers(std::string value, const std::vector<std::pair<std::s
   return value;
 }
 
+Result<void> http_available() {
+  const auto& curl = curl_api();
+  if (!curl.ok()) return curl.error();
+  return {};
+}
+
 Result<std::unique_ptr<Transport>> connect_http(const HttpOptions& opts) {
   if (!is_http_url(opts.url))
     return make_error("usage", "--url must be an http:// or https:// URL, not '" + excerpt(opts.url, 200) + "'");
+  const auto& curl = curl_api();
+  if (!curl.ok()) return curl.error();
   std::unique_ptr<Transport> child;
   if (opts.server) {
     SpawnOptions so = *opts.server;
@@ -994,7 +997,7 @@ Result<std::unique_ptr<Transport>> connect_http(const HttpOptions& opts) {
       std::this_thread::sleep_for(milliseconds(50));
     }
   }
-  return std::unique_ptr<Transport>(new HttpTransport(opts, std::move(child)));
+  return std::unique_ptr<Transport>(new HttpTransport(**curl, opts, std::move(child)));
 }
 
 }  // namespace ctxo::transport

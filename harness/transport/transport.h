@@ -171,9 +171,13 @@ inline bool is_http_url(std::string_view url) {
   return url.substr(0, 7) == "http://" || url.substr(0, 8) == "https://";
 }
 
+/// Whether the Streamable HTTP transport can run here: libcurl is loaded at run time (curl_api.h),
+/// so a machine without it still checks stdio servers. Error "usage" naming what to install.
+Result<void> http_available();
+
 /// Connects to a Streamable HTTP server (starting `opts.server` first when given). Nothing is sent
-/// until the first message. Errors: "usage" (not an http(s) URL), "spawn" (the command could not
-/// start, or exited, or the port never accepted a connection).
+/// until the first message. Errors: "usage" (not an http(s) URL, or no libcurl: http_available),
+/// "spawn" (the command could not start, or exited, or the port never accepted a connection).
 Result<std::unique_ptr<Transport>> connect_http(const HttpOptions& opts);
 
 /// `value` with every header value in `headers` replaced by "<redacted>" (reports never show

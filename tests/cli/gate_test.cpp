@@ -243,8 +243,10 @@ struct ScriptRun {
 };
 
 // Runs scripts/action-run.sh (the GitHub Action's run step) as the runner would.
-ScriptRun run_action(const Scratch& s, const std::vector<std::pair<std::string, std::string>>& inputs) {
-  std::string cmd = "env -i PATH=/usr/bin:/bin CTXO_CONFORM_BIN=" + quote(harness_binary()) +
+/// `bin`: the binary the action built (from-source), "" for the npm package (npx on `path`).
+ScriptRun run_action(const Scratch& s, const std::vector<std::pair<std::string, std::string>>& inputs,
+                     const std::string& bin = harness_binary(), const std::string& path = "/usr/bin:/bin") {
+  std::string cmd = "env -i PATH=" + quote(path) + (bin.empty() ? std::string() : " CTXO_CONFORM_BIN=" + quote(bin)) +
                     " GITHUB_STEP_SUMMARY=" + quote(s.path("summary.md")) + " GITHUB_OUTPUT=" + quote(s.path("output"));
   for (const auto& [k, v] : inputs) cmd += " " + k + "=" + quote(v);
   cmd += " bash " + quote(std::string(CTXO_SOURCE_DIR) + "/scripts/action-run.sh") + " > /dev/null 2> " +
@@ -280,6 +282,35 @@ TEST(Action, RunStepGatesAndWritesTheJobSummary) {
     auto none = run_action(s, {});
     EXPECT_EQ(none.exit_code, 2);
     EXPECT_NE(none.err.find("error:"), std::string::npos);
+  }
+}
+
+// By default the run step runs the npm package, `npx -y ctxo-conform@VERSION`, at the action's own
+// version (CMakeLists.txt's project()) unless the `version` input names one.
+TEST(Action, RunsTheNpmPackageAtTheActionsVersion) {
+  const std::string cmake = slurp(std::string(CTXO_SOURCE_DIR) + "/CMakeLists.txt");
+  std::smatch m;
+  ASSERT_TRUE(std::regex_search(cmake, m, std::regex(R"(project\(ctxo_conform VERSION ([0-9.]+))")));
+  const std::string version = m[1];
+  for (const std::string& asked : {std::string(), std::string("1.2.3")}) {
+    SCOPED_TRACE(asked);
+    Scratch s;
+    // An npx that records its arguments and runs the built binary, as the package would.
+    const std::string npx = s.write("npx", "#!/bin/sh\necho \"$@\" > " + quote(s.path("npx-args")) + "\nshift 2\nexec " +
+                                               quote(harness_binary()) + " \"$@\"\n");
+    fs::permissions(npx, fs::perms::owner_all);
+    std::vector<std::pair<std::string, std::string>> inputs = {{"INPUT_SERVER", fixture_server()},
+                                                               {"INPUT_ARGS", "--calls 1 --seed 4"}};
+    if (!asked.empty()) inputs.emplace_back("INPUT_VERSION", asked);
+    auto r = run_action(s, inputs, "", s.path("") + ":/usr/bin:/bin");
+    EXPECT_EQ(r.exit_code, 0) << r.err;
+    // npx's arguments: the package at its version, then the run's own (the summary's --markdown too).
+    const std::string args = slurp(s.path("npx-args"));
+    const std::string head = "-y ctxo-conform@" + (asked.empty() ? version : asked) + " --calls 1 --seed 4 ";
+    const std::string tail = " -- " + fixture_server() + "\n";
+    EXPECT_EQ(args.rfind(head, 0), 0u) << args;
+    EXPECT_TRUE(args.size() > tail.size() && args.compare(args.size() - tail.size(), tail.size(), tail) == 0) << args;
+    EXPECT_NE(r.output.find("exit-code=0"), std::string::npos) << r.output;
   }
 }
 
