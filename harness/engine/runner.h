@@ -207,6 +207,7 @@ class Runner {
   void snapshot(bool force);
 
   // --- session.cpp ---------------------------------------------------------------------------
+  transport::SpawnOptions spawn_options(const std::map<std::string, std::string>& env) const;
   Result<void> start(Worker& w, const std::string& forced, bool first);
   void finish_session(Worker& w, End end);
   bool restart(Worker& w);

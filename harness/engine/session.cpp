@@ -11,15 +11,22 @@
 
 namespace ctxo::engine::detail {
 
-Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
-  Session& s = w.s;
+// How the server's command is started, under `env`: one place for a session's start and a
+// T-SHUTDOWN probe's.
+transport::SpawnOptions Runner::spawn_options(const std::map<std::string, std::string>& env) const {
   transport::SpawnOptions so;
   so.argv = o_.command;
-  so.env = s.env;
+  so.env = env;
   // Inherited by whatever the server starts: what is still running after the run is found by it.
   if (!marker_.empty()) so.env[transport::kRunMarkerVar] = marker_;
   so.cwd = o_.cwd;
   so.max_line_bytes = o_.max_message_bytes;
+  return so;
+}
+
+Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
+  Session& s = w.s;
+  const transport::SpawnOptions so = spawn_options(s.env);
   Result<std::unique_ptr<transport::Transport>> t = make_error("spawn", "no transport");
   if (http()) {
     transport::HttpOptions ho;
@@ -170,14 +177,8 @@ void Runner::finish_session(Worker& w, End end) {
 // judged: the probe only answers T-SHUTDOWN's question.
 std::optional<bool> Runner::stays_up(Worker& w, const std::map<std::string, std::string>& env,
                                      const std::vector<json>& calls, Clock::time_point deadline) {
-  transport::SpawnOptions so;
-  so.argv = o_.command;
-  so.env = env;
-  if (!marker_.empty()) so.env[transport::kRunMarkerVar] = marker_;
-  so.cwd = o_.cwd;
-  so.max_line_bytes = o_.max_message_bytes;
   Unlocked waiting(w);
-  auto t = transport::spawn_stdio(so);
+  auto t = transport::spawn_stdio(spawn_options(env));
   if (!t.ok()) return std::nullopt;
   mcp::ClientOptions co;
   co.timeout = std::min(o_.timeout, kProbeTimeout);  // a slow call's state is made when it starts

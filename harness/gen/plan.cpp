@@ -527,12 +527,8 @@ const std::initializer_list<Program> kPrograms = {
     {"perl", {"perl"}, "print 6 * 7"},
 };
 
-bool code_word(const std::string& key) {
-  return key == "code" || key == "script" || key == "source" || key == "sourcecode" || key == "program";
-}
-bool language_word(const std::string& key) {
-  return key == "language" || key == "lang" || key == "runtime" || key == "interpreter";
-}
+bool code_word(const std::string& key) { return one_of(key, {"code", "script", "source", "sourcecode", "program"}); }
+bool language_word(const std::string& key) { return one_of(key, {"language", "lang", "runtime", "interpreter"}); }
 
 }  // namespace
 
