@@ -7,6 +7,8 @@
 // (CONCURRENT_LOCK=1) and out-of-order.mjs (answers out of order, correctly) pass it;
 // --concurrency 0 sends no batch at all. Over Streamable HTTP (the stdio bridge in front of the
 // same server) each request of a batch is its own POST, all in flight: the same two findings.
+// clock.mjs's answer moves on by itself whenever calls overlap (a clock turning over while a
+// batch is in flight): asked alone after the batch it answers the new tick too, so no race.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -118,6 +120,26 @@ TEST(Concurrent, ASharedStateSerialisedByALockPasses) {
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_TRUE(r.report["findings"].empty()) << r.report["findings"].dump(2);
   for (const char* tool : {"get_user", "render_report", "list_regions"}) EXPECT_EQ(outcome(r, tool), "passed") << tool;
+}
+
+// Before the call was asked alone again after a differing batch, this was P-CONCURRENT on
+// `status` (and server-everything's get-resource-reference, "created at 9:21:43 PM", failed CI
+// the same way when a second turned over during its batch).
+TEST(Concurrent, AnAnswerThatMovedOnAloneTooIsNoRace) {
+  REQUIRE_NPM(sdk_dir());
+  HarnessRun r = run_harness(with({"--no-cases"}, "clock.mjs"));
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out;
+  EXPECT_TRUE(r.report["findings"].empty()) << r.report["findings"].dump(2);
+  // Its mixed batches (one call of it in flight: no tick) held; the partner held throughout.
+  EXPECT_EQ(outcome(r, "status"), "passed");
+  EXPECT_EQ(outcome(r, "list_regions"), "passed");
+  // Alone, only batches with itself: each moved on, none held. Not observed, and said why.
+  HarnessRun alone = run_harness(with({"--no-cases", "--tools", "status"}, "clock.mjs"));
+  ASSERT_TRUE(alone.report.is_object()) << alone.err;
+  EXPECT_TRUE(alone.report["findings"].empty()) << alone.report["findings"].dump(2);
+  EXPECT_EQ(outcome(alone, "status"), "not_observed");
+  EXPECT_NE(alone.report.dump().find("had moved on alone as well"), std::string::npos);
 }
 
 TEST(Concurrent, AnswersOutOfOrderEachUnderItsOwnIdPass) {
