@@ -103,6 +103,26 @@ bool database_marker(std::string_view line) {
   return line.find("relation \"") != npos && line.find("\" does not exist") != npos;
 }
 
+/// A POSIX shell's own parse error: "/bin/sh: 1: Syntax error: \")\" unexpected" (dash), "sh: -c:
+/// line 0: syntax error near unexpected token `('" (bash), "zsh:1: parse error near `)'". The
+/// shell names itself first, so prose about syntax errors never reads as one.
+bool shell_marker(std::string_view line) {
+  static constexpr std::array<std::string_view, 6> kPhrases = {
+      "Syntax error: ", "syntax error near unexpected token", "unexpected EOF while looking for matching",
+      "syntax error: unexpected end of file", "parse error near", "Unterminated quoted string"};
+  for (std::string_view shell : {"sh:", "bash:", "dash:", "zsh:"}) {
+    std::size_t at = 0;
+    if (!has_token(line, shell.substr(0, shell.size() - 1), &at) || line.compare(at, shell.size(), shell) != 0)
+      continue;
+    // "sh" itself, or the last part of a path to it ("/bin/sh"), not a word ending in it ("bash" is its own).
+    if (at > 0 && line[at - 1] != '/' && line[at - 1] != ' ' && line[at - 1] != '\t') continue;
+    const std::string_view rest = line.substr(at + shell.size());
+    for (auto p : kPhrases)
+      if (rest.find(p) != npos) return true;
+  }
+  return false;
+}
+
 /// A message that starts with a database engine's error, after at most two error heads
 /// ("Error: SqliteError: no such column: b"), not a sentence that mentions one.
 bool database_start(std::string_view line) {
@@ -313,6 +333,11 @@ InternalError internal_error(std::string_view text, bool strict) {
       out.evidence = std::string(line);
       return out;
     }
+    if (shell_marker(line)) {
+      out.kind = InternalKind::kShell;
+      out.evidence = std::string(line);
+      return out;
+    }
     if (runtime_marker(line)) {
       out.kind = InternalKind::kRuntime;
       out.evidence = std::string(line);
@@ -379,6 +404,18 @@ bool code_call(const json* tool, const json& arguments) {
   return false;
 }
 
+bool shell_call(const json* tool, const json& arguments) {
+  if (code_call(tool, arguments)) return true;
+  const Described d = described(tool);
+  if (any_word_in(d.tool, {"shell", "bash", "terminal", "command", "commands", "cmd", "exec", "execute", "sh"}))
+    return true;
+  static constexpr std::array<std::string_view, 8> kParams = {"command", "cmd", "commandline", "cmdline",
+                                                              "commands", "shell", "bash", "shellcommand"};
+  for (const auto& n : d.names)
+    if (std::find(kParams.begin(), kParams.end(), n) != kParams.end()) return true;
+  return false;
+}
+
 std::string leak_evidence(std::string_view text, const json* structured, const json& arguments) {
   return leak_evidence_of(text, structured, arguments, true);
 }
@@ -419,6 +456,7 @@ Outcomes Inband::judge(const std::string& name, const json* tool, const json& ar
   if (ie.kind != InternalKind::kNone && environment_failure(scan)) ie = {};
   if (ie.kind == InternalKind::kDatabase && query_language_call(tool, arguments)) ie = {};
   if (ie.kind == InternalKind::kRuntime && code_call(tool, arguments)) ie = {};
+  if (ie.kind == InternalKind::kShell && shell_call(tool, arguments)) ie = {};
   if (ie.kind == InternalKind::kRuntime && ie.evidence.find("ReferenceError: ") != std::string::npos) {
     // "ReferenceError: zzz is not defined" naming the call's own argument: the tool ran it as code.
     std::vector<std::string> ours;
@@ -435,15 +473,25 @@ Outcomes Inband::judge(const std::string& name, const json* tool, const json& ar
               "query from the argument without escaping or checking it (P-NO-THROW for results: an exception "
               "escaped into the answer instead of a domain answer). Bind or quote the argument, or answer bad input "
               "with a message of your own"
+        : ie.kind == InternalKind::kShell
+            ? "a call valid for the tool's inputSchema got a shell's own syntax error back: the tool pasted the "
+              "argument into a command line unquoted and the shell parsed it as code, so a value with `;` or "
+              "`$(...)` runs commands of the caller's choosing (command injection; P-NO-THROW for results: the "
+              "failure escaped into the answer). Pass arguments as an argument list (execFile, or spawn without "
+              "shell: true), or quote every one"
             : "a call valid for the tool's inputSchema made the handler throw, and the runtime's exception reached "
               "the agent as the answer (P-NO-THROW for results: an exception must never escape; here it escaped "
               "into the content instead of the protocol). Fix the bug this input exposes, and answer failures with "
               "a message of your own";
-    Finding f = make("P-NO-THROW", r, diagnosis + " (this call: " + flag + ", " + "`" + tail_safe(ie.evidence) + "`)",
+    // Quoted whole (a shell's `")" unexpected` included): the finding's cause is explicit, so its
+    // text's parentheses do not matter to grouping.
+    Finding f = make("P-NO-THROW", r, diagnosis + " (this call: " + flag + ", " + "`" + excerpt(ie.evidence, 200) + "`)",
                      Severity::kError, env);
     // The exception's text is the server's (and may quote the input): the cause is its kind.
     f.cause = {{"form", "exception-in-result"},
-               {"kind", ie.kind == InternalKind::kDatabase ? "database-engine-error" : "runtime-exception"}};
+               {"kind", ie.kind == InternalKind::kDatabase ? "database-engine-error"
+                        : ie.kind == InternalKind::kShell  ? "shell-syntax-error"
+                                                           : "runtime-exception"}};
     out.fail(std::move(f));
     return out;
   }

@@ -10,14 +10,18 @@
 //  |            |          | a function`, `Cannot read properties of undefined`, stack frames   |
 //  |            |          | `at f (file.js:1:2)`, Python's Traceback) or a database engine's   |
 //  |            |          | error (`fts5: syntax error`, SQLITE_ERROR, `no such column`, `no   |
-//  |            |          | such table`, `datatype mismatch`, `syntax error at or near`, ...). |
+//  |            |          | such table`, `datatype mismatch`, `syntax error at or near`, ...), |
+//  |            |          | or a shell's syntax error (`/bin/sh: 1: Syntax error: ")"          |
+//  |            |          | unexpected`, bash's `syntax error near unexpected token`): the     |
+//  |            |          | argument was pasted into a command line unquoted (injection).     |
 //  |            |          | Never: an environment failure anywhere in it (`fetch failed`,      |
 //  |            |          | ECONNREFUSED, ENOTFOUND, EAI_AGAIN, ETIMEDOUT, ENOENT, EACCES,     |
 //  |            |          | ...); a database error to a call whose argument is itself a query  |
 //  |            |          | (a SQL statement, a parameter or tool described as SQL or FTS      |
 //  |            |          | query syntax); a runtime exception to a call whose argument is code |
 //  |            |          | the tool runs (evaluate/execute, a `code`/`script`/`expression`    |
-//  |            |          | parameter), or a ReferenceError naming the call's own argument.    |
+//  |            |          | parameter), or a ReferenceError naming the call's own argument;    |
+//  |            |          | a shell error to a tool that runs commands or code (shell_call).   |
 //  | P-ISERROR  | warning  | a result without isError:true whose content is an error           |
 //  |            |          | (content_reach says kError: error prose, `{"error":...}` with no   |
 //  |            |          | data). Not for a batch (several parts, `---` sections, or a call  |
@@ -52,7 +56,7 @@
 namespace ctxo::checks {
 
 /// What an internal error in an answer is.
-enum class InternalKind { kNone, kRuntime, kDatabase };
+enum class InternalKind { kNone, kRuntime, kDatabase, kShell };
 
 struct InternalError {
   InternalKind kind = InternalKind::kNone;
@@ -73,6 +77,11 @@ bool query_language_call(const nlohmann::json* tool, const nlohmann::json& argum
 /// The call hands the tool code to run: a tool named or described as evaluating or executing code,
 /// or a string parameter named code, script, expression, javascript, js, source.
 bool code_call(const nlohmann::json* tool, const nlohmann::json& arguments);
+
+/// The call hands the tool a command line or code to run, where a shell's syntax error is the
+/// answer to the input itself: code_call, or a tool named or described as running shell or
+/// terminal commands, or a string parameter named command, cmd, commandline, shell or bash.
+bool shell_call(const nlohmann::json* tool, const nlohmann::json& arguments);
 
 /// Where an answer prints a leaked value: an excerpt around it ("" = none found). `structured`:
 /// the answer's structuredContent (nullptr: none), else the text is read (as JSON when it is).

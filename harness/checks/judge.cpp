@@ -158,6 +158,7 @@ struct Judge::State {
   /// times --max-message-bytes whatever the server sends.
   std::size_t pending_bytes = 0;
   static constexpr std::size_t kMaxPendingBytes = 64u << 20;
+  bool settled = false;  ///< settle() ran: every answer since is judged at once.
 
   const json* tool_json(const std::string& name) const {
     auto it = by_name.find(name);
@@ -435,8 +436,8 @@ Judged Judge::call(const Exchange& x) {
       if (exact_object_text(r)) st.json_results++;
     }
     if (!p) p = st.profile;
-    if (!p && !s_->setup.forced && s_->setup.candidates && !s_->setup.candidates->empty()) {
-      // Not known yet: kept until finish(), when the tool's or the server's profile is.
+    if (!p && !s_->settled && !s_->setup.forced && s_->setup.candidates && !s_->setup.candidates->empty()) {
+      // Not known yet: kept until settle(), when the tool's or the server's profile is.
       // A first reading, under the profile the server's other tools were seen to speak most.
       const profile::Profile* guess = s_->most_seen();
       const json unlisted = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
@@ -523,21 +524,10 @@ Outcomes Judge::resume(const std::vector<ParsedEnvelope>& pages, const json* ful
   return check_resume(pages, full);
 }
 
-std::map<std::string, Outcomes> Judge::finish() {
+std::map<std::string, Outcomes> Judge::settle() {
   std::map<std::string, Outcomes> out;
-  if (s_->meter)
-    for (auto& [tool, o] : s_->meter->finish()) out[tool].merge(std::move(o));
-  for (auto& r : s_->released) {
-    Finding& f = r.finding;
-    const std::string tool = f.request.is_object() && f.request.contains("params") && f.request["params"].is_object()
-                                 ? f.request["params"].value("name", "")
-                                 : "";
-    // A server shown to ignore its limit variable (TR-ENV) answers every sweep limit as it does the
-    // default: a TR-CAP under a limit the sweep set is that TR-ENV, not a second defect.
-    if (!r.is_default && !s_->env_ignored.empty()) continue;
-    out[tool].fail(std::move(f));
-  }
-  s_->released.clear();
+  if (s_->settled) return out;
+  s_->settled = true;
   // The server's profile: the one most of its tools with results speak (at least two of them).
   std::map<const profile::Profile*, std::size_t> speakers;
   std::size_t with_results = 0;
@@ -599,6 +589,25 @@ std::map<std::string, Outcomes> Judge::finish() {
     t.pending.clear();
     if (p && !t.profile && !s_->setup.forced) t.profile = p;
   }
+  return out;
+}
+
+std::map<std::string, Outcomes> Judge::finish() {
+  std::map<std::string, Outcomes> out;
+  if (s_->meter)
+    for (auto& [tool, o] : s_->meter->finish()) out[tool].merge(std::move(o));
+  for (auto& r : s_->released) {
+    Finding& f = r.finding;
+    const std::string tool = f.request.is_object() && f.request.contains("params") && f.request["params"].is_object()
+                                 ? f.request["params"].value("name", "")
+                                 : "";
+    // A server shown to ignore its limit variable (TR-ENV) answers every sweep limit as it does the
+    // default: a TR-CAP under a limit the sweep set is that TR-ENV, not a second defect.
+    if (!r.is_default && !s_->env_ignored.empty()) continue;
+    out[tool].fail(std::move(f));
+  }
+  s_->released.clear();
+  for (auto& [tool, o] : settle()) out[tool].merge(std::move(o));
   for (auto& [tool, o] : s_->generic_pos->finish()) out[tool].merge(std::move(o));
   for (auto& h : s_->held) {
     if (h.settled) continue;

@@ -138,10 +138,16 @@ class Judge {
   /// TR-RESUME over followed pages.
   Outcomes resume(const std::vector<ParsedEnvelope>& pages, const json* full) const;
 
-  /// Settles what was kept: the answers of tools whose profile was unknown when they came are
-  /// judged now by the tool's profile, or by the profile most of the server's tools speak; held
-  /// findings that no sweep settled are released; P-ISERROR per tool, or under "" once for the
-  /// server (a Finding::server_level) when no tool sets isError on its failures. Per tool name.
+  /// Judges the answers kept because their tool's profile was unknown when they came, by the
+  /// tool's profile, or by the profile most of the server's tools speak, or by none (the generic
+  /// reading and the in-band rules); every answer after it is judged at once, as it comes (so a
+  /// finding it gives can still be shrunk on a live server). Once; finish() calls it if no one
+  /// did. Per tool name.
+  std::map<std::string, Outcomes> settle();
+
+  /// Settles what was kept: settle() if not done yet; held findings that no sweep settled are
+  /// released; P-ISERROR per tool, or under "" once for the server (a Finding::server_level) when
+  /// no tool sets isError on its failures. Per tool name.
   std::map<std::string, Outcomes> finish();
 
   /// H-NAME, H-SCHEMA and H-DECLARED on tool `name`'s tools/list entry, once per tool (later calls

@@ -25,14 +25,14 @@ bool has_hint(const checks::ParsedEnvelope& pe) {
   return false;
 }
 
+}  // namespace
+
 // A finding one call decides, so a smaller call can reproduce it: not the wire-level
 // observations (a log line on stdout, a stray id), nor a late answer (only slow).
 bool shrinkable(const Finding& f) {
   if (f.invariant == "T-FRAMING" || f.invariant == "T-ID" || http_rule(f.invariant)) return false;
   return !(f.invariant == "T-HANG" && f.severity == Severity::kWarning);
 }
-
-}  // namespace
 
 std::optional<AskedToWait> asked_to_wait(checks::Judge* judge, const std::string& tool, const json& args) {
   if (!args.is_object() || !judge) return std::nullopt;

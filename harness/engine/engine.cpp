@@ -346,6 +346,9 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
   } else if (!sweep_calls_.empty()) {
     note(w, "the limit sweep was skipped (time budget reached or the server died)");
   }
+  std::vector<ToolRun*> all;
+  for (auto& r : runs) all.push_back(r.get());
+  settle_and_shrink(w, all, t0);
 }
 
 // The workspace (--root, else --cwd), scanned once: its paths, identifiers, positions and

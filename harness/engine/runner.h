@@ -179,6 +179,10 @@ struct AskedToWait {
 };
 std::optional<AskedToWait> asked_to_wait(checks::Judge* judge, const std::string& tool, const json& args);
 
+/// A finding one call decides, so a smaller call can reproduce it (not a wire-level observation,
+/// nor a late answer).
+bool shrinkable(const Finding& f);
+
 class Runner {
  public:
   Runner(const RunOptions& o, Listener& l);
@@ -271,6 +275,13 @@ class Runner {
   // --- shrink.cpp -----------------------------------------------------------------------------
   Finding shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrinkable<json> current, Finding found,
                  const std::string& broken, Clock::time_point t0);
+  /// One root cause, one shrink: false when `f`'s cause (its finding_key without the tool) was
+  /// already shrunk on another tool (counted for the run's note), else true (and remembered).
+  bool first_shrink_of_cause(const Finding& f, const std::string& tool);
+  /// The judge's settle(): the answers it kept until their tool's profile was known are judged,
+  /// and what that finds is shrunk now, while the server still runs (as the phases shrink
+  /// theirs), then reported.
+  void settle_and_shrink(Worker& w, const std::vector<ToolRun*>& runs, Clock::time_point t0);
 
   // --- sweep.cpp ------------------------------------------------------------------------------
   void sweep(Worker& w);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Shrinking a failing generated call to a smaller one that still breaks the same invariant.
 #include <algorithm>
+#include <bit>
+#include <map>
 #include <set>
 
 #include "core/interrupt.h"
@@ -55,9 +57,21 @@ Finding Runner::shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrink
           ++taken;
         }
       }
+      // A hang: smallest first (each reproduction costs a whole timeout, big steps first). Else
+      // smallest first within each band of sizes (a power of two apart), the bands in turn: a
+      // failure that needs one part of a long string is not left behind hundreds of tiny
+      // candidates that lost it: dropping a property or half the string comes within a few tries.
       std::stable_sort(candidates.begin(), candidates.end(),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
-      for (auto& [size, candidate] : candidates) {
+      std::map<int, std::vector<std::size_t>> bands;
+      for (std::size_t i = 0; i < candidates.size(); ++i)
+        bands[found.invariant == "T-HANG" ? 0 : static_cast<int>(std::bit_width(candidates[i].first))].push_back(i);
+      std::vector<std::size_t> order;
+      for (std::size_t round = 0; order.size() < candidates.size(); ++round)
+        for (const auto& [band, members] : bands)
+          if (round < members.size()) order.push_back(members[round]);
+      for (std::size_t i : order) {
+        auto& [size, candidate] = candidates[i];
         if (Clock::now() - started > o_.shrink_budget) out_of_time = true;
         if (tries >= o_.max_shrink_calls || out_of_time || over_budget(t0)) break;
         const json args = candidate.value();
@@ -88,6 +102,61 @@ Finding Runner::shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrink
   found.shrink_steps = steps;
   if (steps > 0) found.original_request = original;
   return found;
+}
+
+bool Runner::first_shrink_of_cause(const Finding& f, const std::string& tool) {
+  Finding cause = f;
+  cause.tool.clear();
+  const std::string key = finding_key(cause);
+  if (auto it = shrunk_causes_.find(key); it != shrunk_causes_.end() && it->second != tool) {
+    shrinks_shared_[it->second]++;
+    return false;
+  }
+  shrunk_causes_.emplace(key, tool);
+  return true;
+}
+
+// Most answers of a server no envelope profile reads are judged only once the run knows that no
+// profile applies (Judge::settle): their findings (an exception in an answer, a leak) came after
+// every phase, too late for the phases' shrinks. Settled here, before the sessions end, they are
+// shrunk the same way: a valid call, once per tool and invariant and once per cause.
+// P-ISERROR and H-SIZE are decided over the whole run (held until finish) and stay as found.
+void Runner::settle_and_shrink(Worker& w, const std::vector<ToolRun*>& runs, Clock::time_point t0) {
+  if (!judge_) return;
+  std::vector<Finding> found;
+  {
+    std::vector<Finding>* outer = w.capture;
+    w.capture = &found;
+    for (auto& [tool, o] : judge_->settle()) take(w, tool, std::move(o));
+    w.capture = outer;
+  }
+  auto report = [&] {
+    for (auto& f : found) add(w, std::move(f));
+    found.clear();
+  };
+  try {
+    for (auto& f : found) {
+      if (!o_.shrink || o_.replay || !w.s.alive || over_budget(t0)) break;
+      if (!shrinkable(f) || f.server_level || f.invariant == "P-ISERROR" || f.invariant == "H-SIZE") continue;
+      auto tr_it = std::find_if(runs.begin(), runs.end(), [&](const ToolRun* r) { return r->name == f.tool; });
+      if (tr_it == runs.end() || !(*tr_it)->plan || !(*tr_it)->validators) continue;
+      ToolRun& tr = **tr_it;
+      ToolSummary* ts = summary_of(tr.name);
+      const json* params = f.request.is_object() ? &f.request["params"] : nullptr;
+      if (!ts || !params || !params->is_object() || !params->contains("arguments") ||
+          !(*params)["arguments"].is_object())
+        continue;
+      const json args = (*params)["arguments"];
+      if (!tr.validators->context(tr.tool, args, rep_.era).schema_valid) continue;
+      if (tr.shrunk.count(f.invariant) || !first_shrink_of_cause(f, tr.name)) continue;
+      tr.shrunk.insert(f.invariant);
+      f = shrink(w, *ts, tr, gen::shrinkable_json(args), std::move(f), "", t0);
+    }
+  } catch (...) {
+    report();  // a signal: what was found is reported as it stands
+    throw;
+  }
+  report();
 }
 
 }  // namespace ctxo::engine::detail

@@ -38,15 +38,7 @@ void Runner::run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std:
       for (std::size_t k = 0; k < tr->out.shrinks.size(); ++k) {
         // One root cause, one shrink: the same invariant and diagnosis (numbers aside) already
         // shrunk on an earlier tool is reported as generated.
-        Finding cause = tr->out.findings[tr->out.shrinks[k].finding];
-        cause.tool.clear();
-        const std::string key = finding_key(cause);
-        if (auto it = shrunk_causes_.find(key); it != shrunk_causes_.end() && it->second != tr->name) {
-          shrinks_shared_[it->second]++;
-          continue;
-        }
-        shrunk_causes_.emplace(key, tr->name);
-        shrinks.emplace_back(tr, k);
+        if (first_shrink_of_cause(tr->out.findings[tr->out.shrinks[k].finding], tr->name)) shrinks.emplace_back(tr, k);
       }
     }
     std::vector<ToolRun*> shrinking;

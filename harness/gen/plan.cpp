@@ -622,6 +622,9 @@ PhaseSizes phase_sizes(std::size_t calls, std::size_t boundary_available, bool a
 
 // ---- shrinking plain values ------------------------------------------------------------------
 
+/// The longest string whose shrinks include removeChunks' (shorter ones are halved first).
+constexpr std::size_t kChunkedCodePoints = 64;
+
 rc::Seq<json> shrink_json(const json& value) {
   if (value.is_object()) {
     std::vector<std::string> keys;
@@ -647,8 +650,24 @@ rc::Seq<json> shrink_json(const json& value) {
     return rc::seq::concat(std::move(fewer), std::move(each));
   }
   if (value.is_string()) {
-    auto cps = split_code_points(value.get<std::string>());
-    return rc::seq::map(rc::shrink::removeChunks(cps), [](const std::vector<std::string>& v) { return json(join(v)); });
+    auto cps = std::make_shared<const std::vector<std::string>>(split_code_points(value.get<std::string>()));
+    // The string without each half, then each quarter, ... each 64th (made when looked at): the
+    // steps delta debugging takes, so a failure that needs one part of a long string keeps it in
+    // a few steps. removeChunks (every chunk removed, the largest first) only once the string is
+    // short: on a long one its first thousands of candidates are all near-empty strings.
+    std::vector<std::pair<std::size_t, std::size_t>> parts;  // (pieces, which one is left out)
+    for (std::size_t pieces = 2; pieces <= 64 && pieces <= cps->size(); pieces *= 2)
+      for (std::size_t i = 0; i < pieces; ++i) parts.emplace_back(pieces, i);
+    auto halves = rc::seq::map(rc::seq::fromContainer(std::move(parts)), [cps](const std::pair<std::size_t, std::size_t>& p) {
+      const std::size_t n = cps->size(), from = n * p.second / p.first, to = n * (p.second + 1) / p.first;
+      std::vector<std::string> kept(cps->begin(), cps->begin() + static_cast<std::ptrdiff_t>(from));
+      kept.insert(kept.end(), cps->begin() + static_cast<std::ptrdiff_t>(to), cps->end());
+      return json(join(kept));
+    });
+    if (cps->size() > kChunkedCodePoints) return halves;
+    return rc::seq::concat(std::move(halves), rc::seq::map(rc::shrink::removeChunks(*cps), [](const std::vector<std::string>& v) {
+                             return json(join(v));
+                           }));
   }
   if (value.is_boolean()) {
     return value.get<bool>() ? rc::seq::just(json(false)) : rc::Seq<json>();

@@ -411,7 +411,9 @@ TEST(StateCarryingCases, AShutdownCaseReplaysTheCallsThatMadeTheState) {
   auto r = run_harness({"--calls", "6", "--tools", "arm", "--grace", "300", "--cases", cases, "--", "python3", server});
   ASSERT_EQ(r.exit_code, 1) << r.out << r.err;
   ASSERT_EQ(r.error_ids(), std::set<std::string>{"T-SHUTDOWN"}) << r.report["findings"].dump(2);
-  const auto& f = r.report["findings"][0];
+  nlohmann::json f;
+  for (const auto& x : r.report["findings"])
+    if (x["invariant"] == "T-SHUTDOWN") f = x;
   EXPECT_NE(f["diagnosis"].get<std::string>().find("tool calls made on it"), std::string::npos) << f.dump(2);
   EXPECT_NE(f["replay"].get<std::string>().find("\"on\":true"), std::string::npos) << f["replay"];
   const std::string path = f["case_file"].get<std::string>();

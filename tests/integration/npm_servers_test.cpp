@@ -138,11 +138,14 @@ TEST(NpmSdkCtxo, EnvelopeChecksAgreeWithAJavaScriptServer) {
 // A real code-search server nobody here wrote (mcp-ripgrep 0.4.0, a shell wrapper around
 // ripgrep: every tool needs a path that exists and a pattern that matches). On a copy of the
 // reach workspace (its files have emoji lines) the workspace feeds the calls: every tool reaches
-// data and about half the calls do (112 of 223 at seed 1), the verdict is pass, and no finding
-// is made (pinned: none of our rules fires falsely on it). Without the workspace (--no-harvest)
-// only the one tool that takes no argument reaches data, and the verdict says so: partial, not
-// pass. Its tools interpolate `fileType` into a shell command unquoted, so the run's cwd is the
-// throwaway copy.
+// data and about half the calls do (112 of 223 generated calls at seed 1). Without the
+// workspace (--no-harvest) only the one tool that takes no argument reaches data.
+// Its one finding is true, and the same with or without the workspace: P-NO-THROW, a shell's
+// syntax error. advanced-search builds `rg ... -t ${fileType} ...` with fileType unquoted
+// (dist/index.js: `command += \` -t ${fileType}\``) and runs it with spawn(..., {shell: true}), so a
+// fileType with `)` is answered "/bin/sh: 1: Syntax error: \")\" unexpected", and one with `;`
+// runs a command of the caller's choosing. Shrunk to that one character (the run's cwd is a
+// throwaway copy all the same).
 TEST(NpmRipgrep, TheWorkspaceIsWhatReachesARealCodeSearchServer) {
   const std::string bin = npm_bin("mcp-ripgrep");
   REQUIRE_NPM(bin);
@@ -170,19 +173,33 @@ TEST(NpmRipgrep, TheWorkspaceIsWhatReachesARealCodeSearchServer) {
     args.insert(args.end(), {"--", "node", bin});
     return run_harness(args);
   };
+  auto injection = [](const HarnessRun& run) {
+    ASSERT_EQ(run.report["findings"].size(), 1u) << run.report["findings"].dump(2);
+    const auto& f = run.report["findings"][0];
+    EXPECT_EQ(f["invariant"], "P-NO-THROW");
+    EXPECT_EQ(f["cause"]["facts"].value("kind", ""), "shell-syntax-error") << f.dump(2);
+    EXPECT_NE(f["diagnosis"].get<std::string>().find("/bin/sh: 1: Syntax error"), std::string::npos) << f.dump(2);
+    // Shrunk to the argument that reached the shell: a fileType of one shell metacharacter.
+    const auto& args = f["request"]["params"]["arguments"];
+    const std::string type = args.value("fileType", "");
+    EXPECT_EQ(type.size(), 1u) << args.dump();
+    EXPECT_NE(std::string("()'\"`;|&<>").find(type), std::string::npos) << args.dump();
+    EXPECT_EQ(run.exit_code, 1);
+  };
   HarnessRun r = with({});
   ASSERT_TRUE(r.report.is_object()) << r.err;
-  EXPECT_EQ(r.report["verdict"], "pass") << r.out;
-  EXPECT_TRUE(r.report["findings"].empty()) << r.report["findings"].dump(2);
+  EXPECT_EQ(r.report["verdict"], "fail") << r.out;
+  injection(r);
   const auto [calls_with_data, tools_with_data] = data(r);
   EXPECT_EQ(tools_with_data, r.report["tools"].size()) << r.out;
-  EXPECT_GE(calls_with_data * 10, r.report["stats"]["calls"].get<std::size_t>() * 4) << "at least 40% of calls reach data";
+  const auto generated = r.report["stats"]["calls"].get<std::size_t>() - r.report["stats"]["shrink_calls"].get<std::size_t>();
+  EXPECT_GE(calls_with_data * 10, generated * 4) << "at least 40% of the generated calls reach data";
 
   HarnessRun blind = with({"--no-harvest"});
   ASSERT_TRUE(blind.report.is_object()) << blind.err;
-  EXPECT_EQ(blind.report["verdict"], "partial") << blind.out;
+  injection(blind);
   EXPECT_LT(data(blind).first * 10, calls_with_data) << "without the workspace, a tenth of the data or less";
-  EXPECT_EQ(blind.exit_code, 0);
+  EXPECT_EQ(data(blind).second, 1u) << "only list-file-types, which takes no argument";
   std::filesystem::remove_all(ws);
 }
 

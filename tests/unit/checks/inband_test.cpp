@@ -47,6 +47,26 @@ TEST(InbandText, DatabaseErrors) {
   }
 }
 
+// What the shells print when an argument pasted unquoted into a command line breaks its syntax:
+// dash (Debian's /bin/sh, as mcp-ripgrep's `-t ${fileType}` answered), bash and zsh.
+TEST(InbandText, ShellSyntaxErrors) {
+  for (const char* t : {"Error: Command failed with exit code 2\n/bin/sh: 1: Syntax error: \")\" unexpected",
+                        "/bin/sh: 1: Syntax error: Unterminated quoted string",
+                        "sh: 1: Syntax error: word unexpected (expecting \")\")",
+                        "Command failed: rg -t a(b x\nbash: -c: line 1: syntax error near unexpected token `('",
+                        "/bin/bash: -c: line 0: unexpected EOF while looking for matching `''",
+                        "zsh:1: parse error near `)'"}) {
+    SCOPED_TRACE(t);
+    EXPECT_EQ(internal_error(t).kind, InternalKind::kShell);
+  }
+  // Prose about syntax errors, a program's own syntax error, a shell that did not parse the input.
+  for (const char* t : {"Syntax error: unexpected token in expression", "SyntaxError: Unexpected token )",
+                        "crash: 1: Syntax error: x", "/bin/sh: 1: rg: not found", "fish: Unknown command"}) {
+    SCOPED_TRACE(t);
+    EXPECT_NE(internal_error(t).kind, InternalKind::kShell);
+  }
+}
+
 TEST(InbandText, NotInternal) {
   for (const char* t : {"Error: not found", "No notes match", "Error: the orders service is unavailable",
                         "TypeError:", "SyntaxError: Unexpected token < in JSON at position 0",
@@ -94,6 +114,16 @@ TEST(InbandText, CodeCalls) {
   EXPECT_TRUE(code_call(&param, {{"expression", "zzz"}}));
   const json search = json::parse(R"({"name":"search_code","description":"Searches the code base.","inputSchema":{"type":"object","properties":{"query":{"type":"string"}}}})");
   EXPECT_FALSE(code_call(&search, {{"query", "zzz"}}));
+}
+
+// A tool whose input is a command line (or code) answers its syntax errors as such.
+TEST(InbandText, ShellCalls) {
+  const json run = json::parse(R"({"name":"run","description":"Runs a shell command.","inputSchema":{"type":"object","properties":{"line":{"type":"string"}}}})");
+  EXPECT_TRUE(shell_call(&run, {{"line", "zzz"}}));
+  const json param = json::parse(R"({"name":"start","inputSchema":{"type":"object","properties":{"cmd":{"type":"string"}}}})");
+  EXPECT_TRUE(shell_call(&param, {{"cmd", "zzz"}}));
+  const json rg = json::parse(R"({"name":"advanced-search","description":"Advanced search with ripgrep with more options","inputSchema":{"type":"object","properties":{"pattern":{"type":"string"},"fileType":{"type":"string"}}}})");
+  EXPECT_FALSE(shell_call(&rg, {{"pattern", "zzz"}, {"fileType", ")"}}));
 }
 
 TEST(InbandText, LeakEvidence) {
