@@ -134,6 +134,11 @@ bool glob_word(const std::string& k) {
 
 bool sql_word(const std::string& k) { return one_of(k, {"sql", "sqlquery", "sqlstatement", "statement", "querysql"}); }
 
+bool regex_word(const std::string& k) {
+  return one_of(k, {"regex", "regexp", "regularexpression", "regexpattern", "searchregex", "rx"}) ||
+         ends_with(k, "regex") || ends_with(k, "regexp");
+}
+
 bool file_type_word(const std::string& k) {
   // Not a bare `type`: that can be anything.
   return one_of(k, {"filetype", "filetypes", "extension", "extensions", "ext", "fileextension"});
@@ -209,6 +214,7 @@ const char* kind_name(ValueKind k) {
     case ValueKind::kGlob: return "glob";
     case ValueKind::kFileType: return "file type";
     case ValueKind::kSql: return "sql";
+    case ValueKind::kRegex: return "regex";
   }
   return "?";
 }
@@ -234,6 +240,7 @@ std::vector<ValueKind> parameter_kinds(const std::string& property) {
   if (uri_word(k)) return {ValueKind::kUri, ValueKind::kPath};
   if (id_word(property)) return {ValueKind::kId, ValueKind::kName};
   if (sql_word(k)) return {ValueKind::kSql};
+  if (regex_word(k)) return {ValueKind::kRegex, ValueKind::kName};  // (a snippet quotes regex metacharacters)
   if (glob_word(k)) return {ValueKind::kGlob};
   if (file_type_word(k)) return {ValueKind::kFileType};
   if (path_word(k)) return {ValueKind::kPath};
@@ -467,6 +474,10 @@ std::vector<json> Harvest::offers(const std::string& property, bool with_workspa
       for (const auto& v : sql_statements()) offer_once(out, given, v);
       continue;
     }
+    if (k == ValueKind::kRegex) {
+      for (const auto& v : regex_patterns(with_workspace)) offer_once(out, given, v);
+      continue;
+    }
     // The workspace's values and the answers' of this kind in turn, the workspace's first.
     const std::vector<json>* ws = &kNone;
     if (workspace_values_ && with_workspace)
@@ -576,6 +587,46 @@ std::vector<json> Harvest::sql_statements() const {
                         "SELECT table_name FROM information_schema.tables", "SELECT 1"})
     out.emplace_back(s);
   return out;
+}
+
+std::vector<json> Harvest::regex_patterns(bool with_workspace) const {
+  // Names a pattern can quote as they are: word characters only (no escaping to get wrong).
+  std::vector<std::string> names;
+  auto add_names = [&](const std::vector<json>& values) {
+    for (const auto& v : values) {
+      if (names.size() >= 4) return;
+      if (!v.is_string()) continue;
+      const std::string& n = v.get_ref<const std::string&>();
+      if (n.size() < 2 || n.size() > 64 || std::isdigit(static_cast<unsigned char>(n[0])) ||
+          !std::all_of(n.begin(), n.end(), [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }))
+        continue;
+      if (std::find(names.begin(), names.end(), n) == names.end()) names.push_back(n);
+    }
+  };
+  if (with_workspace && workspace_values_)
+    if (auto it = workspace_values_->find(ValueKind::kName); it != workspace_values_->end()) add_names(it->second);
+  add_names(values_of(ValueKind::kName));
+  std::vector<json> out;
+  for (std::size_t i = 0; i < names.size() && i < 2; ++i) {
+    out.emplace_back("\\b" + names[i] + "\\b");
+    out.emplace_back(names[i].substr(0, std::max<std::size_t>(3, names[i].size() / 2)) + "\\w*");
+  }
+  if (names.size() >= 2) out.emplace_back("(" + names[0] + "|" + names[1] + ")");
+  out.emplace_back("(function|class|def|interface|struct|const)\\s+\\w+");
+  return out;
+}
+
+bool described_as_regex(const json& property_schema) {
+  if (!property_schema.is_object()) return false;
+  auto it = property_schema.find("description");
+  if (it == property_schema.end() || !it->is_string()) return false;
+  std::string text = ascii_lower(std::string_view(it->get_ref<const std::string&>()).substr(0, 1024));
+  for (char& c : text)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = ' ';
+  text = " " + text + " ";
+  for (const char* w : {" regex ", " regexp ", " regexes ", " regular expression ", " regular expressions "})
+    if (text.find(w) != std::string::npos) return true;
+  return false;
 }
 
 void Harvest::absorb(const Harvest& other) {
@@ -855,6 +906,12 @@ std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, con
       sql.insert(sql.end(), offers.begin(), offers.end());
       offers = std::move(sql);
     }
+    // A `pattern` or `query` its description calls a regex: patterns first, then the names.
+    if (query_word(harvest_key(it.key())) && !regex_word(harvest_key(it.key())) && described_as_regex(it.value())) {
+      std::vector<json> rx = harvest.regex_patterns(options_.workspace_values);
+      rx.insert(rx.end(), offers.begin(), offers.end());
+      offers = std::move(rx);
+    }
     // Each offer in turn until one fits the property's type, format, pattern and bounds.
     for (std::size_t k = 0; k < offers.size(); ++k) {
       if (auto trial = with_value(*validator_, out, it.key(), offers[(harvested_calls_ + k) % offers.size()])) {
@@ -958,7 +1015,13 @@ std::optional<json> ToolPlan::positioned(const json& args, std::size_t k, const 
     for (const auto& key : slots.paths)
       if (!set(key, absolute ? abs : rel)) set(key, absolute ? rel : abs);
     for (const auto& key : slots.uris) set(key, ws->uri(p.path));
-    for (const auto& key : slots.names) set(key, p.name);
+    // A name the schema calls a regex is every other time the name as a whole word (`\bNAME\b`):
+    // still a match in the file, and a pattern the tool must read as one.
+    const bool word = !p.name.empty() && std::all_of(p.name.begin(), p.name.end(), [](char c) {
+      return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
+    });
+    for (const auto& key : slots.names)
+      set(key, word && k % 2 == 1 && described_as_regex(properties_of(schema_)[key]) ? "\\b" + p.name + "\\b" : p.name);
     const auto line = static_cast<std::int64_t>(zero ? p.line - 1 : p.line);
     const auto column = static_cast<std::int64_t>(zero ? p.column - 1 : p.column);
     for (const auto& key : slots.lines) placed += set(key, line) ? 1 : 0;

@@ -51,9 +51,10 @@ enum class ValueKind {
   kGlob,    ///< `glob`, `filePattern`, `include`: globs that match workspace files (`*.ts`, `src/**`; never from answers).
   kFileType,  ///< `fileType`, `extension`: the workspace files' extensions (`ts`, `py`; never from answers).
   kSql,       ///< `sql`, `statement` (and `query` of a tool that says SQL): SELECTs over the tables answers named.
+  kRegex,     ///< `regex`, `regexp` (and a `pattern`/`query` described as a regex): patterns over names the workspace and answers hold.
 };
 
-/// "id", "name", "path", "uri", "cursor", "snippet", "glob", "file type", "sql".
+/// "id", "name", "path", "uri", "cursor", "snippet", "glob", "file type", "sql", "regex".
 const char* kind_name(ValueKind k);
 
 /// Where a parameter named `property` takes a position: a line (`line`, `lineNumber`, `startLine`,
@@ -125,6 +126,11 @@ class Harvest {
   /// named (values under `table`, `tables`, `tableName`, then SQL-identifier names), then the
   /// catalogue queries of SQLite and of information_schema, then `SELECT 1`.
   std::vector<json> sql_statements() const;
+  /// Regular expressions to offer a regex parameter, each matching what the workspace or the
+  /// answers name (`with_workspace`: the workspace's names too): `\bNAME\b` and `NAME\w*` for the
+  /// first names, an alternation of two, and a declaration pattern (`(function|class|def|...)\s+\w+`).
+  /// Written in the syntax every common engine shares (ECMAScript, PCRE, RE2, Rust, Python, ripgrep).
+  std::vector<json> regex_patterns(bool with_workspace = true) const;
   /// Number of distinct values pooled from answers (by name and by kind; the workspace's not counted).
   std::size_t size() const;
   /// True when nothing is offered: no value from answers and no workspace.
@@ -162,6 +168,10 @@ class Harvest {
 
 /// The tool runs SQL: its name or description says `sql` (SQL, SQLite, PostgreSQL, MySQL).
 bool runs_sql(const json& tool);
+
+/// A string parameter whose own description says it is a regular expression ("regex", "regexp",
+/// "regular expression"), whatever its name (`pattern`, `query`, `search`).
+bool described_as_regex(const json& property_schema);
 
 /// The language a tool runs code in, as its name or description names it ("python", "javascript",
 /// "typescript", "bash", "ruby", ...: a language of kPrograms), "" when it names none.

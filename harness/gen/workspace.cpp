@@ -388,6 +388,7 @@ std::vector<json> Workspace::values_of(ValueKind kind, std::size_t limit) const 
     case ValueKind::kId:
     case ValueKind::kCursor:
     case ValueKind::kSql:  // made from what the server's answers name (Harvest::sql_statements)
+    case ValueKind::kRegex:  // made from the names (Harvest::regex_patterns)
       break;
   }
   return out;

@@ -11,7 +11,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <fstream>
+#include <regex>
 #include <set>
+#include <sstream>
 
 #include "gen/plan.h"
 
@@ -297,6 +299,48 @@ std::string from_utf16_column(const std::string& line, std::size_t col0) {
     i += n;
   }
   return line.substr(i);
+}
+
+// A regex parameter gets patterns over the workspace's own names, each of which matches a line of
+// a workspace file (checked with std::regex's ECMAScript grammar: the syntax the patterns keep to
+// is the one every common engine shares); a `pattern` described as a regex gets them first.
+TEST(WorkspacePlan, RegexParametersGetPatternsThatMatchTheWorkspace) {
+  Tree t;
+  Harvest h;
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(t.path.string(), small(false))));
+  std::string all;
+  for (const auto& f : h.workspace()->files) {
+    std::ifstream in(t.path / f, std::ios::binary);
+    std::ostringstream text;
+    text << in.rdbuf();
+    all += text.str() + "\n";
+  }
+  const auto offered = strings(h.offers("regex"));
+  ASSERT_GE(offered.size(), 5u);
+  std::size_t patterns = 0;
+  for (const auto& p : offered) {
+    if (p.find_first_of("\\(") == std::string::npos) continue;  // the names themselves come after
+    ++patterns;
+    EXPECT_TRUE(std::regex_search(all, std::regex(p))) << p << " matches nothing in the workspace";
+  }
+  EXPECT_GE(patterns, 5u) << offered.size();
+  EXPECT_EQ(offered.front().rfind("\\b", 0), 0u) << offered.front();
+  EXPECT_TRUE(contains(offered, "(function|class|def|interface|struct|const)\\s+\\w+"));
+  EXPECT_EQ(parameter_kinds("searchRegex").front(), ValueKind::kRegex);
+
+  EXPECT_TRUE(described_as_regex(json{{"type", "string"}, {"description", "The search pattern (regex by default)"}}));
+  EXPECT_TRUE(described_as_regex(json{{"description", "A regular expression to match"}}));
+  EXPECT_FALSE(described_as_regex(json{{"description", "A glob such as *.ts"}}));
+  EXPECT_FALSE(described_as_regex(json{{"description", "Plain text to find"}}));
+  const json rg = json::parse(R"J({"type":"object","properties":{
+    "pattern":{"type":"string","description":"The search pattern (regex by default)"}},"required":["pattern"]})J");
+  ToolPlan plan(rg, 0, 3);
+  std::size_t regexes = 0;
+  while (auto c = plan.next(h))
+    if (c->label.find("harvested") != std::string::npos &&
+        c->arguments.value().value("pattern", "").find_first_of("\\(") != std::string::npos)
+      ++regexes;
+  EXPECT_GT(regexes, 0u) << "a pattern described as a regex is given regexes";
 }
 
 TEST(WorkspacePlan, PositionParametersNameARealIdentifierInTheChosenFile) {
