@@ -539,7 +539,10 @@ const std::initializer_list<Program> kPrograms = {
 };
 
 bool code_word(const std::string& key) { return one_of(key, {"code", "script", "source", "sourcecode", "program"}); }
-bool language_word(const std::string& key) { return one_of(key, {"language", "lang", "runtime", "interpreter"}); }
+bool language_word(const std::string& key) {
+  return one_of(key, {"language", "lang", "runtime", "interpreter", "languageid", "langid", "languagename"}) ||
+         ends_with(key, "language");
+}
 
 }  // namespace
 

@@ -239,6 +239,15 @@ TEST(ToolPlan, ACodeParameterTakesAOneLineProgram) {
       ran = true;
     }
   EXPECT_TRUE(ran) << "random calls take the program, with no harvest at all";
+  // mcp-server-code-runner's shape: the language is `languageId`, its enum starts with javascript.
+  const json runner = json::parse(R"({"type":"object","additionalProperties":false,"properties":{
+    "code":{"type":"string"},"languageId":{"type":"string","enum":["javascript","php"]}},"required":["code","languageId"]})");
+  ToolPlan by_id(runner, 0, 3);
+  bool node = false;
+  for (const auto& c : all_calls(by_id))
+    if (const json a = c.arguments.value(); a.is_object() && a.contains("code") && a["code"] == "console.log(6 * 7)")
+      node = a["languageId"] == "javascript";
+  EXPECT_TRUE(node) << "a `languageId` enum is the language";
   const json script = json::parse(R"({"type":"object","properties":{"script":{"type":"string"}},"required":["script"]})");
   GenOptions bash;
   bash.code_language = "bash";
