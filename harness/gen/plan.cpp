@@ -111,6 +111,16 @@ bool path_word(const std::string& k) {
          ends_with(k, "file") || ends_with(k, "path") || ends_with(k, "filename") || ends_with(k, "dir");
 }
 
+/// A directory a tool works in or under: `root`, `projectRoot`, `workspaceFolder`, `cwd`,
+/// `baseDir`, `dir`, `directory`, `folder` (not `repo`: that is often `owner/name`).
+bool directory_word(const std::string& k) {
+  return one_of(k, {"root", "rootdir", "rootpath", "projectroot", "projectdir", "projectpath", "workspaceroot",
+                    "workspacefolder", "workspacedir", "workspacepath", "cwd", "workdir", "workingdir",
+                    "workingdirectory", "basedir", "basepath", "dir", "directory", "folder", "dirpath",
+                    "directorypath", "folderpath"}) ||
+         ends_with(k, "dir") || ends_with(k, "directory") || ends_with(k, "folder") || ends_with(k, "root");
+}
+
 bool name_word(const std::string& k) {
   if (ends_with(k, "filename")) return false;
   return one_of(k, {"name", "symbol", "symbolname", "qualifiedname", "fullname", "fqn", "identifier", "function",
@@ -215,6 +225,7 @@ const char* kind_name(ValueKind k) {
     case ValueKind::kFileType: return "file type";
     case ValueKind::kSql: return "sql";
     case ValueKind::kRegex: return "regex";
+    case ValueKind::kDirectory: return "directory";
   }
   return "?";
 }
@@ -243,6 +254,7 @@ std::vector<ValueKind> parameter_kinds(const std::string& property) {
   if (regex_word(k)) return {ValueKind::kRegex, ValueKind::kName};  // (a snippet quotes regex metacharacters)
   if (glob_word(k)) return {ValueKind::kGlob};
   if (file_type_word(k)) return {ValueKind::kFileType};
+  if (directory_word(k)) return {ValueKind::kDirectory, ValueKind::kPath};
   if (path_word(k)) return {ValueKind::kPath};
   if (name_word(k)) return {ValueKind::kName, ValueKind::kId};
   if (query_word(k)) return {ValueKind::kName, ValueKind::kSnippet};
@@ -438,7 +450,7 @@ void Harvest::set_workspace(std::shared_ptr<const Workspace> ws) {
   if (!workspace_) return;
   auto values = std::make_shared<std::map<ValueKind, std::vector<json>>>();
   for (ValueKind k : {ValueKind::kId, ValueKind::kName, ValueKind::kPath, ValueKind::kUri, ValueKind::kCursor,
-                      ValueKind::kSnippet, ValueKind::kGlob, ValueKind::kFileType}) {
+                      ValueKind::kSnippet, ValueKind::kGlob, ValueKind::kFileType, ValueKind::kDirectory}) {
     auto v = workspace_->values_of(k);
     if (!v.empty()) values->emplace(k, std::move(v));
   }

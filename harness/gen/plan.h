@@ -52,9 +52,10 @@ enum class ValueKind {
   kFileType,  ///< `fileType`, `extension`: the workspace files' extensions (`ts`, `py`; never from answers).
   kSql,       ///< `sql`, `statement` (and `query` of a tool that says SQL): SELECTs over the tables answers named.
   kRegex,     ///< `regex`, `regexp` (and a `pattern`/`query` described as a regex): patterns over names the workspace and answers hold.
+  kDirectory, ///< `root`, `projectRoot`, `cwd`, `dir`, `directory`, `folder`: the workspace root, then its directories (never from answers).
 };
 
-/// "id", "name", "path", "uri", "cursor", "snippet", "glob", "file type", "sql", "regex".
+/// "id", "name", "path", "uri", "cursor", "snippet", "glob", "file type", "sql", "regex", "directory".
 const char* kind_name(ValueKind k);
 
 /// Where a parameter named `property` takes a position: a line (`line`, `lineNumber`, `startLine`,

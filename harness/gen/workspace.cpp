@@ -352,6 +352,14 @@ std::vector<json> Workspace::values_of(ValueKind kind, std::size_t limit) const 
       for (std::size_t i = kFirst; i < files.size(); ++i) add(files[i]);
       for (std::size_t i = kFirst; i < files.size(); ++i) add(absolute(files[i]));
       break;
+    case ValueKind::kDirectory:
+      // The workspace root itself first (a project root, a working directory), as given and as
+      // ".", then its directories, relative and absolute.
+      add(root);
+      add(".");
+      for (std::size_t i = 0; i < dirs.size() && i < 4; ++i) add(dirs[i]);
+      for (std::size_t i = 0; i < dirs.size() && i < 4; ++i) add(absolute(dirs[i]));
+      break;
     case ValueKind::kUri:
       for (const auto& f : files) add(uri(f));
       for (const auto& d : dirs) add(uri(d));

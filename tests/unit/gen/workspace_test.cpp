@@ -343,6 +343,25 @@ TEST(WorkspacePlan, RegexParametersGetPatternsThatMatchTheWorkspace) {
   EXPECT_GT(regexes, 0u) << "a pattern described as a regex is given regexes";
 }
 
+// A project root or working directory parameter (lsmcp's `root`: relative file paths resolve
+// against it) gets the workspace root first, then "." and its directories; never a file.
+TEST(WorkspacePlan, DirectoryParametersGetTheWorkspaceRootFirst) {
+  Tree t;
+  Harvest h;
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(t.path.string(), small(false))));
+  for (const char* p : {"root", "projectRoot", "workspaceFolder", "cwd", "baseDir", "directory", "folder"}) {
+    SCOPED_TRACE(p);
+    EXPECT_EQ(parameter_kinds(p).front(), ValueKind::kDirectory);
+    const auto offered = strings(h.offers(p));
+    ASSERT_GE(offered.size(), 3u);
+    EXPECT_EQ(offered[0], t.path.string());
+    EXPECT_EQ(offered[1], ".");
+    EXPECT_TRUE(fs::is_directory(t.path / offered[2])) << offered[2];
+  }
+  EXPECT_EQ(parameter_kinds("repo"), std::vector<ValueKind>{}) << "owner/name, often: no directory";
+  EXPECT_EQ(parameter_kinds("filePath"), std::vector<ValueKind>{ValueKind::kPath});
+}
+
 TEST(WorkspacePlan, PositionParametersNameARealIdentifierInTheChosenFile) {
   Tree t;
   Harvest h;
