@@ -179,11 +179,17 @@ void Runner::minimal_size_case(Worker& w, Finding& f) {
     Unlocked waiting(w);
     (void)shared->transport->close(std::chrono::milliseconds(0));
   }
-  if (s.out_of_time || Clock::now() > deadline)
+  const bool cut = s.out_of_time || Clock::now() > deadline;
+  // Nothing crossed on a fresh instance (a large answer it gave alone, but not again): as seen.
+  if (answer.kind != Reply::Kind::kResult) {
+    if (cut)
+      note(w, "the H-SIZE case of tool " + f.tool + " was not reproduced on a fresh server within --shrink-budget: "
+              "it is the call and the calls before it as the run made them");
+    return;
+  }
+  if (cut)
     note(w, "the H-SIZE case of tool " + f.tool + " was made minimal until --shrink-budget: its call and the calls "
             "before it are the smallest reproduction found in time");
-  // Nothing crossed on a fresh instance (a large answer it gave alone, but not again): as seen.
-  if (answer.kind != Reply::Kind::kResult) return;
   f.request = original;
   f.request["params"]["arguments"] = s.value.value();
   f.shrink_steps = s.steps;
