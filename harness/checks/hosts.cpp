@@ -453,6 +453,24 @@ struct HostMeter::State {
   std::map<std::string, Tool> tools;
   std::map<std::string, LargestAnswer> largest;
 
+  /// The evidence of a tool's H-SIZE finding, and the limit a smaller case must still cross: of
+  /// the limits crossed with the worst severity, those past which a host does the most (what the
+  /// diagnosis names), the answer furthest past one; nullptr when no limit was crossed.
+  static const Over* worst(const Tool& t) {
+    Severity sev = Severity::kWarning;
+    for (const auto& c : t.crossed) sev = worse(sev, c.limit->severity());
+    int strongest = -1;
+    for (const auto& c : t.crossed)
+      if (c.limit->severity() == sev) strongest = std::max(strongest, static_cast<int>(c.limit->past));
+    const Over* w = nullptr;
+    for (const auto& c : t.crossed)
+      if (c.limit->severity() == sev && static_cast<int>(c.limit->past) == strongest &&
+          (!w || static_cast<double>(c.size) / static_cast<double>(c.limit->max) >
+                     static_cast<double>(w->size) / static_cast<double>(w->limit->max)))
+        w = &c;
+    return w;
+  }
+
   /// Keeps the answer that went furthest past (host, limit); its evidence is copied only then.
   static void keep(std::vector<Over>& list, const Host* host, const HostLimit* limit, std::int64_t ceiling,
                    std::int64_t size, const mcp::Reply& reply, const std::vector<json>* before, std::int64_t echoes) {
@@ -520,6 +538,43 @@ void HostMeter::observe(const std::string& tool, const json* listing, const mcp:
   t.over_declared += over_declared;
 }
 
+std::optional<std::int64_t> HostMeter::crosses(const std::string& tool, const mcp::Reply& reply,
+                                               const std::vector<json>* before) const {
+  auto it = s_->tools.find(tool);
+  if (it == s_->tools.end() || reply.kind != mcp::Reply::Kind::kResult) return std::nullopt;
+  const State::Over* worst = State::worst(it->second);
+  if (!worst) return std::nullopt;
+  const AnswerSize size = without_echoes(measure_answer(reply, s_->result_chars, s_->result_bytes), reply, before);
+  const auto hi = static_cast<std::size_t>(worst->host - s_->hosts.data());
+  if (!in_force(*worst->limit, size.is_error, it->second.ceilings[hi])) return std::nullopt;
+  const std::int64_t n = size_in(*worst->host, worst->limit->unit, worst->limit->of, size);
+  if (n <= worst->limit->max) return std::nullopt;
+  return n;
+}
+
+void HostMeter::retell(Finding& f, const json& generated_sequence, const SizeCase& c) const {
+  auto it = s_->tools.find(f.tool);
+  const State::Over* worst = it == s_->tools.end() ? nullptr : State::worst(it->second);
+  if (!worst || !c.answer) return;
+  const std::string generated = after_calls(generated_sequence);
+  if (!generated.empty() && f.diagnosis.size() >= generated.size() &&
+      f.diagnosis.compare(f.diagnosis.size() - generated.size(), generated.size(), generated) == 0)
+    f.diagnosis.resize(f.diagnosis.size() - generated.size());
+  f.response_excerpt = text_excerpt(*c.answer);
+  const HostLimit& l = *worst->limit;
+  f.diagnosis += ". Its case is the smallest call found whose answer still crosses " + worst->host->title + "'s " +
+                 thousands(l.max) + " " + unit_words(l.unit, l.of) + " (" + thousands(c.size) + "), made on a fresh server ";
+  if (c.before == 0) {
+    f.diagnosis += "with no call before it";
+    return;
+  }
+  std::string writes = c.writes == 0 ? "no write" : c.writes == c.before ? (c.before == 1 ? "a write" : "all writes")
+                                                                          : std::to_string(c.writes) + " writes";
+  f.diagnosis += "after " + thousands(static_cast<std::int64_t>(c.before)) + " earlier " +
+                 (c.before == 1 ? "call" : "calls") + " (" + writes +
+                 ": a write is a call to a tool not annotated read-only), which its case replays first";
+}
+
 std::map<std::string, Outcomes> HostMeter::finish() {
   std::map<std::string, Outcomes> out;
   if (s_->hosts.empty()) return out;
@@ -542,19 +597,11 @@ std::map<std::string, Outcomes> HostMeter::finish() {
                                         size_in(h, h.declared->unit, Of::kText, t.largest_size), *ceiling});
     }
     o.pass("H-SIZE");
-    if (!t.crossed.empty()) {
+    if (const State::Over* worst = State::worst(t)) {
       Finding f;
       f.invariant = "H-SIZE";
       f.tool = name;
-      f.severity = Severity::kWarning;
-      for (const auto& c : t.crossed) f.severity = worse(f.severity, c.limit->severity());
-      // The evidence: the answer furthest past a limit of the worst severity.
-      const State::Over* worst = nullptr;
-      for (const auto& c : t.crossed)
-        if (c.limit->severity() == f.severity &&
-            (!worst || static_cast<double>(c.size) / static_cast<double>(c.limit->max) >
-                           static_cast<double>(worst->size) / static_cast<double>(worst->limit->max)))
-          worst = &c;
+      f.severity = worst->limit->severity();
       // Per host, what it does to the largest of them: the strongest consequence crossed (an
       // answer written to a file was also warned about; saying so adds nothing), each limit
       // behind it once: "Claude Code writes it to a file ... past 25,000 tokens (...) and past

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -84,6 +85,15 @@ Outcomes check_listing(const std::vector<profile::Host>& hosts, const nlohmann::
 /// H-DESC on the server's `instructions` (its initialize result), a finding for the server (tool "").
 Outcomes check_instructions(const std::vector<profile::Host>& hosts, const nlohmann::json& init_result);
 
+/// An H-SIZE case made minimal on fresh server instances (the engine's work, after finish()):
+/// what its finding now carries and says.
+struct SizeCase {
+  const mcp::Reply* answer = nullptr;  ///< The smallest call's answer, which still crosses the limit.
+  std::int64_t size = 0;               ///< Its size in that limit's unit (HostMeter::crosses).
+  std::size_t before = 0;              ///< Earlier calls it needs (replayed first).
+  std::size_t writes = 0;              ///< Of them, calls to tools not annotated read-only.
+};
+
 /// Follows one server's answers: the largest per tool, and every host limit crossed (H-SIZE) or
 /// declared ceiling not honoured (H-DECLARED), reported once per tool at finish().
 class HostMeter {
@@ -103,6 +113,17 @@ class HostMeter {
   std::map<std::string, Outcomes> finish();
   /// Per tool: its largest answer.
   const std::map<std::string, LargestAnswer>& largest() const;
+
+  /// For making `tool`'s H-SIZE case minimal (after finish()): the size of `reply` (a call of
+  /// `tool` made after `before` on the same instance) in the unit of the limit the finding's
+  /// evidence crossed, when it still crosses that limit of that host, measured as observe()
+  /// measures (quotes of long generated strings discounted); nullopt when it does not.
+  std::optional<std::int64_t> crosses(const std::string& tool, const mcp::Reply& reply,
+                                      const std::vector<nlohmann::json>* before) const;
+  /// `f` (`tool`'s H-SIZE finding from finish(), its request and sequence already set to the
+  /// minimal case's) made to say what its case is: its answer's excerpt, and the smallest call
+  /// found and the earlier calls it needs in place of "may have made it this large".
+  void retell(Finding& f, const nlohmann::json& generated_sequence, const SizeCase& c) const;
   const std::vector<profile::Host>& hosts() const;
 
  private:

@@ -360,6 +360,7 @@ const std::map<std::string, LargestAnswer>& Judge::largest() const {
   static const std::map<std::string, LargestAnswer> kNone;
   return s_->meter ? s_->meter->largest() : kNone;
 }
+const HostMeter* Judge::host_meter() const { return s_->meter.get(); }
 Judge::~Judge() = default;
 
 Outcomes Judge::transport(const Reply& reply) {

@@ -155,6 +155,9 @@ class Judge {
   Outcomes listing(const std::string& name);
   /// Per tool: its largest answer and the hosts' headroom on it (complete after finish()).
   const std::map<std::string, LargestAnswer>& largest() const;
+  /// What the host limits were measured with (H-SIZE's cases are made minimal by it after
+  /// finish()); nullptr when no host is selected.
+  const HostMeter* host_meter() const;
 
   /// A tools/call to `tool` that got no answer (timeout, closed pipe): coverage only.
   void unanswered(const std::string& tool);

@@ -90,6 +90,7 @@ RunReport Runner::run() {
   // An interrupted run stops its servers at once; their shutdown is not judged.
   finish_workers(rep_.interrupted == 0 ? End::kFinal : End::kAbandoned);
   finish_session(w, rep_.interrupted == 0 ? End::kFinal : End::kAbandoned);
+  settle_judge(w);  // before leftovers: H-SIZE's minimal case starts fresh instances
   leftovers(w);
   // A transcript asked for and not written is a failed run (exit 2), whatever was found.
   if (recorder_ && !recorder_->error().empty() && !rep_.error) {
@@ -97,7 +98,6 @@ RunReport Runner::run() {
     rep_.exit_code = code(ExitCode::kUsage);
     rep_.verdict = Verdict::kError;
   }
-  settle_judge(w);
   group_server_level(rep_);  // no finding is merged after this: the sink's index would be stale
   sink_.publish();
   publish_reach(w);
@@ -177,7 +177,20 @@ std::string Runner::replay_of(const json& request, const std::map<std::string, s
 // known yet, findings no sweep settled), and the profile each tool was judged by.
 void Runner::settle_judge(Worker& w) {
   if (!judge_) return;
-  for (auto& [tool, o] : judge_->finish()) take(w, tool, std::move(o));
+  // H-SIZE is known only now, with every answer measured: its case is made minimal on fresh
+  // instances of a stdio server (an HTTP server's state cannot be started afresh).
+  const bool minimal = o_.shrink && !o_.replay && !http() && !dead_;
+  for (auto& [tool, o] : judge_->finish()) {
+    for (Finding& f : o) {
+      if (!minimal || rep_.interrupted != 0 || f.invariant != "H-SIZE") continue;
+      try {
+        minimal_size_case(w, f);
+      } catch (const core::Interrupted& stop) {  // the finding stays as the run saw it
+        rep_.interrupted = stop.signal;
+      }
+    }
+    take(w, tool, std::move(o));
+  }
   if (auto n = settle_rows(rep_, *judge_, forced_ != nullptr, !judging_.profiles.candidates.empty(), true))
     note(w, std::move(*n));
 }

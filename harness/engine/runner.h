@@ -165,6 +165,21 @@ struct Attempt {
   checks::Reach reach = checks::Reach::kNoAnswer;  ///< What the answer reached (the judge's reading).
 };
 
+/// A fresh instance of the (stdio) server a probe started (T-SHUTDOWN, H-SIZE's minimal case),
+/// initialized and sent the calls the probe asked for. Nothing it does is judged.
+struct Probe {
+  std::unique_ptr<transport::Transport> transport;
+  std::unique_ptr<mcp::Client> client;  ///< On `transport` (destroyed first).
+};
+
+/// What shrinking a call came to: the smallest failing value found, and the smaller values that
+/// still failed on the way to it.
+struct Shrunk {
+  rc::Shrinkable<json> value;
+  std::size_t steps = 0;
+  bool out_of_time = false;  ///< Stopped by --shrink-budget.
+};
+
 /// How a server instance ends. T-SHUTDOWN applies to an idle server: at the normal end of the
 /// run and when it is replaced (the limit sweep's restarts with another environment), not to one
 /// that crashed, hung in a call, or is stopped by a signal.
@@ -215,8 +230,16 @@ class Runner {
   Result<void> start(Worker& w, const std::string& forced, bool first);
   void finish_session(Worker& w, End end);
   bool restart(Worker& w);
+  /// A fresh instance under `env`, initialized and sent `calls` (each awaited at most
+  /// kProbeTimeout); nullopt when it could not be started or `deadline` came first.
+  std::optional<Probe> probe(Worker& w, const std::map<std::string, std::string>& env, const std::vector<json>& calls,
+                             Clock::time_point deadline);
   std::optional<bool> stays_up(Worker& w, const std::map<std::string, std::string>& env, const std::vector<json>& calls,
                                Clock::time_point deadline);
+  /// The fewest of `calls` after which `reproduces` still holds (fresh instances: at most
+  /// kProbeTries of them, before `deadline`); nullopt when `calls` themselves no longer do.
+  std::optional<std::vector<json>> fewest_calls(const std::vector<json>& calls, Clock::time_point deadline,
+                                                const std::function<bool(const std::vector<json>&)>& reproduces);
   std::optional<std::vector<json>> shutdown_calls(Worker& w, const std::map<std::string, std::string>& env,
                                                   const std::vector<json>& calls);
   /// `batch`: the requests in flight together when they were made (a T-ID carries it).
@@ -282,6 +305,14 @@ class Runner {
   /// and what that finds is shrunk now, while the server still runs (as the phases shrink
   /// theirs), then reported.
   void settle_and_shrink(Worker& w, const std::vector<ToolRun*>& runs, Clock::time_point t0);
+  /// The smallest of `current`'s shrinks that `fails` (true: still fails; nullopt: stop), among
+  /// those `admit` lets through; within --shrink-budget and --max-shrink-calls tries.
+  /// `smallest_first`: candidates by size (a hang's each try costs a timeout), else by size bands in turn.
+  Shrunk smallest(rc::Shrinkable<json> current, const std::function<bool(const json&)>& admit,
+                  const std::function<std::optional<bool>(const json&)>& fails, bool smallest_first);
+  /// H-SIZE `f`'s case made minimal on fresh instances (stdio): the smallest call of its tool
+  /// whose answer still crosses the same host limit, after the fewest earlier calls it needs.
+  void minimal_size_case(Worker& w, Finding& f);
 
   // --- sweep.cpp ------------------------------------------------------------------------------
   void sweep(Worker& w);
@@ -348,7 +379,8 @@ class Runner {
   static constexpr std::size_t kShrinkExamined = 8192;    ///< Shrinks looked at per step, kept or skipped.
   std::vector<std::string> shrinks_cut_;  ///< Shrinks stopped by --shrink-budget ("INV on tool").
   static constexpr std::size_t kMaxSessionCalls = 1000;
-  static constexpr std::size_t kShutdownTries = 12;  ///< Fresh instances started to make a T-SHUTDOWN case minimal.
+  /// Fresh instances started to find the fewest calls a T-SHUTDOWN or H-SIZE case needs.
+  static constexpr std::size_t kProbeTries = 12;
   static constexpr std::chrono::milliseconds kProbeTimeout{2000};  ///< A probe's wait for each answer.
 };
 

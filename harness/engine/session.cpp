@@ -171,72 +171,93 @@ void Runner::finish_session(Worker& w, End end) {
   s.transport.reset();
 }
 
-// Whether a fresh instance of the (stdio) server, initialized and sent `calls` (tools/call
-// requests, each awaited at most kProbeTimeout), is still running `--grace` after its stdin
-// closed; nullopt when it could not be started or `deadline` came first. Nothing it does is
-// judged: the probe only answers T-SHUTDOWN's question.
-std::optional<bool> Runner::stays_up(Worker& w, const std::map<std::string, std::string>& env,
-                                     const std::vector<json>& calls, Clock::time_point deadline) {
+// A fresh instance of the (stdio) server, initialized and sent `calls` (tools/call requests, each
+// awaited at most kProbeTimeout: a slow call's state is made when it starts); nullopt when it
+// could not be started or `deadline` came first. One place for every probe (T-SHUTDOWN, H-SIZE).
+std::optional<Probe> Runner::probe(Worker& w, const std::map<std::string, std::string>& env,
+                                   const std::vector<json>& calls, Clock::time_point deadline) {
   Unlocked waiting(w);
   auto t = transport::spawn_stdio(spawn_options(env));
   if (!t.ok()) return std::nullopt;
+  Probe p;
+  p.transport = std::move(t.value());
   mcp::ClientOptions co;
-  co.timeout = std::min(o_.timeout, kProbeTimeout);  // a slow call's state is made when it starts
+  co.timeout = std::min(o_.timeout, kProbeTimeout);
   co.client_version = CTXO_VERSION;
-  mcp::Client client(*t.value(), co);
-  if (!client.handshake(negotiated_).ok()) {
-    (void)t.value()->close(std::chrono::milliseconds(0));
+  p.client = std::make_unique<mcp::Client>(*p.transport, co);
+  if (!p.client->handshake(negotiated_).ok()) {
+    (void)p.transport->close(std::chrono::milliseconds(0));
     return std::nullopt;
   }
-  t.value()->handshake_done();
+  p.transport->handshake_done();
   for (const auto& call : calls) {
-    if (client.closed() || t.value()->exit_status()) break;
+    if (p.client->closed() || p.transport->exit_status()) break;
     if (Clock::now() > deadline) {
-      (void)t.value()->close(std::chrono::milliseconds(0));
+      (void)p.transport->close(std::chrono::milliseconds(0));
       return std::nullopt;
     }
-    (void)client.request("tools/call", call.value("params", json::object()), false);
+    (void)p.client->request("tools/call", call.value("params", json::object()), false);
   }
-  if (t.value()->exit_status()) {  // died on the way (a crash is another finding's business)
-    (void)t.value()->close(std::chrono::milliseconds(0));
-    return false;
-  }
-  return !t.value()->close(o_.grace).after_eof;
+  return p;
 }
 
-// T-SHUTDOWN's case made minimal: none of `calls` when a fresh instance with no call stays up
-// too; else the calls to tools not annotated read-only (what can change its state), when they
-// are enough alone; then, halving, the later or the earlier half while a fresh instance sent only
-// it stays up. nullopt when it did not reproduce (a race: the case keeps every call). Each try
-// starts the server and can wait out --grace: at most kShutdownTries, within --shrink-budget.
-std::optional<std::vector<json>> Runner::shutdown_calls(Worker& w, const std::map<std::string, std::string>& env,
-                                                        const std::vector<json>& calls) {
-  const auto deadline = Clock::now() + o_.shrink_budget;
+// Whether a fresh instance of the (stdio) server, sent `calls`, is still running `--grace` after
+// its stdin closed; nullopt when it could not be started or `deadline` came first. The probe
+// only answers T-SHUTDOWN's question.
+std::optional<bool> Runner::stays_up(Worker& w, const std::map<std::string, std::string>& env,
+                                     const std::vector<json>& calls, Clock::time_point deadline) {
+  std::optional<Probe> p = probe(w, env, calls, deadline);
+  if (!p) return std::nullopt;
+  Unlocked waiting(w);
+  if (p->transport->exit_status()) {  // died on the way (a crash is another finding's business)
+    (void)p->transport->close(std::chrono::milliseconds(0));
+    return false;
+  }
+  return !p->transport->close(o_.grace).after_eof;
+}
+
+// The fewest of `calls` a case needs: none when `reproduces` holds with no call; else the calls
+// to tools not annotated read-only (what can change the server's state), when they are enough
+// alone; then, halving, the later or the earlier half while it still holds. nullopt when it did
+// not hold with `calls` either (a race: the case keeps every call). Each try starts the server:
+// at most kProbeTries, before `deadline`.
+std::optional<std::vector<json>> Runner::fewest_calls(const std::vector<json>& calls, Clock::time_point deadline,
+                                                      const std::function<bool(const std::vector<json>&)>& reproduces) {
   std::size_t tries = 0;
-  auto within = [&] { return tries < kShutdownTries && Clock::now() < deadline; };
-  auto reproduces = [&](const std::vector<json>& seq) {
+  auto within = [&] { return tries < kProbeTries && Clock::now() < deadline; };
+  auto holds = [&](const std::vector<json>& seq) {
     ++tries;
-    rep_.shrink_calls += seq.size();
-    const auto up = stays_up(w, env, seq, deadline);
-    return up && *up;
+    return reproduces(seq);
   };
-  if (reproduces({})) return std::vector<json>{};
+  if (holds({})) return std::vector<json>{};
   std::vector<json> seq = calls;
   std::vector<json> writes;
   for (const auto& c : calls) {
     const ToolSummary* ts = summary_of(c.value("params", json::object()).value("name", std::string()));
     if (!ts || !ts->read_only) writes.push_back(c);
   }
-  if (!writes.empty() && writes.size() < seq.size() && within() && reproduces(writes)) seq = std::move(writes);
+  if (!writes.empty() && writes.size() < seq.size() && within() && holds(writes)) seq = std::move(writes);
   while (seq.size() > 1 && within()) {
     const auto half = static_cast<std::ptrdiff_t>(seq.size() / 2);
     std::vector<json> later(seq.begin() + half, seq.end()), earlier(seq.begin(), seq.begin() + half);
-    if (reproduces(later)) seq = std::move(later);
-    else if (within() && reproduces(earlier)) seq = std::move(earlier);
+    if (holds(later)) seq = std::move(later);
+    else if (within() && holds(earlier)) seq = std::move(earlier);
     else break;
   }
-  if (seq.size() == calls.size() && within() && !reproduces(seq)) return std::nullopt;
+  if (seq.size() == calls.size() && within() && !holds(seq)) return std::nullopt;
   return seq;
+}
+
+// T-SHUTDOWN's case made minimal: the fewest of `calls` after which a fresh instance stays up
+// too (each try can wait out --grace), within --shrink-budget.
+std::optional<std::vector<json>> Runner::shutdown_calls(Worker& w, const std::map<std::string, std::string>& env,
+                                                        const std::vector<json>& calls) {
+  const auto deadline = Clock::now() + o_.shrink_budget;
+  return fewest_calls(calls, deadline, [&](const std::vector<json>& seq) {
+    rep_.shrink_calls += seq.size();
+    const auto up = stays_up(w, env, seq, deadline);
+    return up && *up;
+  });
 }
 
 // What the servers left running. Their process groups were killed when each session ended, so a

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
-// Shrinking a failing generated call to a smaller one that still breaks the same invariant.
+// Shrinking a failing generated call to a smaller one that still breaks the same invariant, and
+// H-SIZE's case made minimal on fresh server instances.
 #include <algorithm>
 #include <bit>
 #include <map>
@@ -11,38 +12,31 @@
 
 namespace ctxo::engine::detail {
 
-// Shrinks the call behind `found` with RapidCheck shrink trees: each candidate is called on
-// the server (restarted after a crash or hang) and kept when it breaks the same invariant, until
-// no candidate does, or the shrink's call or time limit is reached. A call generated valid only
-// shrinks to valid calls. Returns the finding of the smallest failing call, with the original
-// request attached.
-Finding Runner::shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrinkable<json> current, Finding found,
-                       const std::string& broken, Clock::time_point t0) {
-  const json original = found.request;
-  const std::string phase = found.phase, label = found.case_label;
-  const bool keep_valid = tr.validators->context(tr.tool, current.value(), rep_.era).schema_valid;
-  // A confirmed hang is shrunk without confirming each reproduction again (client call_tool).
+// The smallest failing value under `current` by RapidCheck shrink trees: each step tries the
+// candidates (see below for the order) and moves to the first that `fails`, until none does,
+// `fails` says stop (nullopt), or the call or time limit is reached. A signal stops it too: the
+// smallest reproduction so far is the result (the run notices the signal again at its next wait).
+Shrunk Runner::smallest(rc::Shrinkable<json> current, const std::function<bool(const json&)>& admit,
+                        const std::function<std::optional<bool>(const json&)>& fails, bool smallest_first) {
+  Shrunk out{current, 0, false};
   const auto started = Clock::now();
-  std::size_t tries = 0, steps = 0;
-  bool out_of_time = false;
-  w.shrinking = true;
-  bool done = false;
+  std::size_t tries = 0;
+  bool done = false, stop = false;
   try {
-    while (!done && w.s.alive) {
+    while (!done && !stop) {
       done = true;
       // The candidates: the generator's own shrinks, plus the structural ones of gen::shrink_json
-      // (a property dropped, a chunk of a string or array removed), which a fixed-length
-      // generated string has none of. Smallest first: a reproduction can cost a whole timeout (a
-      // hang), so big steps are tried before small ones (one character simplified).
+      // (a property dropped, a half ... a 64th of a long string or a chunk of a short one removed),
+      // which a fixed-length generated string has none of.
       std::vector<std::pair<std::size_t, rc::Shrinkable<json>>> candidates;
       std::set<std::size_t> seen;  // hashes of the texts: memory stays small whatever the value's size
-      for (auto seq : {current.shrinks(), gen::shrinkable_json(current.value()).shrinks()}) {
+      for (auto seq : {out.value.shrinks(), gen::shrinkable_json(out.value.value()).shrinks()}) {
         // Bounded in what is looked at, not only in what is kept: a fixed-length string's shrinks
         // are nearly all invalid (removeChunks of 5,000 characters offers millions).
         std::size_t examined = 0;
         for (std::size_t taken = 0; taken < kShrinkCandidates && examined < kShrinkExamined; ++examined) {
           if (Clock::now() - started > o_.shrink_budget) {
-            out_of_time = true;
+            out.out_of_time = true;
             break;
           }
           auto next = seq.next();
@@ -52,56 +46,177 @@ Finding Runner::shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrink
           const std::string text = args.dump();
           const std::size_t size = text.size();
           if (!seen.insert(std::hash<std::string>{}(text)).second) continue;
-          if (keep_valid && !tr.validators->context(tr.tool, args, rep_.era).schema_valid) continue;
+          if (!admit(args)) continue;
           candidates.emplace_back(size, std::move(*next));
           ++taken;
         }
       }
-      // A hang: smallest first (each reproduction costs a whole timeout, big steps first). Else
-      // smallest first within each band of sizes (a power of two apart), the bands in turn: a
-      // failure that needs one part of a long string is not left behind hundreds of tiny
-      // candidates that lost it: dropping a property or half the string comes within a few tries.
+      // `smallest_first` (a hang: each reproduction costs a whole timeout, so big steps first):
+      // by size. Else smallest first within each band of sizes (a power of two apart), the bands
+      // in turn: a failure that needs one part of a long string is not left behind hundreds of
+      // tiny candidates that lost it: dropping a property or half the string comes within a few
+      // tries.
       std::stable_sort(candidates.begin(), candidates.end(),
                        [](const auto& a, const auto& b) { return a.first < b.first; });
       std::map<int, std::vector<std::size_t>> bands;
       for (std::size_t i = 0; i < candidates.size(); ++i)
-        bands[found.invariant == "T-HANG" ? 0 : static_cast<int>(std::bit_width(candidates[i].first))].push_back(i);
+        bands[smallest_first ? 0 : static_cast<int>(std::bit_width(candidates[i].first))].push_back(i);
       std::vector<std::size_t> order;
       for (std::size_t round = 0; order.size() < candidates.size(); ++round)
         for (const auto& [band, members] : bands)
           if (round < members.size()) order.push_back(members[round]);
       for (std::size_t i : order) {
-        auto& [size, candidate] = candidates[i];
-        if (Clock::now() - started > o_.shrink_budget) out_of_time = true;
-        if (tries >= o_.max_shrink_calls || out_of_time || over_budget(t0)) break;
-        const json args = candidate.value();
+        auto& candidate = candidates[i].second;
+        if (Clock::now() - started > o_.shrink_budget) out.out_of_time = true;
+        if (tries >= o_.max_shrink_calls || out.out_of_time) break;
         ++tries;
+        const std::optional<bool> failed = fails(candidate.value());
+        if (!failed) {
+          stop = true;
+          break;
+        }
+        if (*failed) {
+          out.value = candidate;
+          ++out.steps;
+          done = false;
+          break;
+        }
+      }
+    }
+  } catch (const core::Interrupted&) {
+  }
+  return out;
+}
+
+// Shrinks the call behind `found`: each candidate is called on the server (restarted after a
+// crash or hang) and kept when it breaks the same invariant. A call generated valid only shrinks
+// to valid calls. Returns the finding of the smallest failing call, with the original request
+// attached.
+Finding Runner::shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrinkable<json> current, Finding found,
+                       const std::string& broken, Clock::time_point t0) {
+  const json original = found.request;
+  const std::string phase = found.phase, label = found.case_label;
+  const bool keep_valid = tr.validators->context(tr.tool, current.value(), rep_.era).schema_valid;
+  // A confirmed hang is shrunk without confirming each reproduction again (client call_tool).
+  w.shrinking = true;
+  const Shrunk s = smallest(
+      std::move(current),
+      [&](const json& args) { return !keep_valid || tr.validators->context(tr.tool, args, rep_.era).schema_valid; },
+      [&](const json& args) -> std::optional<bool> {
+        if (!w.s.alive || over_budget(t0)) return std::nullopt;
         rep_.shrink_calls++;
         Attempt a = attempt(w, ts, tr, args, broken, false);
         if (a.called.lost) w.s.alive = false;
         auto hit = std::find_if(a.findings.begin(), a.findings.end(),
                                 [&](const Finding& f) { return f.invariant == found.invariant; });
-        if (hit != a.findings.end()) {
-          found = std::move(*hit);
-          current = candidate;
-          ++steps;
-          done = false;
-          break;
-        }
-        if (!w.s.alive) break;
-      }
-    }
-  } catch (const core::Interrupted&) {
-    // Stopped by a signal: the smallest reproduction so far is the finding. The run notices the
-    // signal again at its next wait (see run()).
-  }
+        if (hit == a.findings.end()) return w.s.alive ? std::optional<bool>(false) : std::nullopt;
+        found = std::move(*hit);
+        return true;
+      },
+      found.invariant == "T-HANG");
   w.shrinking = false;
-  if (out_of_time) shrinks_cut_.push_back(found.invariant + " on " + ts.name);
+  if (s.out_of_time) shrinks_cut_.push_back(found.invariant + " on " + ts.name);
   found.phase = phase;
   found.case_label = label;
-  found.shrink_steps = steps;
-  if (steps > 0) found.original_request = original;
+  found.shrink_steps = s.steps;
+  if (s.steps > 0) found.original_request = original;
   return found;
+}
+
+// H-SIZE made minimal, as other findings are shrunk, on fresh instances (the run's servers are
+// stopped when the host limits are settled): first the fewest of the calls made before it on its
+// instance that a fresh one needs for the answer to still cross the limit its evidence crossed
+// (none, the writes alone, then halves: fewest_calls); then the smallest call of the same tool
+// whose answer, after those, still crosses it. Measured as the run measured it (quotes of long
+// generated strings discounted: HostMeter::crosses). Everything within --shrink-budget; when a
+// fresh instance does not reproduce it, the finding stays as the run saw it.
+void Runner::minimal_size_case(Worker& w, Finding& f) {
+  const checks::HostMeter* meter = judge_ ? judge_->host_meter() : nullptr;
+  if (!meter || !f.request.is_object()) return;
+  const auto deadline = Clock::now() + o_.shrink_budget;
+  const std::map<std::string, std::string> env = f.env.empty() ? o_.env : f.env;
+  const json generated = f.sequence;
+  std::vector<json> before;
+  if (generated.is_array()) before.assign(generated.begin(), generated.end());
+  const json original = f.request;
+  json args = original.value("params", json::object()).value("arguments", json::object());
+  Reply answer;  // the last answer that still crossed
+  std::int64_t size = 0;
+  // One try: the call with `a` on `p` (a probe sent `seq`), measured; the probe is left running.
+  auto crosses_on = [&](Probe& p, const std::vector<json>& seq, const json& a) {
+    rep_.shrink_calls++;
+    Reply r = [&] {
+      Unlocked waiting(w);
+      return p.client->request("tools/call", json{{"name", f.tool}, {"arguments", a}}, true);
+    }();
+    std::optional<std::int64_t> n = meter->crosses(f.tool, r, &seq);
+    if (n) answer = std::move(r), size = *n;
+    return n.has_value();
+  };
+  // One try on a fresh instance sent `seq` first.
+  auto crosses_after = [&](const std::vector<json>& seq, const json& a) {
+    if (core::interrupt_signal() != 0) return false;
+    rep_.shrink_calls += seq.size();
+    std::optional<Probe> p = probe(w, env, seq, deadline);
+    if (!p || p->client->closed() || p->transport->exit_status()) return false;
+    const bool crossed = crosses_on(*p, seq, a);
+    Unlocked waiting(w);
+    (void)p->transport->close(std::chrono::milliseconds(0));
+    return crossed;
+  };
+  std::optional<std::vector<json>> needed = before.empty() ? std::optional<std::vector<json>>(std::vector<json>{})
+                                                           : fewest_calls(before, deadline, [&](const std::vector<json>& seq) {
+                                                               return crosses_after(seq, args);
+                                                             });
+  if (!needed) return;  // not reproduced on a fresh instance: the case stays as the run saw it
+  // The smallest call: on one fresh instance for them all when nothing before it is needed and
+  // its tool only reads (its calls change nothing); else a fresh instance, sent `needed`, each.
+  const ToolSummary* ts = summary_of(f.tool);
+  const bool reuse = needed->empty() && ts && ts->read_only;
+  std::optional<Probe> shared;
+  const json* listing = nullptr;
+  for (const auto& t : all_tools_)
+    if (t.is_object() && t.value("name", std::string()) == f.tool) listing = &t;
+  const checks::ToolValidators& validators = judge_->validators(f.tool);
+  const bool keep_valid = validators.context(listing, args, rep_.era).schema_valid;
+  const Shrunk s = smallest(
+      gen::shrinkable_json(args),
+      [&](const json& a) { return !keep_valid || validators.context(listing, a, rep_.era).schema_valid; },
+      [&](const json& a) -> std::optional<bool> {
+        if (core::interrupt_signal() != 0 || Clock::now() > deadline) return std::nullopt;
+        if (!reuse) return crosses_after(*needed, a);
+        if (shared && (shared->client->closed() || shared->transport->exit_status())) shared.reset();
+        if (!shared) shared = probe(w, env, {}, deadline);
+        if (!shared) return std::nullopt;
+        return crosses_on(*shared, {}, a);
+      },
+      false);
+  if (shared) {
+    Unlocked waiting(w);
+    (void)shared->transport->close(std::chrono::milliseconds(0));
+  }
+  const bool cut = s.out_of_time || Clock::now() > deadline;
+  // Nothing crossed on a fresh instance (a large answer it gave alone, but not again): as seen.
+  if (answer.kind != Reply::Kind::kResult) {
+    if (cut)
+      note(w, "the H-SIZE case of tool " + f.tool + " was not reproduced on a fresh server within --shrink-budget: "
+              "it is the call and the calls before it as the run made them");
+    return;
+  }
+  if (cut)
+    note(w, "the H-SIZE case of tool " + f.tool + " was made minimal until --shrink-budget: its call and the calls "
+            "before it are the smallest reproduction found in time");
+  f.request = original;
+  f.request["params"]["arguments"] = s.value.value();
+  f.shrink_steps = s.steps;
+  if (s.steps > 0) f.original_request = original;
+  std::size_t writes = 0;
+  for (const auto& c : *needed) {
+    const ToolSummary* row = summary_of(c.value("params", json::object()).value("name", std::string()));
+    if (!row || !row->read_only) ++writes;
+  }
+  f.sequence = needed->empty() ? json() : json(*needed);
+  meter->retell(f, generated, checks::SizeCase{&answer, size, needed->size(), writes});
 }
 
 bool Runner::first_shrink_of_cause(const Finding& f, const std::string& tool) {
@@ -120,7 +235,8 @@ bool Runner::first_shrink_of_cause(const Finding& f, const std::string& tool) {
 // profile applies (Judge::settle): their findings (an exception in an answer, a leak) came after
 // every phase, too late for the phases' shrinks. Settled here, before the sessions end, they are
 // shrunk the same way: a valid call, once per tool and invariant and once per cause.
-// P-ISERROR and H-SIZE are decided over the whole run (held until finish) and stay as found.
+// P-ISERROR is decided over the whole run (held until finish) and stays as found; H-SIZE's case
+// is made minimal at settle_judge (minimal_size_case).
 void Runner::settle_and_shrink(Worker& w, const std::vector<ToolRun*>& runs, Clock::time_point t0) {
   if (!judge_) return;
   std::vector<Finding> found;

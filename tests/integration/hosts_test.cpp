@@ -169,7 +169,8 @@ TEST(HostsReport, HostFlagSelectsTheLimits) {
 
 // Host limits on a budget parameter: the default answer (limit 20) fits, the one at the schema's
 // maximum (1,000 items, 100,000 characters) is diverted by Claude Code; the finding's evidence is
-// that call.
+// that call, shrunk to the smallest limit whose answer is still written to a file: past 50,000
+// characters (501 items; past 10,000 tokens from 401 on, Claude Code only warns).
 TEST(HostsReport, TheAnswerAtABudgetParametersMaximumMustFitToo) {
   REQUIRE_NPM(sdk_dir());
   HarnessRun r = run_hosts("limit-max");
@@ -178,7 +179,9 @@ TEST(HostsReport, TheAnswerAtABudgetParametersMaximumMustFitToo) {
   EXPECT_EQ(show(host_findings(r)), show(want)) << r.report["findings"].dump(2);
   for (const auto& f : r.report["findings"]) {
     if (f["invariant"] == "H-SIZE") {
-      EXPECT_EQ(f["request"]["params"]["arguments"]["limit"], 1000) << f.dump(2);
+      // Generated at the maximum, shrunk to the smallest limit still past 50,000 characters.
+      EXPECT_EQ(f["original_request"]["params"]["arguments"]["limit"], 1000) << f.dump(2);
+      EXPECT_EQ(f["request"]["params"]["arguments"]["limit"], 501) << f.dump(2);
     }
   }
   EXPECT_EQ(r.report["tools"][0]["largest_answer"]["chars"], 100000);
@@ -344,6 +347,93 @@ TEST(HostsReport, AnImagePastFiveMegabytesOfBase64) {
     EXPECT_EQ(d.find("Keep a default answer small"), std::string::npos) << d;  // its text is 100 characters
   }
   HarnessRun r = run_image("image-at-limit");
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(show(host_findings(r)), "-") << r.report["findings"].dump(2);
+}
+
+std::string sizes_fixture() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/sizes/sizes.mjs"; }
+
+/// tests/npm/fixtures/sizes/sizes.mjs under SIZES_CASE=`sizes_case`, its cases written to `dir`.
+HarnessRun run_sizes(const std::string& sizes_case, const std::string& dir) {
+  std::filesystem::remove_all(dir);
+  return run_harness({"--seed", "1", "--calls", "8", "--cases", dir, "--env", "SIZES_CASE=" + sizes_case, "--", "node",
+                      sizes_fixture()});
+}
+
+/// The H-SIZE finding of `tool` (null when there is none).
+nlohmann::json size_finding(const HarnessRun& r, const std::string& tool) {
+  for (const auto& f : findings_of(r, "H-SIZE"))
+    if (f.value("tool", std::string()) == tool) return f;
+  return nullptr;
+}
+
+/// The case file a finding names, read (null when it has none).
+nlohmann::json case_of(const nlohmann::json& f) {
+  const std::string file = f.value("case_file", std::string());
+  if (file.empty()) return nullptr;
+  return nlohmann::json::parse(slurp(file), nullptr, false);
+}
+
+// H-SIZE is shrunk like other findings: get_rows answers `count` rows of 100 characters, which
+// Claude Code writes to a file past 50,000 characters, from 501 rows on. The finding carries the
+// smallest call whose answer still crosses that limit (501), the generated one as
+// original_request, and needs no earlier call (none replayed, although add_note wrote before it
+// on the run's server). list_notes is that large only after 2 notes were added: its case replays
+// only add_note calls (not the get_rows calls made between them and it), at least 2 and fewer than
+// the run made, says how many it needs, and replays to the same warning.
+TEST(HostsSize, TheCaseIsTheSmallestCallAndTheWritesItNeeds) {
+  REQUIRE_NPM(sdk_dir());
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/sizes-grow-cases";
+  HarnessRun r = run_sizes("grow", dir);
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
+  EXPECT_EQ(show(host_findings(r)), "H-SIZE (warning)") << r.report["findings"].dump(2);
+
+  const nlohmann::json rows = size_finding(r, "get_rows");
+  ASSERT_TRUE(rows.is_object()) << r.report["findings"].dump(2);
+  ASSERT_TRUE(rows.contains("original_request")) << rows.dump(2);
+  const int generated = rows["original_request"]["params"]["arguments"].value("count", 0);
+  const int shrunk = rows["request"]["params"]["arguments"].value("count", 0);
+  EXPECT_GT(generated, 501) << rows.dump(2);
+  EXPECT_EQ(shrunk, 501) << rows.dump(2);  // 50,100 characters; 500 rows are 50,000
+  EXPECT_GT(rows.value("shrink_steps", 0), 0) << rows.dump(2);
+  const std::string rd = rows.value("diagnosis", std::string());
+  EXPECT_NE(rd.find("still crosses Claude Code's 50,000 characters (50,100), made on a fresh server with no call before it"),
+            std::string::npos)
+      << rd;
+  EXPECT_EQ(rd.find("may have made it this large"), std::string::npos) << rd;
+  const nlohmann::json rows_case = case_of(rows);
+  ASSERT_TRUE(rows_case.is_object()) << rows.dump(2);
+  EXPECT_FALSE(rows_case.contains("sequence")) << rows_case.dump(2);
+
+  const nlohmann::json notes = size_finding(r, "list_notes");
+  ASSERT_TRUE(notes.is_object()) << r.report["findings"].dump(2);
+  const nlohmann::json notes_case = case_of(notes);
+  ASSERT_TRUE(notes_case.is_object()) << notes.dump(2);
+  ASSERT_TRUE(notes_case.contains("sequence") && notes_case["sequence"].is_array()) << notes_case.dump(2);
+  const std::size_t replayed = notes_case["sequence"].size();
+  EXPECT_GE(replayed, 2u) << notes_case.dump(2);  // one note is under every limit
+  std::size_t writes_made = 0;
+  for (const auto& t : r.report["tools"])
+    if (t["name"] == "add_note") writes_made = t["calls"].get<std::size_t>();
+  EXPECT_LT(replayed, writes_made) << notes_case.dump(2);
+  for (const auto& call : notes_case["sequence"])
+    EXPECT_EQ(call["params"].value("name", std::string()), "add_note") << notes_case["sequence"].dump(2);
+  const std::string nd = notes.value("diagnosis", std::string());
+  EXPECT_NE(nd.find("made on a fresh server after " + std::to_string(replayed) + " earlier calls (all writes"),
+            std::string::npos)
+      << nd;
+  EXPECT_EQ(nd.find("may have made it this large"), std::string::npos) << nd;
+
+  HarnessRun again = run_harness({"replay", notes.value("case_file", std::string())}, false);
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("still warns: H-SIZE on list_notes"), std::string::npos) << again.out << again.err;
+}
+
+// The conformant twin: the same tools, calls and writes, with small answers: no H-* finding.
+TEST(HostsSize, SmallAnswersGiveNoFinding) {
+  REQUIRE_NPM(sdk_dir());
+  HarnessRun r = run_sizes("small", std::string(CTXO_BINARY_DIR) + "/test-tmp/sizes-small-cases");
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_EQ(show(host_findings(r)), "-") << r.report["findings"].dump(2);
 }

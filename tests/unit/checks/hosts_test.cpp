@@ -391,6 +391,53 @@ TEST(HostSize, AnAnswerAfterWritesCarriesThem) {
   EXPECT_EQ(q["t"][0].diagnosis.find("same server"), std::string::npos);
 }
 
+// What a smaller case must still show: the one host limit the finding's evidence crossed, of
+// those past which the host does the most (Claude Code writes the answer to a file past 25,000
+// tokens or 50,000 characters; past 10,000 tokens it only warns), the furthest past (50,000
+// characters here), measured as the run measured it (a quote of a long generated string
+// discounted); and the case then told as it is.
+TEST(HostSize, ASmallerCaseMustCrossTheSameLimit) {
+  const auto hs = hosts("claude-code");
+  const json t = tool("t");
+  HostMeter m(hs);
+  Reply big = answer(std::string(120000, 'a'));  // 30,000 tokens: past 10,000, 25,000 and 50,000 chars
+  const json write = {{"method", "tools/call"}, {"params", {{"name", "add"}, {"arguments", {{"x", 1}}}}}};
+  const std::vector<json> before = {write, write, write};
+  m.observe("t", &t, big, &before);
+  auto out = m.finish();
+  ASSERT_EQ(out["t"].size(), 1u);
+  Finding f = out["t"][0];
+  const json generated = f.sequence;
+  EXPECT_NE(f.diagnosis.find("may have made it this large"), std::string::npos) << f.diagnosis;
+  EXPECT_EQ(m.crosses("t", answer(std::string(50001, 'a')), nullptr), 50001);  // characters, the limit's unit
+  EXPECT_FALSE(m.crosses("t", answer(std::string(50000, 'a')), nullptr));      // at the limit
+  EXPECT_FALSE(m.crosses("t", answer(std::string(45000, 'a')), nullptr));      // past 10,000 tokens only: warned
+  EXPECT_FALSE(m.crosses("t", answer(std::string(50001, 'a'), true), nullptr)); // error text: another limit
+  EXPECT_FALSE(m.crosses("other", answer(std::string(120000, 'a')), nullptr));  // no finding on that tool
+  // 49,000 characters of its own and a 3,000-character string of ours quoted: 49,032 measured.
+  const std::string ours(3000, 'q');
+  Reply echo = answer(std::string(49000, 'a') + ours);
+  echo.request["params"]["arguments"] = {{"text", ours}};
+  EXPECT_FALSE(m.crosses("t", echo, nullptr));
+  // Told: the smallest call and the one write it needs, in place of the run's three.
+  const Reply smallest = answer("row 1 " + std::string(49996, 'b'));
+  f.sequence = json::array({write});
+  m.retell(f, generated, SizeCase{&smallest, 50002, 1, 1});
+  EXPECT_EQ(f.diagnosis.find("may have made it this large"), std::string::npos) << f.diagnosis;
+  EXPECT_NE(f.diagnosis.find("(largest answer 120,000, 70,000 over"), std::string::npos) << f.diagnosis;
+  EXPECT_NE(f.diagnosis.find(". Its case is the smallest call found whose answer still crosses Claude Code's 50,000 "
+                             "characters (50,002), made on a fresh server after 1 earlier call (a write: "),
+            std::string::npos)
+      << f.diagnosis;
+  EXPECT_EQ(f.response_excerpt.rfind("row 1 ", 0), 0u) << f.response_excerpt;
+  // None needed.
+  Finding alone = out["t"][0];
+  alone.sequence = nullptr;
+  m.retell(alone, generated, SizeCase{&smallest, 50002, 0, 0});
+  EXPECT_NE(alone.diagnosis.find("made on a fresh server with no call before it"), std::string::npos) << alone.diagnosis;
+  EXPECT_EQ(alone.diagnosis.find("same server"), std::string::npos) << alone.diagnosis;
+}
+
 // An answer large only because it quotes the run's own long generated strings (its own argument,
 // or one a write before it stored) is measured with each quote as a 32-character value: no H-SIZE.
 // Quotes are found as sent and JSON-escaped; a large answer of its own is still reported, and says
