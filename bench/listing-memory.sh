@@ -30,9 +30,9 @@ subprocess.run([ctxo, "--seed", "1", "--calls", "2", "--no-cases", "-q", "--time
                 "--json", tmp + "/r.json", "--", "python3"] + argv,
                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 secs = time.monotonic() - t0
-# ru_maxrss of the largest child waited for: the harness (python's own children are smaller).
+# ru_maxrss of the largest child waited for: the harness (the server and the sizing run are smaller).
 rss = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024
-# The baseline: a python process holding the listing parsed (measured after it: RUSAGE_CHILDREN keeps the largest).
+# The baseline: python holding the listing parsed (after the harness: RUSAGE_CHILDREN keeps the max).
 dom = subprocess.run(["python3", "-c", "import json,resource,sys; d=json.loads(sys.stdin.read()); "
                       "print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss)"],
                      input=p.stdout, capture_output=True, text=True)
