@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "core/display.h"
 #include "engine/report.h"
 
 namespace ctxo::reports {
@@ -15,10 +16,8 @@ namespace ctxo::reports {
 /// text goes through display_text() and html_escape(); no data is embedded in the script.
 std::string to_html(const engine::RunReport& report, const std::string& version);
 
-/// `s` made safe to show a person: well-formed UTF-8 kept; invalid bytes, C0/C1 controls, DEL,
-/// U+2028/9 and bidirectional overrides become visible escapes (`\x1B`, `\u202E`). With
-/// `multiline`, '\n' and '\t' are kept (and "\r\n" becomes '\n'); without, '\n' is escaped too.
-std::string display_text(std::string_view s, bool multiline);
+/// `s` made safe to show a person (core/display.h).
+using ctxo::display_text;
 
 /// Escapes & < > " ' for HTML text and attribute values (input should be display_text()).
 std::string html_escape(std::string_view s);

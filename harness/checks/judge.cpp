@@ -173,9 +173,10 @@ struct Judge::State {
     if (it != validators.end()) return *it->second;
     // A listed tool without an object inputSchema (a P-LIST finding) takes objects; a tool that is
     // not listed has no schema to judge by.
+    static const json kUnknown, kAnyObject = json{{"type", "object"}};
     const json* t = tool_json(name);
-    json schema = !t ? json() : t->contains("inputSchema") && (*t)["inputSchema"].is_object() ? (*t)["inputSchema"]
-                                                                                             : json{{"type", "object"}};
+    const auto in = t ? t->find("inputSchema") : json::const_iterator();
+    const json& schema = !t ? kUnknown : in != t->end() && in->is_object() ? *in : kAnyObject;  // not copied
     auto v = std::make_unique<ToolValidators>(schema, t);
     return *validators.emplace(name, std::move(v)).first->second;
   }
@@ -379,6 +380,8 @@ Outcomes Judge::transport(const Reply& reply) {
 }
 
 const ToolValidators& Judge::validators(const std::string& name) { return s_->validators_of(name); }
+
+const std::vector<json>& Judge::tools() const { return s_->setup.tools; }
 
 const profile::Profile* Judge::profile_of(const std::string& name) const {
   if (s_->setup.forced) return s_->setup.forced;

@@ -124,6 +124,8 @@ class Judge {
 
   /// The compiled schemas of tool `name` (empty validators for an unknown tool).
   const ToolValidators& validators(const std::string& name);
+  /// The listing it was given (JudgeSetup::tools), kept here once for the whole run.
+  const std::vector<json>& tools() const;
 
   /// E-STABLE on two answers to the same call.
   Outcomes stable(const ParsedEnvelope& first, const ParsedEnvelope& second) const;

@@ -259,12 +259,12 @@ Outcomes check_tools_list(const mcp::Client::ToolsListing& listing, const std::s
 
 ToolValidators::ToolValidators(const json& input_schema, const json* tool) {
   if (!input_schema.is_null()) {
-    auto v = profile::SchemaValidator::compile(input_schema);
+    auto v = profile::SchemaValidator::compile_borrowed(input_schema);
     if (v.ok()) input_.emplace(std::move(v.value()));
     else input_problem_ = v.error().message;
   }
   if (tool && tool->is_object() && tool->contains("outputSchema") && (*tool)["outputSchema"].is_object()) {
-    auto v = profile::SchemaValidator::compile((*tool)["outputSchema"]);
+    auto v = profile::SchemaValidator::compile_borrowed((*tool)["outputSchema"]);
     if (v.ok()) output_.emplace(std::move(v.value()));
     else output_problem_ = v.error().message;
   }

@@ -49,7 +49,8 @@ struct CallContext {
 class ToolValidators {
  public:
   /// `input_schema`: the schema to judge arguments by (null = unknown, every call counts as not
-  /// schema-valid); the outputSchema is read from `tool` (may be null).
+  /// schema-valid); the outputSchema is read from `tool` (may be null). Neither is copied (a
+  /// listing's schemas can be megabytes): both must outlive this ToolValidators.
   ToolValidators(const json& input_schema, const json* tool);
   /// The context for one call with `arguments`.
   CallContext context(const json* tool, const json& arguments, const std::string& era) const;
@@ -57,6 +58,8 @@ class ToolValidators {
   bool validates_input() const { return input_.has_value(); }
   /// The first way `arguments` break the input schema ("" when they do not, or no schema compiled).
   std::string input_violation(const json& arguments) const;
+  /// The compiled input schema (null when none was), for the call generator to share.
+  const profile::SchemaValidator* input_validator() const { return input_ ? &*input_ : nullptr; }
   /// Why the input / output schema could not be compiled ("" when it was, or was absent).
   const std::string& input_problem() const { return input_problem_; }
   const std::string& output_problem() const { return output_problem_; }

@@ -8,6 +8,7 @@
 #include <limits>
 #include <optional>
 
+#include "core/display.h"
 #include "core/text.h"
 
 namespace ctxo::core {
@@ -34,45 +35,6 @@ std::string json_form(std::string_view s, bool ascii) {
 std::string shell_form(std::string_view s) {
   std::string out;
   for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return out;
-}
-
-// As reports show text a server chose on a console or in HTML (reports::display_text, one line):
-// ASCII controls, DEL and bytes that start no UTF-8 sequence as \xNN; C1 controls, line and
-// paragraph separators and bidi controls as \uXXXX.
-std::string display_form(std::string_view s) {
-  std::string out;
-  char buf[12];
-  std::size_t i = 0;
-  while (i < s.size()) {
-    const auto c = static_cast<unsigned char>(s[i]);
-    if (c < 0x80) {
-      if ((c < 0x20 && c != '\t') || c == 0x7F) {
-        std::snprintf(buf, sizeof buf, "\\x%02X", c);
-        out += buf;
-      } else {
-        out += static_cast<char>(c);
-      }
-      ++i;
-      continue;
-    }
-    const auto ch = utf8_char_at(s, i);
-    if (ch.length == 0) {
-      std::snprintf(buf, sizeof buf, "\\x%02X", c);
-      out += buf;
-      ++i;
-      continue;
-    }
-    const char32_t cp = ch.code_point;
-    if ((cp >= 0x80 && cp <= 0x9F) || cp == 0x2028 || cp == 0x2029 || (cp >= 0x202A && cp <= 0x202E) ||
-        (cp >= 0x2066 && cp <= 0x2069)) {
-      std::snprintf(buf, sizeof buf, "\\u%04X", static_cast<unsigned>(cp));
-      out += buf;
-    } else {
-      out.append(s.substr(i, ch.length));
-    }
-    i += ch.length;
-  }
   return out;
 }
 
@@ -185,7 +147,7 @@ bool Redactor::add(std::string_view secret) {
   add_needle(json_form(secret, false));
   add_needle(json_form(secret, true));
   add_needle(shell_form(secret));
-  add_needle(display_form(secret));
+  add_needle(display_text(secret, false));  // as consoles and reports show it
   add_needle(excerpt(secret, std::numeric_limits<std::size_t>::max()));
   add_needle(percent_form(secret));
   choose_marker();

@@ -7,6 +7,7 @@
 #include "engine/runner.h"
 #include "gen/prose.h"
 #include "gen/simple.h"
+#include "profile/schema_validator.h"
 
 namespace ctxo::engine::detail {
 
@@ -84,7 +85,12 @@ void Runner::tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_
     go.workspace_values = gen::reading_tool(*tool);  // a real file is never handed to a writer
     go.sql = gen::runs_sql(*tool);
     go.code_language = gen::code_language(*tool);
-    tr.plan.emplace(input_schema, o_.calls_per_tool, o_.seed ^ fnv1a(name), std::move(go));
+    // The listing's schema (held by the judge for the whole run) and the judge's compiled copy of
+    // it are shared with the plan, not copied and compiled again: a listing of megabytes would
+    // otherwise be held three more times.
+    if (const auto* v = validators.input_validator()) go.root_validator = std::make_shared<const profile::SchemaValidator>(*v);
+    tr.plan.emplace(std::shared_ptr<const json>(std::shared_ptr<const json>(), &input_schema), o_.calls_per_tool,
+                    o_.seed ^ fnv1a(name), std::move(go));
   }
   for (std::size_t i = 0; w.s.alive && tr.troubles < 2; ++i) {
     if (over_budget(t0)) {

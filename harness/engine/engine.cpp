@@ -230,15 +230,15 @@ void Runner::body(Worker& w) {
     note(w, "tools/list did not return a list of tools, so no tool was called");
     return;
   }
-  // The listing is kept once, here: the pages' raw results are not needed past this point (a
-  // listing of large schemas would otherwise be held three times for the whole run).
-  all_tools_ = std::move(listing.tools);
+  // The listing is kept once, in the judge: the pages' raw results are not needed past this
+  // point (a listing of large schemas would otherwise be held three times for the whole run).
+  std::vector<json> listed = std::move(listing.tools);
   listing = {};
   {
     checks::JudgeSetup js;
     js.forced = forced_;
     js.candidates = &judging_.profiles.candidates;
-    js.tools = all_tools_;
+    js.tools = std::move(listed);
     js.root = o_.root;
     // The generic position rules read the workspace the server's paths are relative to.
     if (o_.root) js.workspace = o_.root;
@@ -250,7 +250,7 @@ void Runner::body(Worker& w) {
     else if (!rep_.server_name.empty()) js.server_name = checks::ServerName{rep_.server_name, false};
     judge_ = std::make_unique<checks::Judge>(std::move(js));
   }
-  ToolSelection sel = select_tools(all_tools_, o_);
+  ToolSelection sel = select_tools(judge_->tools(), o_);
   rep_.tools = std::move(sel.rows);
   for (const auto& ts : rep_.tools)
     if (ts.selected) take(w, ts.name, judge_->listing(ts.name));

@@ -342,7 +342,6 @@ class Runner {
   std::map<std::string, std::size_t> shrinks_shared_;   ///< Tool shrunk on -> findings elsewhere not shrunk for it.
   Judging judging_;                          ///< --profile and --host, loaded.
   const profile::Profile* forced_ = nullptr; ///< --profile NAME|FILE (in judging_).
-  std::vector<json> all_tools_;              ///< tools/list, as listed (E-HINT-REF).
   /// Input schemas naming a host other than loopback, for pinning remote URL defaults (none with
   /// --allow-remote-urls).
   std::map<std::string, json> input_schemas_;

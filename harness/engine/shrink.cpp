@@ -175,7 +175,7 @@ void Runner::minimal_size_case(Worker& w, Finding& f) {
   const bool reuse = needed->empty() && ts && ts->read_only;
   std::optional<Probe> shared;
   const json* listing = nullptr;
-  for (const auto& t : all_tools_)
+  for (const auto& t : judge_->tools())
     if (t.is_object() && t.value("name", std::string()) == f.tool) listing = &t;
   const checks::ToolValidators& validators = judge_->validators(f.tool);
   const bool keep_valid = validators.context(listing, args, rep_.era).schema_valid;

@@ -759,26 +759,36 @@ rc::Shrinkable<json> shrinkable_json(const json& value) { return rc::shrinkable:
 // ---- ToolPlan ------------------------------------------------------------------------------
 
 ToolPlan::ToolPlan(const json& input_schema, std::size_t calls, std::uint64_t seed, GenOptions options)
-    : schema_(input_schema.is_object() ? input_schema : json{{"type", "object"}}),
+    : ToolPlan(std::make_shared<const json>(input_schema), calls, seed, std::move(options)) {}
+
+ToolPlan::ToolPlan(std::shared_ptr<const json> input_schema, std::size_t calls, std::uint64_t seed, GenOptions options)
+    : schema_(input_schema && input_schema->is_object() ? std::move(input_schema)
+                                                        : std::make_shared<const json>(json{{"type", "object"}})),
       seed_(seed),
       options_(std::move(options)) {
-  // Compiled once, used by the boundary and invalid phases too.
-  if (auto compiled = profile::SchemaValidator::compile(schema_))
-    validator_ = std::make_shared<const profile::SchemaValidator>(std::move(*compiled));
+  const json& schema = *schema_;
+  // Compiled once (or given), used by the boundary and invalid phases too; the schema is shared
+  // with every generator whose root it is.
+  validator_ = options_.root_validator;
+  if (!validator_)
+    if (auto compiled = profile::SchemaValidator::compile_borrowed(schema))
+      validator_ = std::make_shared<const profile::SchemaValidator>(std::move(*compiled));
   options_.root_validator = validator_;
-  boundary_ = boundary_cases(schema_, options_);
-  GenOptions probe;  // the defaults, as always: only the compiled validator is shared
+  options_.root_schema = schema_;
+  boundary_ = boundary_cases(schema, options_);
+  GenOptions probe;  // the defaults, as always: only the compiled validator and the schema are shared
   probe.root_validator = validator_;
-  bool invalid_possible = admits_invalid(schema_, schema_, probe);
+  probe.root_schema = schema_;
+  bool invalid_possible = admits_invalid(schema, schema, probe);
   sizes_ = phase_sizes(calls, boundary_.size(), invalid_possible);
-  valid_ = valid_value(schema_, schema_, options_);
-  if (invalid_possible) invalid_ = invalid_value(schema_, schema_, options_);
+  valid_ = valid_value(schema, schema, options_);
+  if (invalid_possible) invalid_ = invalid_value(schema, schema, options_);
   takes_code_ = programmed(boundary_.empty() ? json::object() : boundary_.front().arguments).has_value();
 }
 
 std::optional<json> ToolPlan::programmed(const json& args) const {
   if (!validator_ || !args.is_object()) return std::nullopt;
-  const json& props = properties_of(schema_);
+  const json& props = properties_of(*schema_);
   std::string code_key, language_key;
   for (auto it = props.begin(); it != props.end(); ++it) {
     const std::string key = harvest_key(it.key());
@@ -911,7 +921,7 @@ std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, con
       mix(seed_ ^ 0x4841525645535400ull, index) % 2 == 0)
     return std::nullopt;
   json out = args;
-  const json& props = properties_of(schema_);
+  const json& props = properties_of(*schema_);
   bool any = false;
   for (auto it = props.begin(); it != props.end(); ++it) {
     std::vector<json> offers = harvest.offers(it.key(), options_.workspace_values);
@@ -1008,7 +1018,7 @@ PositionSlots position_slots(const json& props) {
 std::optional<json> ToolPlan::positioned(const json& args, std::size_t k, const Harvest& harvest) const {
   const Workspace* ws = options_.workspace_values ? harvest.workspace() : nullptr;
   if (!validator_ || !ws || ws->positions.empty() || !args.is_object()) return std::nullopt;
-  const PositionSlots slots = position_slots(properties_of(schema_));
+  const PositionSlots slots = position_slots(properties_of(*schema_));
   const bool located = !slots.paths.empty() || !slots.uris.empty();
   if (!slots.any_position() && !(located && !slots.names.empty())) return std::nullopt;
   const std::size_t n = ws->positions.size();
@@ -1036,14 +1046,14 @@ std::optional<json> ToolPlan::positioned(const json& args, std::size_t k, const 
       return std::isalnum(static_cast<unsigned char>(c)) || c == '_';
     });
     for (const auto& key : slots.names)
-      set(key, word && k % 2 == 1 && described_as_regex(properties_of(schema_)[key]) ? "\\b" + p.name + "\\b" : p.name);
+      set(key, word && k % 2 == 1 && described_as_regex(properties_of(*schema_)[key]) ? "\\b" + p.name + "\\b" : p.name);
     const auto line = static_cast<std::int64_t>(zero ? p.line - 1 : p.line);
     const auto column = static_cast<std::int64_t>(zero ? p.column - 1 : p.column);
     for (const auto& key : slots.lines) placed += set(key, line) ? 1 : 0;
     for (const auto& key : slots.columns) placed += set(key, column) ? 1 : 0;
     for (const auto& key : slots.nested) {
       json inner = out.contains(key) && out[key].is_object() ? out[key] : json::object();
-      const json& props = properties_of(properties_of(schema_)[key]);
+      const json& props = properties_of(properties_of(*schema_)[key]);
       for (auto it = props.begin(); it != props.end(); ++it) {
         if (position_part(it.key()) == PositionPart::kLine) inner[it.key()] = line;
         if (position_part(it.key()) == PositionPart::kColumn) inner[it.key()] = column;
@@ -1075,7 +1085,7 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
   std::vector<PlannedCall> out;
   if (!validator_ || (harvest.empty() && !takes_code_)) return out;
   const json base = boundary_.empty() ? json::object() : boundary_.front().arguments;
-  const json& props = properties_of(schema_);
+  const json& props = properties_of(*schema_);
   std::map<std::string, std::vector<json>> offers;
   std::size_t deepest = 0;
   for (auto it = props.begin(); it != props.end(); ++it) {
@@ -1120,7 +1130,7 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
 std::vector<PlannedCall> ToolPlan::driven(const json& args, const std::string& after) {
   std::vector<PlannedCall> out;
   if (!args.is_object()) return out;
-  const json& props = properties_of(schema_);
+  const json& props = properties_of(*schema_);
   for (auto it = props.begin(); it != props.end(); ++it) {
     if (!budget_parameter(it.key()) || !it.value().is_object()) continue;
     const json& ps = it.value();

@@ -212,6 +212,11 @@ rc::Shrinkable<json> shrinkable_json(const json& value);
 class ToolPlan {
  public:
   ToolPlan(const json& input_schema, std::size_t calls, std::uint64_t seed, GenOptions options = {});
+  /// The same on a schema the caller shares instead of one copied (a listing's schema can be
+  /// megabytes; the engine passes the listing's own, which outlives the plan). A non-object
+  /// schema takes objects. When `options.root_validator` is set it is this schema compiled (the
+  /// judge's, shared) and is not compiled again.
+  ToolPlan(std::shared_ptr<const json> input_schema, std::size_t calls, std::uint64_t seed, GenOptions options = {});
 
   /// The next call, or nullopt when the plan is done. Random calls may take values from `harvest`.
   std::optional<PlannedCall> next(const Harvest& harvest);
@@ -252,7 +257,7 @@ class ToolPlan {
   std::optional<json> positioned(const json& args, std::size_t k, const Harvest& harvest) const;
   std::optional<PlannedCall> fresh(json args, Phase phase, std::string label);
 
-  json schema_;
+  std::shared_ptr<const json> schema_;  ///< Never null.
   std::uint64_t seed_;
   GenOptions options_;
   PhaseSizes sizes_;

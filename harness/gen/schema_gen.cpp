@@ -206,7 +206,7 @@ struct Pattern {
 };
 
 struct Ctx {
-  json root;
+  std::shared_ptr<const json> root;  // shared with the ToolPlan when it is the plan's (GenOptions::root_schema)
   GenOptions opt;
   std::mutex mu;
   std::map<std::string, std::optional<profile::SchemaValidator>> validators;
@@ -219,7 +219,7 @@ struct Ctx {
     auto it = validators.find(ptr);
     if (it == validators.end()) {
       std::optional<profile::SchemaValidator> v;
-      json doc = root;
+      json doc = *root;
       if (!ptr.empty() && doc.is_object()) {
         doc["$ref"] = "#" + ptr;
       }
@@ -275,7 +275,7 @@ class Builder {
 
   // The generator for the subschema at `ptr`, filtered when it is not exact.
   Gen at(const std::string& ptr, int depth) {
-    const json* s = profile::resolve_pointer(ctx_->root, ptr);
+    const json* s = profile::resolve_pointer(*ctx_->root, ptr);
     if (s == nullptr) {
       opt_.problems.add("unresolvable pointer #" + ptr);
       return fail_gen("unresolvable pointer #" + ptr);
@@ -318,7 +318,7 @@ class Builder {
       return {any_gen(depth), false};
     }
     std::string target = ref.substr(1);
-    if (profile::resolve_pointer(ctx_->root, target) == nullptr) {
+    if (profile::resolve_pointer(*ctx_->root, target) == nullptr) {
       opt_.problems.add("unresolvable $ref: " + ref);
       return {fail_gen("unresolvable $ref " + ref), true};
     }
@@ -426,7 +426,7 @@ class Builder {
     for (json branch : s["allOf"]) {
       for (int hops = 0; hops < 8 && branch.is_object() && branch.contains("$ref") && branch["$ref"].is_string(); ++hops) {
         std::string r = branch["$ref"].get<std::string>();
-        const json* t = r.rfind('#', 0) == 0 ? profile::resolve_pointer(ctx_->root, r.substr(1)) : nullptr;
+        const json* t = r.rfind('#', 0) == 0 ? profile::resolve_pointer(*ctx_->root, r.substr(1)) : nullptr;
         if (t == nullptr) break;
         json rest = branch;
         rest.erase("$ref");
@@ -965,9 +965,14 @@ class Builder {
   GenOptions& opt_;
 };
 
+/// The shared copy of `root`: the options' root_schema when it is that document, else a new copy.
+std::shared_ptr<const json> shared_root(const json& root, const GenOptions& options) {
+  return options.root_schema.get() == &root ? options.root_schema : std::make_shared<const json>(root);
+}
+
 std::shared_ptr<Ctx> make_ctx(const json& root, const GenOptions& options) {
   auto ctx = std::make_shared<Ctx>();
-  ctx->root = root;
+  ctx->root = shared_root(root, options);
   ctx->opt = options;
   return ctx;
 }
@@ -1167,7 +1172,7 @@ rc::Gen<InvalidCase> invalid_value(const json& schema, const json& root, const G
   }
   // Shared, not captured by value: RapidCheck copies a mapcat's mapper on every draw. At the root
   // the schema and the root are one copy.
-  auto rootc = std::make_shared<const json>(root);
+  auto rootc = shared_root(root, options);
   auto sub = at_root ? rootc : std::make_shared<const json>(schema);
   rc::Gen<InvalidCase> g = rc::gen::mapcat(valid_value(schema, root, options), [sub, rootc](const json& v) {
     Breaker b(*rootc);
@@ -1342,12 +1347,14 @@ void nested_boundaries(const json& s, const json& root, const json& value, const
 }
 
 // A plain value for the boundary phase's base call: no edge bias, and not an empty string or
-// array when a few seeds give something else.
-json typical(const json& schema, const json& root, std::uint64_t seed) {
+// array when a few seeds give something else. `shared_root`: the caller's shared copy of `root`
+// (GenOptions::root_schema), used instead of a copy of its own.
+json typical(const json& schema, const json& root, std::uint64_t seed, std::shared_ptr<const json> shared_root) {
   GenOptions o;
   o.edge_bias = false;
+  o.root_schema = std::move(shared_root);
   json first = absent();
-  const rc::Gen<json> gen = valid_value(schema, root, o);  // built once: it copies the schema
+  const rc::Gen<json> gen = valid_value(schema, root, o);  // built once: it shares or copies the root
   for (std::uint64_t k = 0; k < 6; ++k) {
     try {
       json v = gen(rc::Random(seed * 7919 + k), 30).value();
@@ -1394,7 +1401,7 @@ std::vector<CallCase> boundary_cases(const json& schema, const GenOptions& optio
   std::uint64_t seed = 1;
   std::map<std::string, json> typical_of;
   for (const auto& [k, sub] : props.items()) {
-    json v = typical(sub, schema, seed++);
+    json v = typical(sub, schema, seed++, options.root_schema);
     if (v.is_discarded()) continue;
     typical_of[k] = v;
     full[k] = v;

@@ -59,6 +59,9 @@ struct GenOptions {
   /// invalid_value when they are given that root; null: they compile it themselves. A listing of
   /// large schemas (an enum of 100,000 objects) costs a compiled copy per use.
   std::shared_ptr<const profile::SchemaValidator> root_validator;
+  /// The root schema, shared by its caller (ToolPlan): a generator given this very document as
+  /// its root keeps this pointer instead of a copy of its own.
+  std::shared_ptr<const nlohmann::json> root_schema;
   /// Offer the workspace's values (--root/--cwd: real paths, names, positions) to this tool's
   /// calls. Off for a tool that may write: a real file is never handed to a delete.
   bool workspace_values = true;

@@ -574,8 +574,8 @@ Client::ToolsListing Client::list_tools(std::size_t max_pages) {
   for (std::size_t page = 0; page < max_pages; ++page) {
     json params = json::object();
     if (!cursor.is_null()) params["cursor"] = cursor;
-    Reply r = request("tools/list", params);
-    out.pages.push_back(r);
+    out.pages.push_back(request("tools/list", params));  // moved in: a page can be megabytes
+    const Reply& r = out.pages.back();
     if (r.kind != Reply::Kind::kResult || !r.result.is_object()) {
       out.failed = true;
       return out;

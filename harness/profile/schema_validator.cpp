@@ -290,6 +290,20 @@ json without_patterns(const json& schema) {
   return copy;
 }
 
+// True when some object in `schema` has a string-valued "pattern" or "format" (what
+// without_patterns removes).
+bool names_pattern_or_format(const json& schema) {
+  bool found = false;
+  for_each_node(schema, [&](const json& node) {
+    if (found || !node.is_object()) return;
+    for (const char* keyword : {"pattern", "format"}) {
+      auto it = node.find(keyword);
+      if (it != node.end() && it->is_string()) found = true;
+    }
+  });
+  return found;
+}
+
 bool has_long_string(const json& doc) {
   bool found = false;
   for_each_node(doc, [&](const json& node) {
@@ -379,7 +393,8 @@ std::unique_ptr<valijson::Schema> build(const json& doc, std::string* error) {
 }  // namespace
 
 struct SchemaValidator::Impl {
-  json document;
+  json document;                                     // the schema, unless borrowed
+  const json* borrowed = nullptr;                    // compile_borrowed: the caller's schema
   std::unique_ptr<valijson::Schema> schema;          // null: the schema `true`
   std::unique_ptr<valijson::Schema> without_pattern; // null: no pattern keyword in the schema
 };
@@ -388,11 +403,23 @@ std::string to_string(const Violation& v) {
   return "at " + (v.pointer.empty() ? std::string("(root)") : v.pointer) + ": " + v.message;
 }
 
-SchemaValidator::SchemaValidator() : impl_(std::make_shared<Impl>(Impl{json(true), nullptr, nullptr})) {}
+SchemaValidator::SchemaValidator() : impl_(std::make_shared<Impl>(Impl{json(true), nullptr, nullptr, nullptr})) {}
 
 SchemaValidator::SchemaValidator(std::shared_ptr<const Impl> impl) : impl_(std::move(impl)) {}
 
 Result<SchemaValidator> SchemaValidator::compile(const json& schema) {
+  auto impl = std::make_shared<Impl>();
+  impl->document = schema;
+  return compile_into(std::move(impl), impl->document);
+}
+
+Result<SchemaValidator> SchemaValidator::compile_borrowed(const json& schema) {
+  auto impl = std::make_shared<Impl>();
+  impl->borrowed = &schema;
+  return compile_into(std::move(impl), schema);
+}
+
+Result<SchemaValidator> SchemaValidator::compile_into(std::shared_ptr<Impl> impl, const json& schema) {
   if (!schema.is_object() && !schema.is_boolean())
     return make_error("schema", std::string("a schema is an object or a boolean, not ") + schema.type_name());
   if (json_depth(schema) > kMaxJsonDepth)
@@ -402,15 +429,15 @@ Result<SchemaValidator> SchemaValidator::compile(const json& schema) {
   if (auto bad = find_bad_pattern(schema)) return make_error("schema", *bad);
   if (auto bad = find_bad_multiple_of(schema)) return make_error("schema", *bad);
 
-  auto impl = std::make_shared<Impl>();
-  impl->document = schema;
   std::string error;
-  impl->schema = build(impl->document, &error);
+  impl->schema = build(schema, &error);
   if (!impl->schema) return make_error("schema", "invalid schema: " + error);
-  json stripped = without_patterns(schema);
-  if (stripped != schema) {
-    impl->without_pattern = build(stripped, &error);
-    if (!impl->without_pattern) return make_error("schema", "invalid schema: " + error);
+  if (names_pattern_or_format(schema)) {  // else the stripped copy would be the schema itself
+    json stripped = without_patterns(schema);
+    if (stripped != schema) {
+      impl->without_pattern = build(stripped, &error);
+      if (!impl->without_pattern) return make_error("schema", "invalid schema: " + error);
+    }
   }
   return SchemaValidator(std::move(impl));
 }
@@ -461,7 +488,7 @@ bool SchemaValidator::is_valid(const json& instance) const {
   }
 }
 
-const json& SchemaValidator::schema() const { return impl_->document; }
+const json& SchemaValidator::schema() const { return impl_->borrowed ? *impl_->borrowed : impl_->document; }
 
 Result<json> parse_json_text(std::string_view text, bool allow_comments) {
   json doc;

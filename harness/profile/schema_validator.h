@@ -47,6 +47,10 @@ class SchemaValidator {
   /// nesting groups deeper than 32), or any keyword valijson rejects (wrong value type,
   /// unsupported combination). Never throws.
   [[nodiscard]] static Result<SchemaValidator> compile(const nlohmann::json& schema);
+  /// As compile(), without a copy of `schema` (a listing's schema can be megabytes): the caller
+  /// keeps `schema` alive, unchanged, for as long as the validator and its copies (schema()
+  /// returns it).
+  [[nodiscard]] static Result<SchemaValidator> compile_borrowed(const nlohmann::json& schema);
 
   /// All violations of `instance`, empty when valid. A document nested deeper than kMaxJsonDepth
   /// yields one violation at the root; an error valijson raises while validating becomes a
@@ -69,6 +73,7 @@ class SchemaValidator {
  private:
   struct Impl;
   explicit SchemaValidator(std::shared_ptr<const Impl> impl);
+  static Result<SchemaValidator> compile_into(std::shared_ptr<Impl> impl, const nlohmann::json& schema);
   std::shared_ptr<const Impl> impl_;
 };
 

@@ -22,9 +22,11 @@
 #include <thread>
 #include <tuple>
 
+#include "core/display.h"
 #include "core/json_bounded.h"
 #include "core/text.h"
 #include "transport/curl_api.h"
+#include "transport/http_headers.h"
 #include "transport/sse.h"
 #include "transport/transport.h"
 
@@ -35,23 +37,6 @@ namespace {
 using nlohmann::json;
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
-
-std::string lower(std::string s) {
-  for (auto& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return s;
-}
-
-std::string trim(std::string_view s) {
-  std::size_t b = 0, e = s.size();
-  while (b < e && (s[b] == ' ' || s[b] == '\t' || s[b] == '\r' || s[b] == '\n')) ++b;
-  while (e > b && (s[e - 1] == ' ' || s[e - 1] == '\t' || s[e - 1] == '\r' || s[e - 1] == '\n')) --e;
-  return std::string(s.substr(b, e - b));
-}
-
-/// The media type of a Content-Type value, lower case, without parameters.
-std::string media_type(const std::string& content_type) {
-  return lower(trim(content_type.substr(0, content_type.find(';'))));
-}
 
 std::string base64(std::string_view in) {
   static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -340,7 +325,7 @@ class HttpTransport final : public Transport {
     CURLcode code = CURLE_OK;
     std::string curl_error;
     long status = 0;
-    std::string content_type, session_id, body;
+    std::string session_id, body;  // the id only when it can be sent back (ResponseHeaders::session_id)
     bool ok() const { return code == CURLE_OK && status > 0; }
   };
 
@@ -349,8 +334,7 @@ class HttpTransport final : public Transport {
     Reading(HttpTransport* s, Outgoing* o, std::size_t max) : self(s), out(o), body(max), events(max) {}
     HttpTransport* self;
     Outgoing* out;
-    long status = 0;
-    std::string content_type, session_id, www_authenticate, location;
+    ResponseHeaders headers;   // status, media type, session id, WWW-Authenticate, Location (bounded)
     std::string redirect_url;  // where a 3xx pointed (CURLINFO_REDIRECT_URL: Location made absolute)
     bool sse = false, decided = false;
     BoundedMessage body;
@@ -374,23 +358,7 @@ class HttpTransport final : public Transport {
   }
 
   static size_t header_cb(char* buf, size_t size, size_t n, void* user) {
-    auto* r = static_cast<Reading*>(user);
-    std::string_view h(buf, size * n);
-    if (h.rfind("HTTP/", 0) == 0) {  // a new status line (after a 100 Continue, the real one)
-      r->content_type.clear();
-      r->location.clear();
-      auto sp = h.find(' ');
-      r->status = sp == std::string_view::npos ? 0 : std::atol(std::string(h.substr(sp + 1, 3)).c_str());
-      return size * n;
-    }
-    auto colon = h.find(':');
-    if (colon == std::string_view::npos) return size * n;
-    const std::string name = lower(trim(h.substr(0, colon)));
-    const std::string value = trim(h.substr(colon + 1));
-    if (name == "content-type") r->content_type = value;
-    else if (name == "mcp-session-id") r->session_id = value;
-    else if (name == "www-authenticate") r->www_authenticate = value;
-    else if (name == "location") r->location = value;
+    static_cast<Reading*>(user)->headers.line(std::string_view(buf, size * n));
     return size * n;
   }
 
@@ -400,7 +368,7 @@ class HttpTransport final : public Transport {
     std::string_view b(buf, size * n);
     if (!r->decided) {
       r->decided = true;
-      r->sse = media_type(r->content_type) == "text/event-stream" && r->status >= 200 && r->status < 300;
+      r->sse = r->headers.event_stream();
     }
     if (!r->sse) {
       r->body.add(b);
@@ -449,9 +417,9 @@ class HttpTransport final : public Transport {
           // An error answer that could not name the request (id null) is the answer to this POST.
           // An error sent with an HTTP 5xx carries the status (error.data.httpStatus), so the
           // server failing is told from a refusal: a failed initialize is T-HTTP-STATUS, not P-INIT.
-          const bool mark_status = r.status >= 500 && m.contains("error") && m["error"].is_object() &&
+          const bool mark_status = r.headers.status() >= 500 && m.contains("error") && m["error"].is_object() &&
                                    (!m["error"].contains("data") || m["error"]["data"].is_object());
-          if (mark_status) m["error"]["data"]["httpStatus"] = r.status;
+          if (mark_status) m["error"]["data"]["httpStatus"] = r.headers.status();
           if (id.is_null()) m["id"] = r.out->id;
           if (id.is_null() || mark_status) {
             f.body = m.dump(-1, ' ', false, json::error_handler_t::replace);
@@ -474,18 +442,35 @@ class HttpTransport final : public Transport {
     cv_.notify_all();
   }
 
-  /// The Mcp-Session-Id of the initialize answer being read, kept for every later message.
+  /// The Mcp-Session-Id of the initialize answer being read, kept for every later message when
+  /// it can be sent back (ResponseHeaders::session_id).
   void take_session(const Reading& r) {
-    if (r.session_id.empty()) return;
-    const std::string& s = r.session_id;
-    const bool visible = std::all_of(s.begin(), s.end(), [](char ch) { return ch >= 0x21 && ch <= 0x7e; });
-    if (!visible)
-      violate("T-HTTP-SESSION",
-              "the Mcp-Session-Id the server issued contains characters outside visible ASCII (0x21 to 0x7E); a "
-              "session ID MUST only contain visible ASCII characters",
-              s, r.out->line);
+    const HeaderText& given = r.headers.session_id_given();
+    if (given.empty()) return;
+    const std::string& sid = r.headers.session_id();
+    const std::string kept =
+        sid.empty() ? "; it is not sent back (a control character in a header value would cut or forge one of ours), "
+                      "so no session is used"
+                    : std::string();
+    switch (r.headers.session_id_problem()) {
+      case SessionIdProblem::kNone: break;
+      case SessionIdProblem::kNotVisibleAscii:
+        violate("T-HTTP-SESSION",
+                "the Mcp-Session-Id the server issued contains characters outside visible ASCII (0x21 to 0x7E); a "
+                "session ID MUST only contain visible ASCII characters" + kept,
+                given.text, r.out->line);
+        break;
+      case SessionIdProblem::kTooLong: {
+        std::lock_guard<std::mutex> lk(mu_);
+        notes_.push_back("the Mcp-Session-Id the server issued is " + thousands(static_cast<long long>(given.size)) +
+                         " bytes, over the " + thousands(static_cast<long long>(kMaxSessionIdBytes)) +
+                         " ctxo-conform sends back: no session is used (requests go without Mcp-Session-Id)");
+        break;
+      }
+    }
+    if (sid.empty()) return;
     std::lock_guard<std::mutex> lk(mu_);
-    session_id_ = s;
+    session_id_ = sid;
   }
 
   /// The answer to `out` (a request) the server did not give: a JSON-RPC error made up for it, so
@@ -581,9 +566,8 @@ class HttpTransport final : public Transport {
     // The probes run after close() began (the DELETE): they must not be cut by the closed flag.
     curl_.easy_setopt(c, CURLOPT_NOPROGRESS, 1L);
     std::tie(x.code, x.curl_error) = perform(c, r, &HttpTransport::plain_write_cb);
-    x.status = r.status;
-    x.content_type = r.content_type;
-    x.session_id = r.session_id;
+    x.status = r.headers.status();
+    x.session_id = r.headers.session_id();
     x.body = r.body.text();
     curl_.slist_free_all(h);
     return x;
@@ -600,7 +584,7 @@ class HttpTransport final : public Transport {
     curl_.easy_setopt(c, CURLOPT_WRITEDATA, &r);
     const CURLcode code = curl_.easy_perform(c);
     std::string why = err[0] ? err : curl_.easy_strerror(code);
-    if (r.status >= 300 && r.status < 400) {
+    if (r.headers.status() >= 300 && r.headers.status() < 400) {
       char* to = nullptr;  // never followed (CURLOPT_FOLLOWLOCATION is 0): only named
       if (curl_.easy_getinfo(c, CURLINFO_REDIRECT_URL, &to) == CURLE_OK && to) r.redirect_url = to;
     }
@@ -650,7 +634,7 @@ class HttpTransport final : public Transport {
       CURL* g = handle("GET", gh, static_cast<long>(o_.transfer_limit.count()));
       code = perform(g, again, &HttpTransport::write_cb).first;
       curl_.slist_free_all(gh);
-      if (again.status < 200 || again.status >= 300 || !again.sse) break;
+      if (again.headers.status() < 200 || again.headers.status() >= 300 || !again.sse) break;
       r.answered = again.answered;
       r.messages += again.messages;
       const std::string next_id = again.events.last_event_id();
@@ -690,7 +674,7 @@ class HttpTransport final : public Transport {
   void finish(Outgoing& out, Reading& r, CURLcode code, const std::string& why, int reinits) {
     if (closed_.load()) return;
     const bool stopped_by_us = code == CURLE_WRITE_ERROR && r.answered;
-    if (code != CURLE_OK && !stopped_by_us && r.status == 0) {
+    if (code != CURLE_OK && !stopped_by_us && r.headers.status() == 0) {
       // No HTTP answer at all: the server is not there (refused, reset, TLS, DNS, timeout).
       std::lock_guard<std::mutex> lk(mu_);
       if (failure_.empty()) failure_ = "could not reach " + o_.url + ": " + why;
@@ -702,14 +686,14 @@ class HttpTransport final : public Transport {
     if (code != CURLE_OK && code != CURLE_PARTIAL_FILE && !stopped_by_us && !r.answered) {
       // libcurl refused the answer (too many or too long header lines, a NUL in a header, a bad
       // chunk, a reset): what the server meant cannot be known, and nothing of it is judged.
-      unreadable(out, r.status,
-                 "libcurl could not read the answer to " + what_of(out) + " (HTTP " + std::to_string(r.status) +
+      unreadable(out, r.headers.status(),
+                 "libcurl could not read the answer to " + what_of(out) + " (HTTP " + std::to_string(r.headers.status()) +
                      " began): " + excerpt(why, 300));
       return;
     }
-    const std::string mt = media_type(r.content_type);
-    if (!r.decided) r.sse = mt == "text/event-stream" && r.status >= 200 && r.status < 300;  // an empty stream
-    const long st = r.status;
+    const std::string& mt = r.headers.media_type();
+    if (!r.decided) r.sse = r.headers.event_stream();  // an empty stream
+    const long st = r.headers.status();
     {
       std::lock_guard<std::mutex> lk(mu_);
       answered_any_ = true;
@@ -726,7 +710,8 @@ class HttpTransport final : public Transport {
           "HTTP " + std::to_string(st) + (st == 401 ? " Unauthorized" : " Forbidden") + " from " + o_.url +
           (out.method == "initialize" ? std::string() : " to " + what_of(out) + ", after initialize") +
           (said.empty() ? std::string() : " (\"" + excerpt(said, 120) + "\")") +
-          (r.www_authenticate.empty() ? std::string() : ", WWW-Authenticate: " + excerpt(r.www_authenticate, 120));
+          (r.headers.www_authenticate().empty() ? std::string()
+                                               : ", WWW-Authenticate: " + r.headers.www_authenticate().shown(120));
       {
         std::lock_guard<std::mutex> lk(mu_);
         const std::string line =
@@ -739,12 +724,12 @@ class HttpTransport final : public Transport {
     }
     if (st >= 300 && st < 400) {
       // A redirect is never followed (a credential must not go elsewhere): named, with where to.
-      const std::string to = !r.redirect_url.empty() ? r.redirect_url : r.location;
+      const std::string to = !r.redirect_url.empty() ? display_text(excerpt(r.redirect_url, 300), false)
+                                                     : r.headers.location().shown(300);
       unreadable(out, st,
                  "the server answered HTTP " + std::to_string(st) + " to " + what_of(out) +
                      (to.empty() ? std::string(" with no Location")
-                                 : " redirecting to " + excerpt(to, 300) +
-                                       "; ctxo-conform does not follow redirects: give --url " + excerpt(to, 300)),
+                                 : " redirecting to " + to + "; ctxo-conform does not follow redirects: give --url " + to),
                  r.body.text());
       return;
     }
@@ -764,7 +749,7 @@ class HttpTransport final : public Transport {
     if (r.answered) {
       if (st >= 200 && st < 300 && !r.sse && mt != "application/json")
         violate("T-HTTP-TYPE",
-                "a request's answer was sent with Content-Type '" + r.content_type +
+                "a request's answer was sent with Content-Type '" + r.headers.content_type().shown(200) +
                     "': it MUST be Content-Type application/json (one JSON object) or text/event-stream (an SSE stream)",
                 r.body.text(), out.line);
       return;
@@ -781,7 +766,7 @@ class HttpTransport final : public Transport {
       }
       if (mt != "application/json")
         violate("T-HTTP-TYPE",
-                "a request's answer was sent with Content-Type '" + r.content_type +
+                "a request's answer was sent with Content-Type '" + r.headers.content_type().shown(200) +
                     "': it MUST be Content-Type application/json (one JSON object) or text/event-stream (an SSE stream)",
                 r.body.text(), out.line);
       deliver(r, r.body.take());  // parsed as JSON whatever its label: T-HTTP-TYPE when it is not

@@ -138,6 +138,21 @@ TEST(Hostile, HugeAnswersCostAFewTimesTheirSizeNotMore) {
   EXPECT_LT(usage.ru_maxrss, 8 * kAnswer / 1024 + 64 * 1024) << "peak resident set " << usage.ru_maxrss << " KiB";
 }
 
+// A listing is held once, parsed, and a tool's schema is neither copied nor compiled again for
+// its calls: one tool with an enum of 100,000 objects (a 3.4 MB listing) peaked at 307 MB when
+// the listing was copied for the judge and the schema three times more for the plan and its
+// validators; python holding it parsed takes 47 MB. The server is one of the children measured.
+TEST(Hostile, ALargeListingIsHeldOnce) {
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/many_tools_server.py";
+  auto r = run_harness({"--seed", "1", "--calls", "2", "--no-cases", "--", "python3", server, "100000", "enum"});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.report["tools"].size(), 1u);
+  EXPECT_GE(r.report["stats"]["calls"].get<int>(), 1);
+  rusage usage{};
+  ASSERT_EQ(getrusage(RUSAGE_CHILDREN, &usage), 0);
+  EXPECT_LT(usage.ru_maxrss, 160 * 1024) << "peak resident set " << usage.ru_maxrss << " KiB";
+}
+
 // Every string of `v` that is a URL, with its host (lower case, port and user dropped).
 void url_hosts(const nlohmann::json& v, std::vector<std::string>* hosts) {
   if (v.is_structured()) {

@@ -85,6 +85,19 @@ TEST(TransportFailures, AnswerLibcurlRefusesOnInitializeIsTheTransports) {
   }
 }
 
+// An Mcp-Session-Id with a lone CR in it ("abc\rX-Forged: 1") is T-HTTP-SESSION, and it is never
+// sent back: sent, it would end our header and forge another. The server refuses any request
+// carrying either header, so the calls are answered only when it is not sent (before: every call
+// after initialize was refused).
+TEST(TransportFailures, ASessionIdWithACarriageReturnIsNotSentBack) {
+  HarnessRun r = run_mode("cr-session-init");
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.error_ids(), std::set<std::string>{"T-HTTP-SESSION"}) << r.report["findings"].dump(2);
+  EXPECT_NE(r.report["findings"].dump().find("it is not sent back"), std::string::npos) << r.report["findings"].dump(2);
+  EXPECT_GE(r.report["stats"].value("successes", 0), 1) << r.report["stats"].dump();
+  EXPECT_EQ(r.exit_code, 1) << r.out << r.err;
+}
+
 // A tools/call answer with 100,000 header lines: libcurl refuses it; the calls are the
 // transport's failures (a note with libcurl's reason), not T-HTTP-STATUS.
 TEST(TransportFailures, AnswerLibcurlRefusesOnACallIsTheTransports) {

@@ -7,6 +7,8 @@
 #   big-header-init  the initialize answer carries a 200 KB header line (libcurl refuses it)
 #   nul-session-init the initialize answer's Mcp-Session-Id holds a NUL byte
 #   huge-session-init the initialize answer's Mcp-Session-Id is 1 MiB long
+#   cr-session-init  the initialize answer's Mcp-Session-Id holds a lone CR and a header after it
+#                    ("abc\rX-Forged: 1"); a later request carrying either header is answered 400
 #   many-headers-call tools/call answered with 100,000 header lines (libcurl refuses them)
 #   redirect-init    initialize answered 307 with a Location (elsewhere on this server)
 #   redirect-call    tools/call answered 307 with a Location
@@ -79,9 +81,13 @@ class Handler(BaseHTTPRequestHandler):
                 return self.json_answer(answer(m), [b"Mcp-Session-Id: abc\x00def"])
             if MODE == "huge-session-init":
                 return self.json_answer(answer(m), ["Mcp-Session-Id: " + "s" * (1 << 20)])
+            if MODE == "cr-session-init":
+                return self.json_answer(answer(m), [b"Mcp-Session-Id: abc\rX-Forged: 1"])
             if MODE == "redirect-init":
                 return self.raw("307 Temporary Redirect", ["Location: " + where])
             return self.json_answer(answer(m))
+        if MODE == "cr-session-init" and ("Mcp-Session-Id" in self.headers or "X-Forged" in self.headers):
+            return self.raw("400 Bad Request", [])
         if MODE == "auth-after-init" and meth != "ping":
             err = {"jsonrpc": "2.0", "id": None, "error": {"code": -32001, "message": "token expired \x1b[31mred"}}
             return self.raw("401 Unauthorized", ["Content-Type: application/json",
