@@ -410,7 +410,8 @@ SchemaValidator::SchemaValidator(std::shared_ptr<const Impl> impl) : impl_(std::
 Result<SchemaValidator> SchemaValidator::compile(const json& schema) {
   auto impl = std::make_shared<Impl>();
   impl->document = schema;
-  return compile_into(std::move(impl), impl->document);
+  const json& document = impl->document;  // (not `impl->document` beside std::move(impl): argument order is unspecified)
+  return compile_into(std::move(impl), document);
 }
 
 Result<SchemaValidator> SchemaValidator::compile_borrowed(const json& schema) {
