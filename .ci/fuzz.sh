@@ -19,6 +19,7 @@ jobs="${FUZZ_JOBS:-2}"
 # (fuzzer-no-link, ASan, UBSan), so coverage feedback reaches into harness/.
 cmake -S "$root" -B "$build" -G Ninja \
   -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O2 -gline-tables-only -DNDEBUG" \
   -DCMAKE_CXX_COMPILER=clang++-14 \
   -DCTXO_FUZZ_ENGINE=libfuzzer \
   -DCTXO_WERROR=ON \

@@ -226,6 +226,18 @@ std::vector<Anchor> text_anchors(std::string_view text) {
       if (has_col) a.column = col;
       a.name = name;
       a.where = "text";
+      // The line quoted after it: `path:line:col - text`, `path:line: text`, grep's `path:line:text`.
+      std::string_view rest = line.substr(j);
+      for (std::string_view sep : {" - ", ": ", ":"})
+        if (rest.substr(0, sep.size()) == sep) {
+          rest.remove_prefix(sep.size());
+          if (!rest.empty() && rest.back() == '\r') rest.remove_suffix(1);
+          if (!trim_ws(rest).empty()) {
+            a.snippet = std::string(rest);
+            a.snippet_key = "quoted line";
+          }
+          break;
+        }
       out.push_back(std::move(a));
       i = j;
     }
@@ -748,8 +760,10 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
       if (!exists) continue;  // precision first: a file the workspace does not hold is not judged
       if (echoed(a)) continue;
       const bool prose = a.where == "text";
-      if (prose && a.name.empty() && asked.empty()) continue;
-      resolved = true;
+      // Prose with no name at it is judged by its quote alone (TR-VERBATIM), not its position.
+      const bool quote_only = prose && a.name.empty() && asked.empty();
+      if (quote_only && a.snippet.empty()) continue;
+      if (!quote_only) resolved = true;
       const std::string& text = **content;
       const auto nlines = static_cast<std::int64_t>(std::count(text.begin(), text.end(), '\n')) + 1;
       auto locate = [&](Finding f) {
@@ -787,6 +801,7 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
           verbatim.push_back(std::move(f));
         }
       }
+      if (quote_only) continue;
       Judged j{&a, rel, 0, ""};
       j.expected = !a.name.empty() ? a.name : asked;
       if (j.expected.size() < 3 && a.snippet.empty()) continue;

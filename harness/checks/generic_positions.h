@@ -51,7 +51,9 @@ struct Anchor {
 std::vector<Anchor> json_anchors(const json& doc);
 
 /// `path:line` and `path:line:col` anchors in text (a path with a '/' or an extension). The name
-/// is the first backticked identifier on the same line, if any. At most 512.
+/// is the first backticked identifier on the same line, if any. The rest of the line after
+/// `: ` or ` - ` (grep's `path:line:text` too) is the quoted line (snippet_key "quoted line"):
+/// typescript-mcp's `src/app.ts:4:24 - const label = ...`. At most 512.
 std::vector<Anchor> text_anchors(std::string_view text);
 
 /// The JSON documents and the prose of one answer: structuredContent; each text part that is JSON;

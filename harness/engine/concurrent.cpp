@@ -46,44 +46,34 @@ json Runner::form_of(Worker& w, const std::string& tool, const json& args, const
   return checks::stable_form(reply, pe);
 }
 
+std::optional<checks::BatchAnswer> Runner::asked_alone(Worker& w, ToolSummary& ts, const std::string& tool,
+                                                       const json& args, Clock::time_point t0, bool& trouble) {
+  if (!w.s.alive) trouble = true;
+  if (trouble || over_budget(t0) || tool_over_budget(w, ts)) return std::nullopt;
+  Called c = do_call(w, ts, args, tool == ts.name ? nullptr : &tool);
+  if (c.lost) w.s.alive = false;
+  if (c.troubles > 0 || c.lost) trouble = true;
+  if (trouble || !c.reply.transport_failure.empty()) return std::nullopt;
+  checks::BatchAnswer a;
+  a.alone = form_of(w, tool, args, c.reply);
+  a.request = std::move(c.reply.request);
+  a.alone_raw = std::move(c.reply.raw);
+  return a;
+}
+
 std::vector<checks::BatchAnswer> Runner::alone(Worker& w, ToolSummary& ts,
                                                const std::vector<std::pair<std::string, json>>& calls,
                                                Clock::time_point t0, bool& trouble) {
   std::vector<checks::BatchAnswer> stable;
   for (const auto& [tool, args] : calls) {
-    std::optional<json> first;
-    for (int i = 0; i < 2 && !trouble; ++i) {
-      if (!w.s.alive) trouble = true;
-      if (trouble || over_budget(t0) || tool_over_budget(w, ts)) return stable;  // the budget: what it has
-      Called c = do_call(w, ts, args, tool == ts.name ? nullptr : &tool);
-      if (c.lost) w.s.alive = false;
-      if (c.troubles > 0 || c.lost) trouble = true;
-      if (trouble || !c.reply.transport_failure.empty()) break;
-      json form = form_of(w, tool, args, c.reply);
-      if (!first) {
-        first = std::move(form);
-      } else if (*first == form) {
-        checks::BatchAnswer a;
-        a.request = c.reply.request;
-        a.alone = std::move(form);
-        a.alone_raw = std::move(c.reply.raw);
-        stable.push_back(std::move(a));
-      }
-    }
+    std::optional<checks::BatchAnswer> first = asked_alone(w, ts, tool, args, t0, trouble);
+    if (trouble || over_budget(t0) || tool_over_budget(w, ts)) break;  // the budget: what it has
+    if (!first) continue;  // failed in its transport: not compared
+    std::optional<checks::BatchAnswer> second = asked_alone(w, ts, tool, args, t0, trouble);
     if (trouble) break;
+    if (second && second->alone == first->alone) stable.push_back(std::move(*second));
   }
   return stable;
-}
-
-std::optional<json> Runner::alone_again(Worker& w, ToolSummary& ts, const checks::BatchAnswer& a,
-                                        Clock::time_point t0) {
-  if (!w.s.alive || over_budget(t0) || tool_over_budget(w, ts)) return std::nullopt;
-  const std::string tool = a.request["params"].value("name", "");
-  const json args = a.request["params"].value("arguments", json());
-  Called c = do_call(w, ts, args, tool == ts.name ? nullptr : &tool);
-  if (c.lost) w.s.alive = false;
-  if (c.troubles > 0 || c.lost || !c.reply.transport_failure.empty()) return std::nullopt;
-  return form_of(w, tool, args, c.reply);
 }
 
 bool Runner::together(Worker& w, ToolSummary& ts, std::vector<checks::BatchAnswer>& calls, json& batch) {
@@ -241,8 +231,12 @@ void Runner::concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& too
     }
   }
   bool sent = false;
+  bool gave_up = false;  // the server was lost or a call failed: what earlier batches showed stands
   for (auto& b : batches) {
-    if (!w.s.alive) return;
+    if (!w.s.alive) {
+      gave_up = true;
+      break;
+    }
     if (!sent && out_of_time()) return;
     if (over_budget(t0) || tool_over_budget(w, *ts)) break;
     // Sent up to checks::kBatchTries times: every time in a replay, else until the tool's answer differs,
@@ -253,7 +247,10 @@ void Runner::concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& too
     bool held = false;  // some answer of the tool in a try was compared (not drifted)
     while (tries < checks::kBatchTries && w.s.alive) {
       json batch;
-      if (!together(w, *ts, b, batch)) return;
+      if (!together(w, *ts, b, batch)) {
+        gave_up = true;
+        break;
+      }
       ++tries;
       sent = true;
       const checks::BatchAnswer* diff = nullptr;
@@ -266,9 +263,15 @@ void Runner::concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& too
           held = true;
           continue;
         }
-        std::optional<json> again = alone_again(w, *ts, a, t0);
-        if (!again) return;  // the server lost, or the budget spent: no verdict from this batch
-        if (*again == a.alone) {
+        bool lost = false;
+        std::optional<checks::BatchAnswer> asked =
+            asked_alone(w, *ts, tr.name, a.request["params"].value("arguments", json()), t0, lost);
+        if (!asked) {  // the server lost, or the budget spent: no verdict from this batch
+          gave_up = true;
+          break;
+        }
+        const json& again = asked->alone;
+        if (again == a.alone) {
           held = true;
           diff = &a;
           break;
@@ -283,13 +286,14 @@ void Runner::concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& too
                  m.request["params"].value("arguments", json()) == args;
         };
         for (auto& m : mine)
-          if (same_call(m)) m.alone = *again;
+          if (same_call(m)) m.alone = again;
         for (std::size_t j = i; j < b.size(); ++j)
           if (same_call(b[j])) {
-            b[j].alone = *again;
+            b[j].alone = again;
             moved[j] = true;
           }
       }
+      if (gave_up) break;
       if (diff) {
         ++differed;
         if (!first) {
@@ -300,6 +304,7 @@ void Runner::concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& too
       if (!first && !drifted && !o_.replay) break;
       if (tries < checks::kBatchTries && (over_budget(t0) || tool_over_budget(w, *ts))) break;
     }
+    if (gave_up) break;
     if (first) {
       o.fail(checks::concurrent_difference(tr.name, first_batch, *first, differed, tries, warning));
       take(w, tr.name, std::move(o));
@@ -307,7 +312,7 @@ void Runner::concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& too
     }
     if (held) o.pass("P-CONCURRENT");
   }
-  if (sent && o.statuses().find("P-CONCURRENT") == o.statuses().end())
+  if (sent && !gave_up && o.statuses().find("P-CONCURRENT") == o.statuses().end())
     o.unobserved("P-CONCURRENT",
                  "each answer of the tool that differed in a batch had moved on alone as well (a clock, a counter): "
                  "no comparison held");

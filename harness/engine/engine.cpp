@@ -384,7 +384,7 @@ void Runner::seed_workspace(Worker& w) {
   sum.snippets = ws->snippets.size();
   sum.source = ws->source;
   rep_.workspace = sum;
-  note(w, "workspace: " + ws->summary() + " in " + ws->root + ", offered to path, name, query and line/column parameters");
+  note(w, "workspace: " + ws->summary() + " in " + ws->root + ", offered to path, directory, module, name, query and line/column parameters");
   harvest_.set_workspace(std::make_shared<const gen::Workspace>(std::move(*ws)));
 }
 

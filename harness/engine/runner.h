@@ -291,9 +291,11 @@ class Runner {
   /// Fills each answer's `together` and `request`; false on trouble (no comparison then).
   bool together(Worker& w, ToolSummary& ts, std::vector<checks::BatchAnswer>& calls, json& batch);
   json form_of(Worker& w, const std::string& tool, const json& args, const Reply& reply);
-  /// `a`'s call asked alone once more, after a batch in which it answered otherwise: nullopt on
-  /// trouble or a spent budget, else its answer's stable form.
-  std::optional<json> alone_again(Worker& w, ToolSummary& ts, const checks::BatchAnswer& a, Clock::time_point t0);
+  /// One call asked alone (`alone`'s, and again after a batch in which it answered otherwise):
+  /// its request and its answer's stable form, or nullopt when the budget is spent, the call failed
+  /// in its transport, or the server was lost or troubled (then `trouble` is set: no batch follows).
+  std::optional<checks::BatchAnswer> asked_alone(Worker& w, ToolSummary& ts, const std::string& tool, const json& args,
+                                                 Clock::time_point t0, bool& trouble);
 
   // --- shrink.cpp -----------------------------------------------------------------------------
   Finding shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrinkable<json> current, Finding found,

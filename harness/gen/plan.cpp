@@ -121,6 +121,21 @@ bool directory_word(const std::string& k) {
          ends_with(k, "dir") || ends_with(k, "directory") || ends_with(k, "folder") || ends_with(k, "root");
 }
 
+// A directory other paths are resolved against (lsmcp's and typescript-mcp's `root`): a call
+// whose `filePath` names a workspace file reaches it only with the workspace root here.
+bool anchor_word(const std::string& k) {
+  return one_of(k, {"root", "rootdir", "rootpath", "projectroot", "projectdir", "projectpath", "workspaceroot",
+                    "workspacefolder", "workspacedir", "workspacepath", "cwd", "workdir", "workingdir",
+                    "workingdirectory", "basedir", "basepath"}) ||
+         ends_with(k, "root");
+}
+
+// A module as an import names it (typescript-mcp's get_module_symbols `moduleName`).
+bool module_word(const std::string& k) {
+  return one_of(k, {"module", "modulename", "modulepath", "modulespecifier", "specifier", "importpath",
+                    "importspecifier", "importsource"});
+}
+
 bool name_word(const std::string& k) {
   if (ends_with(k, "filename")) return false;
   return one_of(k, {"name", "symbol", "symbolname", "qualifiedname", "fullname", "fqn", "identifier", "function",
@@ -226,6 +241,7 @@ const char* kind_name(ValueKind k) {
     case ValueKind::kSql: return "sql";
     case ValueKind::kRegex: return "regex";
     case ValueKind::kDirectory: return "directory";
+    case ValueKind::kModule: return "module";
   }
   return "?";
 }
@@ -249,6 +265,7 @@ std::vector<ValueKind> parameter_kinds(const std::string& property) {
   }
   if (cursor_word(k)) return {ValueKind::kCursor};
   if (uri_word(k)) return {ValueKind::kUri, ValueKind::kPath};
+  if (module_word(k)) return {ValueKind::kModule, ValueKind::kPath};
   if (id_word(property)) return {ValueKind::kId, ValueKind::kName};
   if (sql_word(k)) return {ValueKind::kSql};
   if (regex_word(k)) return {ValueKind::kRegex, ValueKind::kName};  // (a snippet quotes regex metacharacters)
@@ -450,7 +467,8 @@ void Harvest::set_workspace(std::shared_ptr<const Workspace> ws) {
   if (!workspace_) return;
   auto values = std::make_shared<std::map<ValueKind, std::vector<json>>>();
   for (ValueKind k : {ValueKind::kId, ValueKind::kName, ValueKind::kPath, ValueKind::kUri, ValueKind::kCursor,
-                      ValueKind::kSnippet, ValueKind::kGlob, ValueKind::kFileType, ValueKind::kDirectory}) {
+                      ValueKind::kSnippet, ValueKind::kGlob, ValueKind::kFileType, ValueKind::kDirectory,
+                      ValueKind::kModule}) {
     auto v = workspace_->values_of(k);
     if (!v.empty()) values->emplace(k, std::move(v));
   }
@@ -915,6 +933,26 @@ std::string fill_nested(json& args, const Harvest& harvest, std::size_t k, const
 }
 }  // namespace
 
+namespace {
+
+// The parameters of a tool that takes a path and a root to resolve it against: the root keeps
+// its first offer (the workspace's) while the paths go round, since a file paired with another
+// directory is only a miss.
+std::set<std::string> anchoring(const json& props) {
+  bool takes_path = false;
+  for (auto it = props.begin(); it != props.end(); ++it) {
+    const std::vector<ValueKind> kinds = parameter_kinds(it.key());
+    takes_path = takes_path || (!kinds.empty() && (kinds.front() == ValueKind::kPath || kinds.front() == ValueKind::kUri));
+  }
+  std::set<std::string> out;
+  if (takes_path)
+    for (auto it = props.begin(); it != props.end(); ++it)
+      if (anchor_word(harvest_key(it.key()))) out.insert(it.key());
+  return out;
+}
+
+}  // namespace
+
 std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, const Harvest& harvest) {
   // A tool that runs SQL is offered the catalogue queries even before any answer named a table.
   if (!validator_ || !args.is_object() || (harvest.empty() && !options_.sql && !takes_code_) ||
@@ -923,7 +961,9 @@ std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, con
   json out = args;
   const json& props = properties_of(*schema_);
   bool any = false;
+  const std::set<std::string> anchors = anchoring(props);
   for (auto it = props.begin(); it != props.end(); ++it) {
+    const bool anchored = anchors.count(it.key()) > 0;
     std::vector<json> offers = harvest.offers(it.key(), options_.workspace_values);
     // A tool that runs SQL: its query is a statement over the tables its server named.
     if (options_.sql && query_word(harvest_key(it.key()))) {
@@ -939,7 +979,7 @@ std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, con
     }
     // Each offer in turn until one fits the property's type, format, pattern and bounds.
     for (std::size_t k = 0; k < offers.size(); ++k) {
-      if (auto trial = with_value(*validator_, out, it.key(), offers[(harvested_calls_ + k) % offers.size()])) {
+      if (auto trial = with_value(*validator_, out, it.key(), offers[((anchored ? 0 : harvested_calls_) + k) % offers.size()])) {
         out = std::move(*trial);
         any = true;
         break;
@@ -982,7 +1022,7 @@ namespace {
 
 // Where a position goes in a tool's arguments.
 struct PositionSlots {
-  std::vector<std::string> paths, uris, names, lines, columns;
+  std::vector<std::string> paths, uris, modules, names, lines, columns;
   std::vector<std::string> nested;  // object properties holding a line and a column (LSP's `position`)
   bool any_position() const { return !lines.empty() || !columns.empty() || !nested.empty(); }
 };
@@ -999,6 +1039,7 @@ PositionSlots position_slots(const json& props) {
     if (!kinds.empty()) {
       if (kinds.front() == ValueKind::kUri) s.uris.push_back(it.key());
       else if (kinds.front() == ValueKind::kPath) s.paths.push_back(it.key());
+      else if (kinds.front() == ValueKind::kModule) s.modules.push_back(it.key());
       else if (std::find(kinds.begin(), kinds.end(), ValueKind::kName) != kinds.end()) s.names.push_back(it.key());
       continue;
     }
@@ -1019,10 +1060,15 @@ std::optional<json> ToolPlan::positioned(const json& args, std::size_t k, const 
   const Workspace* ws = options_.workspace_values ? harvest.workspace() : nullptr;
   if (!validator_ || !ws || ws->positions.empty() || !args.is_object()) return std::nullopt;
   const PositionSlots slots = position_slots(properties_of(*schema_));
-  const bool located = !slots.paths.empty() || !slots.uris.empty();
+  const bool located = !slots.paths.empty() || !slots.uris.empty() || !slots.modules.empty();
   if (!slots.any_position() && !(located && !slots.names.empty())) return std::nullopt;
-  const std::size_t n = ws->positions.size();
-  const WorkspacePosition& p = ws->positions[k % n];
+  // A module and a name: where the name is declared (a module that only uses it has no declaration of it).
+  std::vector<const WorkspacePosition*> where;
+  for (const auto& q : ws->positions)
+    if (slots.modules.empty() || (q.declaration && module_of(q.path))) where.push_back(&q);
+  if (where.empty()) return std::nullopt;
+  const std::size_t n = where.size();
+  const WorkspacePosition& p = *where[k % n];
   // 1-based and 0-based in turn (a position seen again on the next round takes the other base);
   // relative and absolute paths in turn, two calls each.
   const bool zero_first = (k + k / n) % 2 == 1;
@@ -1040,6 +1086,10 @@ std::optional<json> ToolPlan::positioned(const json& args, std::size_t k, const 
     for (const auto& key : slots.paths)
       if (!set(key, absolute ? abs : rel)) set(key, absolute ? rel : abs);
     for (const auto& key : slots.uris) set(key, ws->uri(p.path));
+    // The file as a module (typescript-mcp's get_type_in_module): from the root, or from its own
+    // directory when the call names the file too (a specifier resolves against the file).
+    if (auto m = module_of(p.path, !slots.paths.empty() || !slots.uris.empty()))
+      for (const auto& key : slots.modules) set(key, *m);
     // A name the schema calls a regex is every other time the name as a whole word (`\bNAME\b`):
     // still a match in the file, and a pattern the tool must read as one.
     const bool word = !p.name.empty() && std::all_of(p.name.begin(), p.name.end(), [](char c) {
@@ -1095,6 +1145,7 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
     offers.emplace(it.key(), std::move(o));
   }
   if (takes_code_) deepest = std::max<std::size_t>(deepest, 1);  // its program, at least
+  const std::set<std::string> anchors = anchoring(props);
   // A tool whose only harvestable fields are inside objects in arrays (fill_nested) is tried too.
   if (deepest == 0 && base.is_object())
     for (auto it = base.begin(); it != base.end(); ++it)
@@ -1104,7 +1155,7 @@ std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size
     std::string used;
     for (const auto& [name, values] : offers) {
       // The k-th offer of each parameter (its last when it has fewer), kept when the call stays valid.
-      if (auto trial = with_value(*validator_, args, name, values[std::min(k, values.size() - 1)])) {
+      if (auto trial = with_value(*validator_, args, name, values[anchors.count(name) ? 0 : std::min(k, values.size() - 1)])) {
         args = std::move(*trial);
         used += (used.empty() ? "" : ", ") + name;
       }

@@ -53,9 +53,10 @@ enum class ValueKind {
   kSql,       ///< `sql`, `statement` (and `query` of a tool that says SQL): SELECTs over the tables answers named.
   kRegex,     ///< `regex`, `regexp` (and a `pattern`/`query` described as a regex): patterns over names the workspace and answers hold.
   kDirectory, ///< `root`, `projectRoot`, `cwd`, `dir`, `directory`, `folder`: the workspace root, then its directories (never from answers).
+  kModule,    ///< `module`, `moduleName`, `specifier`: the workspace's files as root-relative specifiers (`./src/util`), then what its imports name (never from answers).
 };
 
-/// "id", "name", "path", "uri", "cursor", "snippet", "glob", "file type", "sql", "regex", "directory".
+/// "id", "name", "path", "uri", "cursor", "snippet", "glob", "file type", "sql", "regex", "directory", "module".
 const char* kind_name(ValueKind k);
 
 /// Where a parameter named `property` takes a position: a line (`line`, `lineNumber`, `startLine`,

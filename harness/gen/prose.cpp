@@ -673,7 +673,13 @@ bool reading_tool(const nlohmann::json& tool) {
   }
   if (!tool.contains("name") || !tool["name"].is_string()) return false;
   bool reads = false;
+  std::string before;  // the word before
   for (const auto& w : name_words(tool["name"].get<std::string>())) {
+    // "type" is typing (browser_type, type_text), but a noun after a reading verb:
+    // typescript-mcp's get_type_at_symbol reads.
+    const bool noun = w == "type" && in(before, {"get", "find", "show", "describe", "lookup", "resolve", "infer", "read"});
+    before = w;
+    if (noun) continue;
     if (in(w, {"write", "create", "delete", "del", "remove", "rm", "update", "upsert", "set", "run", "exec",
                "execute", "eval", "evaluate", "edit", "move", "mv", "rename", "insert", "drop", "put", "post",
                "patch", "add", "apply", "commit", "push", "install", "uninstall", "kill", "start", "stop", "send",

@@ -154,6 +154,64 @@ std::vector<std::string> declared_on(const std::string& line, const std::vector<
   return out;
 }
 
+// The module specifiers a line imports: JavaScript/TypeScript `from "x"`, `import "x"`,
+// `require("x")`, `import("x")`; Python `from x import`, `import x`.
+std::vector<std::string> imported_on(const std::string& line) {
+  std::vector<std::string> out;
+  auto quoted_after = [&](std::size_t at) {
+    while (at < line.size() && (line[at] == ' ' || line[at] == '(')) ++at;
+    if (at >= line.size() || (line[at] != '"' && line[at] != '\'')) return;
+    const std::size_t close = line.find(line[at], at + 1);
+    if (close == std::string::npos || close == at + 1 || close - at > 200) return;
+    const std::string spec = line.substr(at + 1, close - at - 1);
+    if (spec.find_first_of(" \t\\`$") == std::string::npos) out.push_back(spec);
+  };
+  for (const char* word : {"from", "import", "require"}) {
+    const std::string w = word;
+    for (std::size_t at = line.find(w); at != std::string::npos; at = line.find(w, at + 1)) {
+      const bool starts = at == 0 || !(std::isalnum(static_cast<unsigned char>(line[at - 1])) || line[at - 1] == '_' ||
+                                       line[at - 1] == '.' || line[at - 1] == '$');
+      if (starts) quoted_after(at + w.size());
+    }
+  }
+  // Python: the line starts with the statement.
+  std::size_t lead = line.find_first_not_of(" \t");
+  if (lead != std::string::npos && out.empty()) {
+    std::string_view rest(line);
+    rest.remove_prefix(lead);
+    for (std::string_view word : {"from ", "import "})
+      if (rest.substr(0, word.size()) == word) {
+        rest.remove_prefix(word.size());
+        std::size_t n = 0;
+        while (n < rest.size() && (std::isalnum(static_cast<unsigned char>(rest[n])) || rest[n] == '_' || rest[n] == '.')) ++n;
+        const std::string_view name = rest.substr(0, n);
+        const std::string_view after = rest.substr(n);
+        if (n > 0 && (word == "import " || after.substr(0, 8) == " import ")) out.emplace_back(name);
+      }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::optional<std::string> module_of(const std::string& path, bool from_its_directory) {
+  const std::size_t slash = path.rfind('/'), dot = path.rfind('.');
+  if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return std::nullopt;
+  const std::string ext = path.substr(dot + 1), stem = path.substr(0, dot);
+  for (const char* js : {"ts", "tsx", "mts", "cts", "js", "jsx", "mjs", "cjs"})
+    if (ext == js) return "./" + (from_its_directory && slash != std::string::npos ? stem.substr(slash + 1) : stem);
+  if (ext == "py") {
+    std::string dotted = stem;
+    std::replace(dotted.begin(), dotted.end(), '/', '.');
+    if (std::all_of(dotted.begin(), dotted.end(),
+                    [](char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '.'; }))
+      return dotted;
+  }
+  return std::nullopt;
+}
+
+namespace {
+
 struct FileText {
   std::string path;  // relative
   std::vector<std::string> lines;
@@ -367,6 +425,9 @@ std::vector<json> Workspace::values_of(ValueKind kind, std::size_t limit) const 
     case ValueKind::kName:
       for (const auto& i : identifiers) add(i);
       break;
+    case ValueKind::kModule:
+      for (const auto& m : modules) add(m);
+      break;
     case ValueKind::kSnippet:
       for (std::size_t i = 0; i < identifiers.size() && i < 8; ++i) add(identifiers[i]);
       for (const auto& s : snippets) add(s);
@@ -510,9 +571,12 @@ std::optional<Workspace> scan_workspace(const std::string& dir, const WorkspaceO
   // Word counts (and the tokenizer's declarations): in how many files, how often.
   std::map<std::string, std::set<std::string>> files_of;
   std::map<std::string, std::size_t> count;
+  std::map<std::string, std::set<std::string>> importers;  // specifier -> the files importing it
   for (const auto& t : texts) {
     for (std::size_t i = 0; i < t.lines.size(); ++i) {
       if (t.lines[i].size() > 4096) continue;  // minified text: no words worth offering
+      for (auto& spec : imported_on(t.lines[i]))
+        if (importers.size() < 1024 || importers.count(spec)) importers[spec].insert(t.path);
       auto toks = tokens(t.lines[i]);
       for (const auto& tok : toks) {
         files_of[tok.text].insert(t.path);
@@ -618,6 +682,17 @@ std::optional<Workspace> scan_workspace(const std::string& dir, const WorkspaceO
     if ((sa.first > 0) != (sb.first > 0)) return sa.first > 0;
     return sa.second > sb.second;
   });
+  // Modules: the files' own specifiers, then what the imports name, imported by most files first.
+  {
+    std::set<std::string> have;
+    for (const auto& f : ws.files)
+      if (auto m = module_of(f); m && ws.modules.size() < 64 && have.insert(*m).second) ws.modules.push_back(*m);
+    std::vector<std::pair<std::size_t, std::string>> ranked;
+    for (const auto& [spec, files] : importers) ranked.emplace_back(files.size(), spec);
+    std::stable_sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+    for (const auto& [n, spec] : ranked)
+      if (ws.modules.size() < 128 && have.insert(spec).second) ws.modules.push_back(spec);
+  }
   ws.dirs.assign(dirs.begin(), dirs.end());
   return ws;
 }

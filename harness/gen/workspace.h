@@ -57,13 +57,18 @@ struct Workspace {
   std::vector<std::string> identifiers;  ///< `declared`, then the most frequent other identifiers.
   std::vector<WorkspacePosition> positions;  ///< Ranked: wide lines first, declarations next.
   std::vector<std::string> snippets;     ///< Short phrases from lines ("function runTask").
+  /// Module specifiers: each JavaScript/TypeScript file's from the root (`./src/util`) and each
+  /// Python file's dotted name (`pkg.mod`), in `files`' order; then the specifiers the files'
+  /// imports name, imported by most files first (`./util`, `react`).
+  std::vector<std::string> modules;
   std::string source;                    ///< "ctags" or "tokenizer": where `declared` came from.
   std::size_t skipped = 0;               ///< Entries skipped (ignored dirs, binary, too large, outside the root).
 
   /// The values of one kind, best first (at most `limit`): paths (relative files, their absolute
   /// paths, then directories), uris (file:// of files, then directories), names (identifiers),
   /// snippets (identifiers, then phrases), globs (`*.ext` and `**/*.ext` of the most common
-  /// extensions, then `dir/**`), file types (those extensions); ids and cursors: none.
+  /// extensions, then `dir/**`), file types (those extensions), modules (`modules`); ids and
+  /// cursors: none.
   std::vector<json> values_of(ValueKind kind, std::size_t limit = 128) const;
   /// The absolute path of relative `path`.
   std::string absolute(const std::string& path) const;
@@ -78,6 +83,10 @@ struct Workspace {
 /// `node_modules`, `build*`, `dist`, `target`, `.venv` and every hidden entry, binary files (a NUL
 /// byte, or not UTF-8) and files over max_file_bytes.
 std::optional<Workspace> scan_workspace(const std::string& dir, const WorkspaceOptions& options = {});
+
+/// The module specifier of relative `path`, when it is a JavaScript/TypeScript or Python file:
+/// `./src/util` for src/util.ts (`./util` from its own directory), `pkg.mod` for pkg/mod.py.
+std::optional<std::string> module_of(const std::string& path, bool from_its_directory = false);
 
 /// UTF-16 code units of UTF-8 `text` (a byte that starts no well-formed sequence counts as one).
 std::size_t utf16_length(const std::string& text);

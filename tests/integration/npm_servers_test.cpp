@@ -203,5 +203,56 @@ TEST(NpmRipgrep, TheWorkspaceIsWhatReachesARealCodeSearchServer) {
   std::filesystem::remove_all(ws);
 }
 
+// typescript-mcp 0.0.14 (ts-morph; a real code-intelligence server held out from the reach work),
+// its read tools over a copy of the reach workspace. Its tools resolve `filePath` against `root`
+// and take `moduleName` as an import specifier, and it has no readOnlyHint. Before this stop
+// (d1aa7f1) 4 of its 8 read tools reached data: `root` went round the workspace's files
+// ("ENOTDIR"), `get_type_*` counted as writers (the word "type"), so they were never handed a
+// workspace value, and `moduleName` got identifiers. Now every lookup reaches data, and each
+// positions and quotes it answers (`src/app.ts:4:24 - const label = "🚀 go"; runTask(1);`: 1-based
+// lines, UTF-16 columns, the emoji kept) were judged, and held.
+// Its one finding is true where it is made: get_symbols_in_scope calls Object.groupBy, which
+// Node.js has only from version 21, and the package declares no engines, so on Node 20 every
+// valid call answers the runtime's "Object.groupBy is not a function" (P-NO-THROW). On a Node
+// with Object.groupBy that tool reaches data too and the run has no finding.
+TEST(NpmTypescript, TheWorkspaceReachesEveryLookupOfARealTypeScriptServer) {
+  const std::string bin = npm_bin("typescript-mcp");
+  REQUIRE_NPM(bin);
+  const auto ws = std::filesystem::path(CTXO_BINARY_DIR) / "test-tmp" / ("ts-ws-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(ws);
+  std::filesystem::create_directories(ws);
+  std::filesystem::copy(std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/reach/workspace", ws,
+                        std::filesystem::copy_options::recursive);
+  const std::vector<std::string> lookups = {"get_module_symbols", "get_type_in_module", "get_type_at_symbol",
+                                            "find_references", "get_definitions"};
+  std::string tools = "get_symbols_in_scope";
+  for (const auto& t : lookups) tools += "," + t;
+  HarnessRun r = run_harness({"--seed", "1", "--no-cases", "--time-budget", "60", "--tools", tools, "--root", ws.string(),
+                              "--cwd", ws.string(), "--", "node", bin});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  const bool group_by = std::system("node -e 'process.exit(typeof Object.groupBy === \"function\" ? 0 : 1)'") == 0;
+  for (const auto& t : r.report["tools"]) {
+    const std::string name = t["name"].get<std::string>();
+    if (!t.value("selected", false)) continue;
+    SCOPED_TRACE(name);
+    if (name != "get_symbols_in_scope" || group_by) {
+      EXPECT_GT(t["coverage"]["data"].get<int>(), 0) << t["coverage"].dump();
+    }
+    if (name == "find_references") {
+      for (const char* id : {"POS-BASE", "POS-UTF16", "TR-VERBATIM"}) EXPECT_EQ(t["outcomes"].value(id, ""), "passed") << id;
+    }
+  }
+  if (group_by) {
+    EXPECT_TRUE(r.report["findings"].empty()) << r.report["findings"].dump(2);
+  } else {
+    ASSERT_EQ(r.report["findings"].size(), 1u) << r.report["findings"].dump(2);
+    const auto& f = r.report["findings"][0];
+    EXPECT_EQ(f["invariant"], "P-NO-THROW");
+    EXPECT_EQ(f["tool"], "get_symbols_in_scope");
+    EXPECT_NE(f.dump().find("Object.groupBy is not a function"), std::string::npos) << f.dump(2);
+  }
+  std::filesystem::remove_all(ws);
+}
+
 }  // namespace
 }  // namespace ctxo::test

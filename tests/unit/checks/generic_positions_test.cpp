@@ -95,6 +95,19 @@ TEST(GenericAnchors, EveryDialect) {
   EXPECT_EQ(t[0].name, "runTask");
   EXPECT_EQ(t[1].file, "lib/x.py");
   EXPECT_FALSE(t[1].column);
+  EXPECT_EQ(t[0].snippet, "") << "nothing quoted after it";
+  EXPECT_EQ(t[1].snippet, "") << "prose after it, not a quote";
+  // The line quoted after it: typescript-mcp's ` - `, `: `, and grep's `path:line:text`.
+  t = generic::text_anchors("  src/app.ts:4:24 - const label = 1;\nsrc/util.ts:2: return x;\nsrc/a.ts:7:foo(1)\nsrc/b.ts:3 -\n");
+  ASSERT_EQ(t.size(), 4u);
+  EXPECT_EQ(t[0].snippet, "const label = 1;");
+  EXPECT_EQ(t[0].snippet_key, "quoted line");
+  EXPECT_EQ(*t[0].column, 24);
+  EXPECT_EQ(t[1].snippet, "return x;");
+  EXPECT_FALSE(t[1].column);
+  EXPECT_EQ(t[2].snippet, "foo(1)");
+  EXPECT_EQ(*t[2].line, 7);
+  EXPECT_EQ(t[3].snippet, "") << "a separator with nothing after it";
 }
 
 TEST(GenericReader, JsonWithAFooterAndFencedBlocks) {

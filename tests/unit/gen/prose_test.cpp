@@ -210,10 +210,11 @@ TEST(Prose, WhichToolsAnswersAreRead) {
   EXPECT_FALSE(reading_tool(tool("get_thing", {{"readOnlyHint", true}, {"destructiveHint", true}})));
   for (const char* name : {"list_symbols", "get_symbol", "find_callers", "search", "read_file", "showOutline",
                            "describe-table", "query", "lookupName", "file_outline", "find_references",
-                           "goto_definition", "hover"})
+                           "goto_definition", "hover", "get_type_at_symbol", "get_type_in_module"})
     EXPECT_TRUE(reading_tool(tool(name))) << name;
   for (const char* name : {"write_file", "create_directory", "delete_note", "update_issue", "set_config", "run_query",
-                           "exec", "get_or_create_user", "move_file", "rename_symbol", "frobnicate"})
+                           "exec", "get_or_create_user", "move_file", "rename_symbol", "frobnicate",
+                           "browser_type", "type_text"})
     EXPECT_FALSE(reading_tool(tool(name))) << name;
   EXPECT_FALSE(reading_tool(json("list_x")));
 }

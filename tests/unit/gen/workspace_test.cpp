@@ -404,6 +404,90 @@ TEST(WorkspacePlan, PositionParametersNameARealIdentifierInTheChosenFile) {
   EXPECT_GT(absolute, 0u) << "absolute paths are tried";
 }
 
+// typescript-mcp's get_type_at_symbol: `filePath` is resolved against `root`. Each call that names
+// a workspace file names the workspace root with it (a file paired with another directory is only
+// "ENOENT"), while the files go round; and a `line` that may be a number or a string still gets
+// a real position.
+TEST(WorkspacePlan, ARootStaysOnTheWorkspaceWhileThePathsGoRound) {
+  Tree t;
+  Harvest h;
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(t.path.string(), small(false))));
+  const json schema = json::parse(R"J({"type":"object","properties":{
+    "root":{"type":"string","description":"Root directory for resolving relative paths"},
+    "filePath":{"type":"string","description":"File path (relative to root)"},
+    "line":{"type":["number","string"],"description":"Line number (1-based) or string to match in the line"},
+    "symbolName":{"type":"string"},"symbolIndex":{"type":"number"}},
+    "required":["root","filePath","line","symbolName"],"additionalProperties":false})J");
+  ToolPlan plan(schema, 0, 40);
+  std::set<std::string> files;
+  std::size_t named = 0;
+  while (auto c = plan.next(h)) {
+    const json a = c->arguments.value();
+    if (c->label.find("harvested") == std::string::npos || !a["filePath"].is_string()) continue;
+    const std::string file = a["filePath"].get<std::string>();
+    std::error_code ec;
+    if (file.empty() || !fs::is_regular_file(file[0] == '/' ? fs::path(file) : t.path / file, ec)) continue;
+    ++named;
+    files.insert(file);
+    EXPECT_EQ(a.value("root", ""), t.path.string()) << a.dump();
+  }
+  EXPECT_GE(named, 5u);
+  EXPECT_GE(files.size(), 3u) << "the paths go round";
+}
+
+// Module parameters (typescript-mcp's get_module_symbols `moduleName`) get specifiers: each
+// JavaScript/TypeScript file's from the root, each Python file's dotted name, then what the
+// workspace's imports name, imported by most files first.
+TEST(WorkspacePlan, ModuleParametersGetTheSpecifiersOfTheWorkspace) {
+  TempDir d;
+  d.write("src/util.ts", "export function log(m: string) {}\n");
+  d.write("src/a.ts", "import { log } from \"./util\";\nimport fs from 'node:fs';\n");
+  d.write("src/b.ts", "import { log } from './util';\nconst x = require(\"lodash\");\n");
+  d.write("pkg/mod.py", "from pkg.helpers import thing\nimport os\n");
+  d.write("README.md", "import this from \"nowhere\"? prose\n");
+  Harvest h;
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(d.path.string(), small(false))));
+  for (const char* p : {"module", "moduleName", "modulePath", "specifier", "modules"})
+    EXPECT_EQ(parameter_kinds(p).front(), ValueKind::kModule) << p;
+  const auto offered = strings(h.offers("moduleName"));
+  auto at = [&](const std::string& v) {
+    return static_cast<std::size_t>(std::find(offered.begin(), offered.end(), v) - offered.begin());
+  };
+  for (const char* v : {"./src/util", "./src/a", "./src/b", "pkg.mod", "./util", "node:fs", "lodash", "pkg.helpers", "os"})
+    EXPECT_LT(at(v), offered.size()) << v;
+  EXPECT_LT(at("./src/a"), at("./util")) << "the files' own first";
+  EXPECT_LT(at("./util"), at("lodash")) << "imported by two files before one";
+  EXPECT_EQ(at("./README"), offered.size()) << "not a module";
+  // A module and a name together (get_type_in_module): the name is declared in that module's
+  // file; with the file named too, the module is the file's own specifier from its directory.
+  d.write("src/shapes.ts", "export class Circle {}\nexport function area(r: number) { return r; }\n");
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(d.path.string(), small(false))));
+  for (const bool with_file : {false, true}) {
+    SCOPED_TRACE(with_file);
+    json schema = json::parse(R"({"type":"object","properties":{"moduleName":{"type":"string"},
+      "typeName":{"type":"string"}},"required":["moduleName","typeName"]})");
+    if (with_file) schema["properties"]["filePath"] = {{"type", "string"}};
+    ToolPlan plan(schema, 0, 30);
+    std::size_t paired = 0;
+    while (auto c = plan.next(h)) {
+      const json a = c->arguments.value();
+      if (c->label.find("harvested") == std::string::npos) continue;
+      const std::string m = a.value("moduleName", ""), name = a.value("typeName", "");
+      if (m.rfind("./", 0) != 0) continue;
+      const std::string file = with_file ? a.value("filePath", "") : m.substr(2) + ".ts";
+      if (with_file) {
+        EXPECT_EQ("./" + fs::path(file).stem().string(), m) << a.dump();
+      }
+      std::ifstream in(d.path / file);
+      std::stringstream text;
+      text << in.rdbuf();
+      EXPECT_TRUE(std::regex_search(text.str(), std::regex("(function|class|const) " + name + "\\b"))) << a.dump();
+      ++paired;
+    }
+    EXPECT_GE(paired, 3u);
+  }
+}
+
 // A tool that may write (GenOptions::workspace_values off, as the engine sets it for a tool that
 // is not a reading tool) is never handed a real workspace file: a delete must not get src/app.ts.
 TEST(WorkspacePlan, AWriterIsNeverOfferedTheWorkspace) {
