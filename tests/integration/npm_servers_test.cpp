@@ -49,7 +49,7 @@ TEST(NpmEverything, SlowToolWithProgressIsNeverAnErrorHang) {
   const std::string bin = npm_bin("mcp-server-everything");
   REQUIRE_NPM(bin);
   HarnessRun r = run_harness({"--tools", "trigger-long-running-operation", "--calls", "4", "--timeout", "2500",
-                              "--time-budget", "40", "--no-cases", "--seed", "1", "--", "node", bin});
+                              "--time-budget", "20", "--no-cases", "--seed", "1", "--", "node", bin});
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_TRUE(r.error_ids().empty()) << r.report["findings"].dump(2);
   for (const auto& f : r.report["findings"]) EXPECT_EQ(f["invariant"], "T-HANG") << f.dump(2);
