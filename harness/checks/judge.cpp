@@ -10,6 +10,7 @@
 #include "checks/generic.h"
 #include "checks/generic_positions.h"
 #include "checks/reach.h"
+#include "checks/sample.h"
 #include "core/json_bounded.h"
 #include "core/text.h"
 
@@ -77,7 +78,8 @@ std::string refusal_diagnosis(const Reply& r, const profile::Profile& p) {
 
 struct Pending {
   Exchange x;
-  Reply reply;  ///< Owned copy: the caller's reply is gone by finish().
+  Reply reply;  ///< Owned copy (the sample of a huge answer): the caller's reply is gone by finish().
+  std::size_t text_bytes = 0;  ///< result_text_bytes() of the answer itself (not of its sample).
   Reach provisional = Reach::kData;  ///< Counted in coverage until finish() judges it.
 };
 
@@ -153,6 +155,7 @@ struct Judge::State {
   std::unique_ptr<GenericPositions> generic_pos;
   std::optional<std::map<std::string, std::string>> sized_env;  ///< The environment answers are sized under.
   std::set<std::string> listed;  ///< Tools whose listing was checked.
+  std::set<std::string> sampled;  ///< Tools some of whose answers were checked on a sample.
   static constexpr std::size_t kMaxPending = 64;
   /// Bytes of the answers kept until finish(), all tools together: what a run holds stays a few
   /// times --max-message-bytes whatever the server sends.
@@ -238,10 +241,11 @@ struct Judge::State {
   }
 
   /// Counts what one answer reached (and its size, and whether its envelope said it was cut).
-  void count(const std::string& tool, const Reply& r, const ParsedEnvelope& env, Reach reach) {
+  /// `text_bytes`: the size of the answer's text (result_text_bytes of the answer, not of its sample).
+  void count(const std::string& tool, const Reply& r, const ParsedEnvelope& env, Reach reach, std::size_t text_bytes) {
     Coverage& c = coverage[tool];
     c.add(reach);
-    c.largest_bytes = std::max(c.largest_bytes, result_text_bytes(r));
+    c.largest_bytes = std::max(c.largest_bytes, text_bytes);
     if (reach == Reach::kData && (env.profile ? detail::truncated_flag(*env.profile, env.envelope).value_or(false)
                                               : says_truncated(r)))
       ++c.truncated;
@@ -298,7 +302,8 @@ struct Judge::State {
         } else {
           Outcomes checked = check_envelope(in, j.envelope);
           for (Finding& f : checked) f.profile = p->name;
-          const bool sweepable = x.hold && j.envelope.form == profile::FormKind::kSuccess && p->limit && p->limit->env;
+          // A sample is not swept: the sweep compares items and sizes across answers.
+          const bool sweepable = x.hold && !r.sampled && j.envelope.form == profile::FormKind::kSuccess && p->limit && p->limit->env;
           if (sweepable) {
             Held h;
             h.tool = x.tool;
@@ -340,6 +345,20 @@ struct Judge::State {
     // as P-NO-THROW, on answers no envelope profile judged (a profile has its own error forms).
     if (!j.envelope.profile) j.outcomes.merge(inband.judge(x.tool, tool_json(x.tool), x.arguments, r, valid, x.env));
     j.outcomes.merge(check_acceptance(ctx, r, broken, envelope_error));
+    if (r.sampled) drop_sample_findings(j.outcomes);
+  }
+
+  /// A sample's counts and sizes are not the answer's: what they would say is not said. The rules
+  /// stay passed (what else they check held on the sample).
+  static void drop_sample_findings(Outcomes& o) {
+    Outcomes kept;
+    for (auto& f : o.take_findings())
+      if (f.invariant != "TR-COUNT" && f.invariant != "TR-BYTES") kept.fail(std::move(f));
+    for (const auto& [id, st] : o.statuses()) {
+      const auto why = o.reasons().find(id);
+      kept.raise(id, st == Status::kFailed ? Status::kPassed : st, why == o.reasons().end() ? "" : why->second);
+    }
+    o = std::move(kept);
   }
 };
 
@@ -393,32 +412,39 @@ Judged Judge::call(const Exchange& x) {
   Judged j;
   try {
     if (!x.reply) return j;
-    const Reply& r = *x.reply;
+    // Over the checks' budget, every check reads the sample; the host limits the answer itself.
+    if (auto sample = sample_reply(*x.reply)) {
+      j.sample = std::make_shared<const Reply>(std::move(*sample));
+      s_->sampled.insert(x.tool);
+    }
+    const Reply& whole = *x.reply;
+    const Reply& r = j.sample ? *j.sample : whole;
+    const std::size_t text_bytes = result_text_bytes(whole);
     const json* tool = s_->tool_json(x.tool);
     ToolValidators& v = s_->validators_of(x.tool);
     const CallContext ctx = v.context(tool, x.arguments, s_->setup.era);
     // An answer the transport could not read (reported as T-HTTP-*) is no answer of the server's.
     if (!r.transport_failure.empty()) {
-      s_->count(x.tool, r, j.envelope, Reach::kNoAnswer);
+      s_->count(x.tool, r, j.envelope, Reach::kNoAnswer, text_bytes);
       return j;
     }
     j.outcomes.merge(check_call(ctx, r));
     if (r.kind != Reply::Kind::kResult && r.kind != Reply::Kind::kError) {
-      s_->count(x.tool, r, j.envelope, Reach::kNoAnswer);
+      s_->count(x.tool, r, j.envelope, Reach::kNoAnswer, text_bytes);
       return j;
     }
     if (s_->meter && r.kind == Reply::Kind::kResult) {
       // Sized as the server answers when configured as the user runs it: the limit sweep's
       // answers under other limits say nothing about what a host will be sent.
       if (!s_->sized_env) s_->sized_env = x.env;
-      if (x.env == *s_->sized_env) s_->meter->observe(x.tool, tool, r, x.before);
+      if (x.env == *s_->sized_env) s_->meter->observe(x.tool, tool, whole, x.before);
     }
     const State::Intent intended = s_->intent(x, ctx, v);
     // A call to a tool the server does not list has no envelope contract.
     if (!tool && s_->setup.tools_known) {
       j.outcomes.merge(check_acceptance(ctx, r, intended.broken, std::nullopt));
       j.reach = reach_of(r, j.envelope, intended.valid);
-      s_->count(x.tool, r, j.envelope, j.reach);
+      s_->count(x.tool, r, j.envelope, j.reach, text_bytes);
       return j;
     }
     auto& st = s_->tools[x.tool];
@@ -447,24 +473,24 @@ Judged Judge::call(const Exchange& x) {
       const json unlisted = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
       j.reach = guess ? reach_of(r, extract_envelope(s_->input(x, r, guess, tool ? tool : &unlisted)), intended.valid)
                       : s_->unprofiled_reach(x, r, intended.valid);
-      const std::size_t bytes = r.raw.size() + 256;
+      const std::size_t bytes = r.raw.size() + (r.sampled ? kSampleAboveBytes : 0) + 256;
       if (st.pending.size() < State::kMaxPending &&
           (s_->pending_bytes + bytes <= State::kMaxPendingBytes || st.pending.empty())) {
         s_->pending_bytes += bytes;
-        Pending pd{x, r, j.reach};
+        Pending pd{x, r, text_bytes, j.reach};
         st.pending.push_back(std::move(pd));
       } else {
         // Past the bound the answer is not judged at all (a refusal cannot be told from a success
         // without the envelope's error form).
         if (!r.is_error_result()) s_->unprofiled++;
       }
-      s_->count(x.tool, r, {}, j.reach);
+      s_->count(x.tool, r, {}, j.reach, text_bytes);
       j.deferred = true;
       return j;
     }
     s_->judge_under(x, r, p, ctx, intended, &probe, j);
     j.reach = reach_of(r, j.envelope, intended.valid);
-    s_->count(x.tool, r, j.envelope, j.reach);
+    s_->count(x.tool, r, j.envelope, j.reach, text_bytes);
   } catch (...) {
     // Never throws: what was judged so far stands.
   }
@@ -475,16 +501,18 @@ ParsedEnvelope Judge::parse(const Exchange& x, const profile::Profile* profile) 
   if (!x.reply) return {};
   const profile::Profile* p = profile ? profile : profile_of(x.tool);
   if (!p) return {};
-  if (x.reply->is_error_result() && !exact_object_text(*x.reply)) {
+  const std::optional<Reply> sample = sample_reply(*x.reply);  // read as call() read it
+  const Reply& r = sample ? *sample : *x.reply;
+  if (r.is_error_result() && !exact_object_text(r)) {
     ParsedEnvelope pe;
     pe.profile = p;
-    pe.request = x.reply->request;
-    pe.text = result_text(*x.reply);
+    pe.request = r.request;
+    pe.text = result_text(r);
     return pe;
   }
   const json* tool = s_->tool_json(x.tool);
   const json empty_tool = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
-  auto in = s_->input(x, *x.reply, p, tool ? tool : &empty_tool);
+  auto in = s_->input(x, r, p, tool ? tool : &empty_tool);
   return extract_envelope(in);
 }
 
@@ -588,7 +616,8 @@ std::map<std::string, Outcomes> Judge::settle() {
       // Counted again under the profile it was judged by.
       s_->coverage[name].remove(pd.provisional);
       s_->count(name, pd.reply, j.envelope,
-                p ? reach_of(pd.reply, j.envelope, intended.valid) : s_->unprofiled_reach(pd.x, pd.reply, intended.valid));
+                p ? reach_of(pd.reply, j.envelope, intended.valid) : s_->unprofiled_reach(pd.x, pd.reply, intended.valid),
+                pd.text_bytes);
     }
     t.pending.clear();
     if (p && !t.profile && !s_->setup.forced) t.profile = p;
@@ -642,5 +671,7 @@ const std::map<std::string, std::size_t>& Judge::profiles_detected() const { ret
 std::size_t Judge::unprofiled() const { return s_->unprofiled; }
 
 const std::map<std::string, std::size_t>& Judge::generic_readings() const { return s_->generic.readings(); }
+
+const std::set<std::string>& Judge::sampled() const { return s_->sampled; }
 
 }  // namespace ctxo::checks

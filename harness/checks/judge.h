@@ -10,6 +10,7 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -90,6 +91,9 @@ struct Judged {
   /// What the answer reached (for an answer kept until finish(), a first reading from its shape:
   /// success with text is data; finish() counts it again under the profile it is judged by).
   Reach reach = Reach::kNoAnswer;
+  /// The sample the answer was checked on when it was over the checks' budget (checks/sample.h;
+  /// null otherwise): what else reads the answer (the harvest) reads the same sample.
+  std::shared_ptr<const mcp::Reply> sample;
 };
 
 /// The profile a tool was judged by, and why.
@@ -174,6 +178,8 @@ class Judge {
   /// Of those, answers per generic reading ("json", "json+markdown", "fenced-json", "markdown",
   /// "prose"; checks/generic.h).
   const std::map<std::string, std::size_t>& generic_readings() const;
+  /// Tools some of whose answers were checked on a sample (checks/sample.h).
+  const std::set<std::string>& sampled() const;
 
  private:
   struct State;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -24,7 +25,10 @@ namespace detail {
 class BoundedDom {
  public:
   using json = nlohmann::json;
-  explicit BoundedDom(json& root) : root_(root) {}
+  /// `max_items`: the items kept of each array (its first ones; the rest are dropped); past
+  /// `max_values` values kept in all, no array takes another item.
+  explicit BoundedDom(json& root, std::size_t max_items = SIZE_MAX, std::size_t max_values = SIZE_MAX)
+      : root_(root), max_items_(max_items), max_values_(max_values) {}
 
   bool null() { return put(nullptr); }
   bool boolean(bool v) { return put(v); }
@@ -48,6 +52,7 @@ class BoundedDom {
 
   bool deep = false;    ///< A value was dropped for its depth.
   bool failed = false;  ///< Not JSON.
+  bool cut = false;     ///< An array's items past max_items were dropped.
 
  private:
   // Where the next value goes (nullptr: dropped for its depth).
@@ -63,9 +68,15 @@ class BoundedDom {
     }
     json& parent = *stack_.back();
     if (parent.is_array()) {
+      if (parent.size() >= max_items_ || values_ >= max_values_) {
+        cut = true;
+        return nullptr;
+      }
+      ++values_;
       parent.push_back(std::move(value));
       return &parent.back();
     }
+    ++values_;
     json& slot = parent[key_];
     slot = std::move(value);
     return &slot;
@@ -94,6 +105,9 @@ class BoundedDom {
   }
 
   json& root_;
+  std::size_t max_items_;
+  std::size_t max_values_;
+  std::size_t values_ = 0;  ///< Values placed so far.
   std::vector<json*> stack_;
   std::size_t skip_ = 0;  ///< Open containers being dropped.
   json::string_t key_;
@@ -109,6 +123,19 @@ inline nlohmann::json parse_bounded(std::string_view text, bool* too_deep = null
   detail::BoundedDom dom(j);
   const bool ok = nlohmann::json::sax_parse(text.begin(), text.end(), &dom) && !dom.failed;
   if (too_deep) *too_deep = dom.deep;
+  if (!ok) return nlohmann::json(nlohmann::json::value_t::discarded);
+  return j;
+}
+
+/// parse_bounded() keeping the first `max_items` items of every array, and no array item past
+/// `max_values` values in all (a sample of a huge answer in one linear pass, never the whole
+/// DOM); `cut`, when given, says whether any item was dropped.
+inline nlohmann::json parse_sampled(std::string_view text, std::size_t max_items, std::size_t max_values,
+                                    bool* cut = nullptr) {
+  nlohmann::json j;
+  detail::BoundedDom dom(j, max_items, max_values);
+  const bool ok = nlohmann::json::sax_parse(text.begin(), text.end(), &dom) && !dom.failed;
+  if (cut) *cut = ok && dom.cut;
   if (!ok) return nlohmann::json(nlohmann::json::value_t::discarded);
   return j;
 }

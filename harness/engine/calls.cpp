@@ -394,13 +394,15 @@ Attempt Runner::attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const jso
   const Reply& reply = a.called.reply;
   // An answer the transport could not read (HTTP) was reported as such (T-HTTP-*): not judged.
   if ((reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError) && reply.transport_failure.empty()) {
+    checks::Judged j = judge_->call(exchange(w, ts.name, args, reply, broken, nullptr, main));
     // Prose and Markdown answers are read only from tools that only read: a tool that writes
     // answers with what it was told ("Created file zzz"), and its own arguments are left out too.
+    // A huge answer is harvested from the sample it was checked on (checks/sample.h).
     if (main && o_.harvest && reply.kind == Reply::Kind::kResult && !reply.is_error_result()) {
       const bool prose = tr.tool && gen::reading_tool(*tr.tool);
-      harvest(w).take_result(reply.result, prose, prose ? gen::argument_strings(args) : std::vector<std::string>{});
+      harvest(w).take_result(j.sample ? j.sample->result : reply.result, prose,
+                             prose ? gen::argument_strings(args) : std::vector<std::string>{});
     }
-    checks::Judged j = judge_->call(exchange(w, ts.name, args, reply, broken, nullptr, main));
     a.envelope = j.envelope;
     a.reach = j.reach;
     // What the call's values did steers the values the next calls are offered (Harvest::rank).

@@ -11,6 +11,7 @@
 
 #include "checks/liveness.h"
 #include "checks/protocol.h"
+#include "checks/sample.h"
 #include "core/interrupt.h"
 #include "engine/gate.h"
 #include "engine/runner.h"
@@ -193,6 +194,7 @@ void Runner::settle_judge(Worker& w) {
   }
   if (auto n = settle_rows(rep_, *judge_, forced_ != nullptr, !judging_.profiles.candidates.empty(), true))
     note(w, std::move(*n));
+  for (const auto& tool : judge_->sampled()) note(w, checks::sampled_note(tool));
 }
 
 // Each tool's coverage from the judge, and a note for each tool whose calls reached no data.

@@ -21,6 +21,7 @@
 #include "checks/envelope.h"
 #include "checks/judge.h"
 #include "checks/protocol.h"
+#include "checks/sample.h"
 #include "core/text.h"
 #include "profile/profile.h"
 #include "profile/schema_validator.h"
@@ -276,6 +277,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     for (auto& [tool, out] : judge->finish()) take(tool, std::move(out));
     unprofiled = settle_rows(rep, *judge, forced != nullptr, !judging->profiles.candidates.empty(), false);
     coverage = judge->coverage();
+    for (const auto& tool : judge->sampled()) rep.notes.push_back(checks::sampled_note(tool));
   }
 
   if (unanswered > 0)

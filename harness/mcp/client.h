@@ -55,6 +55,10 @@ struct Reply {
   /// client was confirming the hang (ClientOptions::hang_confirm): the server is slow, not hung.
   bool late = false;
   bool progressed = false;    ///< A notifications/progress for this request arrived while we waited.
+  /// The checks read a sample of this answer, not all of it (checks/sample.h): its arrays cut to
+  /// their first items, a long text cut. A check whose verdict depends on what was cut (a count, a
+  /// size, an array's length) does not accuse on it.
+  bool sampled = false;
   std::chrono::milliseconds elapsed{0};  ///< From sending to the answer (or to giving up), confirmation included.
   /// kError made up by the transport because the server's answer could not be read as one (an
   /// HTTP 4xx or 202 with no JSON-RPC body, a body that is not JSON, an SSE stream that ended

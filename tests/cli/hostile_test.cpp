@@ -153,6 +153,48 @@ TEST(Hostile, ALargeListingIsHeldOnce) {
   EXPECT_LT(usage.ru_maxrss, 160 * 1024) << "peak resident set " << usage.ru_maxrss << " KiB";
 }
 
+// One answer's checks have a CPU bound (issue 27): a 60 MB answer of 20 million `{}` kept a core
+// busy for minutes (every check parsed it again). Over 1 MiB an answer is checked on a sample (the
+// first items of each array), once per tool the run says so, and the run ends with a report.
+// bench/huge-answer.sh prints the figures.
+TEST(Hostile, AHugeAnswerIsCheckedOnASample) {
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/huge_answer_server.py";
+  const auto start = std::chrono::steady_clock::now();
+  auto r = run_harness({"--seed", "1", "--calls", "2", "--no-cases", "--host", "none", "--", "python3", server, "empties", "20000000"});
+  const auto seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_TRUE(r.report.is_object()) << r.out << r.err;
+  // Exit 4: a list of empty objects is an empty answer, so no call reached data (as before).
+  EXPECT_EQ(r.exit_code, 4) << r.out << r.err;
+  EXPECT_GE(r.report["stats"]["calls"].get<int>(), 1);
+  EXPECT_EQ(r.report["findings"].size(), 0u) << r.report["findings"].dump();
+  int notes = 0;
+  for (const auto& n : r.report["notes"]) notes += n.get<std::string>().find("tool 'list': answers over 1 MiB were checked on a sample") != std::string::npos;
+  EXPECT_EQ(notes, 1) << r.report["notes"].dump();
+  // Generous: it takes seconds (reading 60 MB twice); before the bound it took minutes.
+  EXPECT_LT(seconds, 90.0) << "the run took " << seconds << " s";
+}
+
+// The sample is the answer's first items: a defect there (a "[object Object]" leaked into the
+// first of 200,000 harvestable items) is found on the huge answer, and the answer's `count`, which
+// the sample's 1,000 items cannot match, accuses nothing. The ids harvested from the sample feed
+// the tool that takes one.
+TEST(Hostile, ADefectInTheFirstItemsOfAHugeAnswerIsFound) {
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/huge_answer_server.py";
+  auto r = run_harness({"--seed", "1", "--calls", "3", "--no-cases", "--host", "none", "--env", "LEAK=1", "--env", "STRUCTURED=1",
+                        "--", "python3", server, "ids", "200000"});
+  ASSERT_TRUE(r.report.is_object()) << r.out << r.err;
+  std::set<std::string> ids;
+  for (const auto& f : r.report["findings"]) ids.insert(f["invariant"].get<std::string>());
+  EXPECT_EQ(ids, std::set<std::string>{"P-LEAK"}) << r.report["findings"].dump();
+  bool noted = false;
+  for (const auto& n : r.report["notes"]) noted |= n.get<std::string>().find("tool 'list': answers over 1 MiB") != std::string::npos;
+  EXPECT_TRUE(noted) << r.report["notes"].dump();
+  bool reached = false;
+  for (const auto& t : r.report["tools"])
+    if (t["name"] == "get") reached = t["coverage"]["data"].get<int>() > 0;
+  EXPECT_TRUE(reached) << r.report["tools"].dump();
+}
+
 // Every string of `v` that is a URL, with its host (lower case, port and user dropped).
 void url_hosts(const nlohmann::json& v, std::vector<std::string>* hosts) {
   if (v.is_structured()) {
