@@ -11,6 +11,7 @@
 
 #include "core/json_bounded.h"
 #include "checks/envelope_util.h"
+#include "core/cause.h"
 #include "core/text.h"
 #include "truncation/js_json.h"
 #include "truncation/unicode.h"
@@ -156,9 +157,28 @@ int detect_indent(std::string_view text) {
   return -1;
 }
 
-Finding make_finding(const char* id, const ParsedEnvelope& env, std::string diagnosis) {
+namespace {
+
+// E-SCHEMA's cause: the form and, for each violation, where (array indices as "*") and which rule
+// (valijson's words, numbers blanked); never the values the envelope held.
+std::map<std::string, std::string> schema_cause(const profile::EnvelopeCheck& vc) {
+  std::map<std::string, std::string> c = {
+      {"form", vc.form ? std::string(profile::form_name(*vc.form)) : std::string("envelope")}};
+  std::set<std::string> rules;
+  for (const auto& v : vc.violations) rules.insert(path_shape(v.pointer) + " " + digits_blanked(v.message));
+  std::string joined;
+  for (const auto& r : rules) joined += (joined.empty() ? "" : "; ") + r;
+  c["rules"] = joined;
+  return c;
+}
+
+}  // namespace
+
+Finding make_finding(const char* id, const ParsedEnvelope& env, std::map<std::string, std::string> cause,
+                     std::string diagnosis) {
   Finding f;
   f.invariant = id;
+  f.cause = std::move(cause);
   f.severity = Severity::kError;
   f.request = env.request;
   f.response_excerpt = excerpt(env.text, 400);
@@ -317,21 +337,25 @@ ParsedEnvelope extract_envelope(const EnvelopeInput& in) {
       // A plain-text isError answer is an acceptable error for profiles that say so; for other
       // forced profiles it is E-ERROR (reported by check_envelope), not E-PARSE.
       if (in.reply && in.reply->is_error_result()) return out;
-      if (texts.empty()) out.parse_problems.push_back("the result has no text content part");
-      else out.parse_problems.push_back("no text part holds a JSON object (the text is " +
-                                         excerpt(texts.front(), 80) + ")");
+      if (texts.empty()) out.parse_problems.push_back({"no-text-part", "the result has no text content part"});
+      else out.parse_problems.push_back({"no-json-object", "no text part holds a JSON object (the text is " +
+                                                               excerpt(texts.front(), 80) + ")"});
       return out;
     }
     out.envelope = std::move(*obj);
     out.indent = detect_indent(out.text);
     out.form = profile::classify(*prof, out.envelope);
-    if (!exact) out.parse_problems.push_back("the JSON object in text part " + std::to_string(*chosen + 1) +
-                                             " has other text before or after it");
+    if (!exact)
+      out.parse_problems.push_back({"text-around-object", "the JSON object in text part " +
+                                                              std::to_string(*chosen + 1) +
+                                                              " has other text before or after it"});
     if (texts.size() != 1)
-      out.parse_problems.push_back("the result has " + std::to_string(texts.size()) +
-                                   " text parts; an envelope is exactly one text part" +
-                                   (exact_objects > 1 ? " (" + std::to_string(exact_objects) + " of them hold JSON objects)"
-                                                      : std::string()));
+      out.parse_problems.push_back(
+          {"several-text-parts", "the result has " + std::to_string(texts.size()) +
+                                     " text parts; an envelope is exactly one text part" +
+                                     (exact_objects > 1 ? " (" + std::to_string(exact_objects) +
+                                                              " of them hold JSON objects)"
+                                                        : std::string())});
   } catch (...) {
     // Never throws: what was found so far stands.
   }
@@ -441,7 +465,7 @@ void check_hint_refs(const EnvelopeInput& in, const ParsedEnvelope& env, const s
         });
         if (!same_style) continue;
         unknown_tool_named = true;
-        out.push_back(make_finding("E-HINT-REF", env,
+        out.push_back(make_finding("E-HINT-REF", env, {{"form", "unknown-tool"}, {"hint", h.label}, {"name", tok}},
                                    h.label + " names the tool " + quote(tok) +
                                        ", which is not in tools/list (an agent following the hint gets "
                                        "\"unknown tool\")"));
@@ -457,6 +481,7 @@ void check_hint_refs(const EnvelopeInput& in, const ParsedEnvelope& env, const s
     auto report_param = [&](const std::string& shown, const std::string& name) {
       if (!props || has_param(*props, name) || !reported.insert(name).second) return;
       out.push_back(make_finding("E-HINT-REF", env,
+                                 {{"form", "unknown-parameter"}, {"hint", h.label}, {"name", name}},
                                  h.label + " tells the agent to use " + quote(shown) + ", but " + quote(tool_name) +
                                      "'s input schema has no parameter " + quote(name)));
     };
@@ -480,7 +505,7 @@ void check_hint_refs(const EnvelopeInput& in, const ParsedEnvelope& env, const s
         if (p && p->hint)
           for (const auto& m : p->hint->must_mention)
             if (needed(m) && s.find(m) == std::string::npos)
-              out.push_back(make_finding("E-HINT-REF", env,
+              out.push_back(make_finding("E-HINT-REF", env, {{"form", "missing-mention"}, {"hint", h.label}, {"name", m}},
                                          h.label + " is a command to fetch the rest but does not mention " + quote(m) +
                                              ", which the profile requires (the hint is " + excerpt(s, 120) + ")"));
       }
@@ -522,18 +547,18 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
     if (!env.envelope.is_object()) {
       if (in.reply && in.reply->is_error_result()) {
         if (!p.is_error_text)
-          out.push_back(make_finding("E-ERROR", env,
+          out.push_back(make_finding("E-ERROR", env, {{"form", "plain-text-error"}},
                                      "the result has isError:true with plain text, but profile " + quote(p.name) +
                                          " says errors are envelopes"));
         return out;
       }
       for (const auto& prob : env.parse_problems)
-        out.push_back(make_finding("E-PARSE", env, prob + " (profile " + quote(p.name) + ")"));
+        out.push_back(make_finding("E-PARSE", env, {{"form", prob.form}}, prob.text + " (profile " + quote(p.name) + ")"));
       return out;
     }
     out.pass("E-PARSE");
     for (const auto& prob : env.parse_problems)
-      out.push_back(make_finding("E-PARSE", env, prob + " (profile " + quote(p.name) + ")"));
+      out.push_back(make_finding("E-PARSE", env, {{"form", prob.form}}, prob.text + " (profile " + quote(p.name) + ")"));
     const json& e = env.envelope;
     out.pass("E-SCHEMA");
 
@@ -545,7 +570,7 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
       for (std::size_t i = 0; i < vc.violations.size() && i < 3; ++i)
         d += (i ? "; " : "") + profile::to_string(vc.violations[i]);
       if (vc.violations.size() > 3) d += " (and " + std::to_string(vc.violations.size() - 3) + " more)";
-      out.push_back(make_finding("E-SCHEMA", env, d));
+      out.push_back(make_finding("E-SCHEMA", env, schema_cause(vc), d));
     }
 
     const profile::Form* form = env.form ? p.form(*env.form) : nullptr;
@@ -559,12 +584,13 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
         if (std::find(form->codes.begin(), form->codes.end(), c) == form->codes.end()) {
           std::string list;
           for (std::size_t i = 0; i < form->codes.size(); ++i) list += (i ? ", " : "") + form->codes[i];
-          out.push_back(make_finding("E-ERROR", env,
+          out.push_back(make_finding("E-ERROR", env, {{"form", "unknown-code"}, {"code", c}},
                                      "error code " + quote(c) + " is not one of profile " + quote(p.name) +
                                          "'s stable codes (" + list + ")"));
         }
       } else {
-        out.push_back(make_finding("E-ERROR", env, "the error envelope has no string code at " +
+        out.push_back(make_finding("E-ERROR", env, {{"form", "no-code"}, {"field", *form->code_pointer}},
+                                   "the error envelope has no string code at " +
                                                        *form->code_pointer + " (profile " + quote(p.name) + ")"));
       }
     }
@@ -598,9 +624,9 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
       if (truncated == true && p.fields.hint) {
         const json* h = at(e, p.fields.hint);
         std::string name = pointer_name(*p.fields.hint);
-        if (!h) out.push_back(make_finding("TR-HINT", env, "truncated is true but there is no " + name + " saying what was cut or how to get the rest"));
-        else if (!h->is_string()) out.push_back(make_finding("TR-HINT", env, "truncated is true but " + name + " is not a string"));
-        else if (trim(h->get<std::string>()).empty()) out.push_back(make_finding("TR-HINT", env, "truncated is true but " + name + " is empty"));
+        if (!h) out.push_back(make_finding("TR-HINT", env, {{"form", "absent"}, {"field", name}}, "truncated is true but there is no " + name + " saying what was cut or how to get the rest"));
+        else if (!h->is_string()) out.push_back(make_finding("TR-HINT", env, {{"form", "not-a-string"}, {"field", name}}, "truncated is true but " + name + " is not a string"));
+        else if (trim(h->get<std::string>()).empty()) out.push_back(make_finding("TR-HINT", env, {{"form", "empty"}, {"field", name}}, "truncated is true but " + name + " is empty"));
       }
       // TR-COUNT.
       auto cands = truncatables(p, e);
@@ -614,11 +640,13 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
       std::string tname = p.fields.total_count ? pointer_name(*p.fields.total_count) : "total";
       if (returned && cut && static_cast<std::int64_t>(cut->length) != *returned)
         out.push_back(make_finding("TR-COUNT", env,
+                                   {{"form", "returned-not-length"}, {"field", rname}, {"array", path_shape(cut->pointer)}},
                                    rname + " says " + num(*returned) + " but " + quote(pointer_name(cut->pointer)) +
                                        " has " + num(static_cast<std::int64_t>(cut->length)) +
                                        (cut->is_string ? " characters" : " items")));
       if (returned && total && *total < *returned)
-        out.push_back(make_finding("TR-COUNT", env, tname + " is " + num(*total) + ", less than " + rname + " " + num(*returned)));
+        out.push_back(make_finding("TR-COUNT", env, {{"form", "total-below-returned"}, {"field", tname}},
+                                   tname + " is " + num(*total) + ", less than " + rname + " " + num(*returned)));
       bool single_too_large = false;
       if (p.hint && p.hint->kind == profile::HintKind::kReason) {
         const json* r = at(e, p.fields.hint);
@@ -627,6 +655,7 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
       if (truncated && returned && total && *truncated != (*returned < *total) &&
           !(single_too_large && *truncated && *returned == *total))
         out.push_back(make_finding("TR-COUNT", env,
+                                   {{"form", *truncated ? "truncated-nothing-cut" : "untruncated-items-omitted"}},
                                    "truncated is " + std::string(*truncated ? "true" : "false") + " but " + rname +
                                        " is " + num(*returned) + " of " + tname + " " + num(*total) +
                                        (*truncated ? " (nothing was cut)" : " (items were silently omitted)")));
@@ -636,6 +665,8 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
         bool dropped = dc && *dc > 0;
         if (*truncated != dropped)
           out.push_back(make_finding("TR-COUNT", env,
+                                     {{"form", *truncated ? "truncated-none-dropped" : "untruncated-some-dropped"},
+                                      {"field", pointer_name(*p.fields.dropped_count)}},
                                      *truncated ? "truncated is true but nothing is reported dropped (" +
                                                       pointer_name(*p.fields.dropped_count) + " is " +
                                                       (dv ? dv->dump() : std::string("absent")) + ")"
@@ -695,6 +726,9 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
             }
           }
           out.push_back(make_finding("TR-CAP", env,
+                                     {{"form", "over-limit"},
+                                      {"limit", limit_label.empty() ? std::string("default") : limit_label},
+                                      {"truncated", truncated ? (*truncated ? "true" : "false") : "absent"}},
                                      "the text part is " + num(size) + " " + limit_unit_name(p) + ", over " +
                                          limit_label + num(limit_value) + ", and truncated is " +
                                          (truncated ? (*truncated ? "true" : "false") : std::string("not set")) +
@@ -713,7 +747,10 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
         if (reported) out.pass("TR-BYTES");
         if (reported) {
           auto d = total_bytes_problem(p, *reported, e, {env.indent}, "");
-          if (!d.empty()) out.push_back(make_finding("TR-BYTES", env, std::move(d)));
+          if (!d.empty())
+            out.push_back(make_finding("TR-BYTES", env,
+                                       {{"form", "not-utf8-size"}, {"field", pointer_name(*p.fields.total_bytes)}},
+                                       std::move(d)));
         }
       }
     }
@@ -734,7 +771,7 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
       if (requested) out.pass("B-CLAMP");
       if (used) out.pass("B-ESTIMATE");
       if (used && budget && *used > *budget)
-        out.push_back(make_finding("B-USED", env,
+        out.push_back(make_finding("B-USED", env, {{"form", "over-budget"}},
                                    "used is " + num(*used) + " tokens, more than the budget " + num(*budget) +
                                        (requested && *requested != *budget ? " (requested says " + num(*requested) + ")"
                                                                            : std::string())));
@@ -745,6 +782,7 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
           auto want = std::clamp(arg.value_or(b.default_value), b.min, b.max);
           if (*requested != want)
             out.push_back(make_finding("B-CLAMP", env,
+                                       {{"form", "requested-not-clamped"}, {"argument", a ? "given" : "default"}},
                                        "requested is " + num(*requested) + " but " + b.parameter + " " +
                                            (a ? "was " + num(*arg) : "was not given (default " + num(b.default_value) + ")") +
                                            ", so it should be " + num(want) + " (clamped to [" + num(b.min) + ", " +
@@ -752,13 +790,13 @@ Outcomes check_envelope(const EnvelopeInput& in, const ParsedEnvelope& env) {
         }
       }
       if (maxv && *maxv != b.max)
-        out.push_back(make_finding("B-CLAMP", env, "max is " + num(*maxv) + " but the profile's maximum is " + num(b.max)));
+        out.push_back(make_finding("B-CLAMP", env, {{"form", "wrong-max"}}, "max is " + num(*maxv) + " but the profile's maximum is " + num(b.max)));
       if (used) {
         auto units = truncation::utf16_length(env.text);
         std::int64_t cpt = p.limit && p.limit->chars_per_token && *p.limit->chars_per_token > 0 ? *p.limit->chars_per_token : 4;
         auto expect = (static_cast<std::int64_t>(units) + cpt - 1) / cpt;
         if (std::fabs(static_cast<double>(*used - expect)) > b.tolerance * static_cast<double>(expect))
-          out.push_back(make_finding("B-ESTIMATE", env,
+          out.push_back(make_finding("B-ESTIMATE", env, {{"form", "estimate-off"}},
                                      "used says " + num(*used) + " tokens but the text is " +
                                          num(static_cast<std::int64_t>(units)) + " UTF-16 units, about " + num(expect) +
                                          " tokens at " + std::to_string(cpt) + " chars per token (tolerance " +

@@ -42,8 +42,14 @@ struct ParsedEnvelope {
   std::optional<profile::FormKind> form;      ///< success / miss / error.
   std::optional<std::int64_t> limit;          ///< The limit in effect (env override or default).
   json request;                               ///< The request that produced it.
+  /// An E-PARSE problem: which one (the finding's cause: "no-text-part", "no-json-object",
+  /// "text-around-object", "several-text-parts") and what was seen.
+  struct ParseProblem {
+    std::string form;
+    std::string text;
+  };
   /// E-PARSE problems found while extracting (e.g. a text part before the JSON part).
-  std::vector<std::string> parse_problems;
+  std::vector<ParseProblem> parse_problems;
 };
 
 /// Finds the envelope in `in.reply` and its profile (forced or detected). Never throws.

@@ -8,6 +8,7 @@
 
 #include "checks/envelope.h"
 #include "checks/envelope_util.h"
+#include "core/cause.h"
 #include "core/text.h"
 #include "truncation/js_json.h"
 #include "truncation/unicode.h"
@@ -136,7 +137,7 @@ Outcomes check_stable(const ParsedEnvelope& first, const ParsedEnvelope& second)
       const json* ha = profile::resolve_pointer(a, ptr);
       const json* hb = profile::resolve_pointer(b, ptr);
       if (strict && ha && hb && *ha != *hb) {
-        out.push_back(make_finding("E-STABLE", second,
+        out.push_back(make_finding("E-STABLE", second, {{"form", "hint-differs"}, {"field", path_shape(ptr)}},
                                    "the same call answered twice gave two different hints at " + ptr + ": " +
                                        excerpt(ha->dump(), 120) + " then " + excerpt(hb->dump(), 120)));
       }
@@ -150,7 +151,7 @@ Outcomes check_stable(const ParsedEnvelope& first, const ParsedEnvelope& second)
       std::string path = d.empty() ? "" : d[0].value("path", std::string());
       const json* va = profile::resolve_pointer(a, path);
       const json* vb = profile::resolve_pointer(b, path);
-      out.push_back(make_finding("E-STABLE", second,
+      out.push_back(make_finding("E-STABLE", second, {{"form", "payload-differs"}, {"field", path_shape(path)}},
                                  "the same call answered twice gave different envelopes; first difference at " +
                                      (path.empty() ? std::string("(root)") : path) + ": " +
                                      (va ? excerpt(va->dump(), 100) : std::string("absent")) + " then " +
@@ -199,7 +200,7 @@ Outcomes check_miss(const ParsedEnvelope& env, const mcp::Reply& reply) {
     bool is_error = reply.is_error_result();
     if (!env.envelope.is_object()) {
       if (is_error)
-        out.push_back(make_finding("E-MISS", ctx,
+        out.push_back(make_finding("E-MISS", ctx, {{"form", "plain-text-error"}},
                                    "looking up an identifier that does not exist gave an isError result with plain "
                                    "text instead of a graceful " +
                                        std::string(p.miss ? "miss" : "answer")));
@@ -214,7 +215,7 @@ Outcomes check_miss(const ParsedEnvelope& env, const mcp::Reply& reply) {
       if (f && !code.empty() && std::find(f->miss_codes.begin(), f->miss_codes.end(), code) != f->miss_codes.end())
         return out;
       std::string want = p.miss ? "the miss form" : (f && !f->miss_codes.empty() ? "an error with a miss code" : "a graceful answer");
-      out.push_back(make_finding("E-MISS", ctx,
+      out.push_back(make_finding("E-MISS", ctx, {{"form", "error-envelope"}, {"code", code}},
                                  "looking up an identifier that does not exist gave an error envelope" +
                                      (code.empty() ? std::string() : " with code " + quote(code)) + " instead of " + want));
       return out;
@@ -222,7 +223,8 @@ Outcomes check_miss(const ParsedEnvelope& env, const mcp::Reply& reply) {
     // Success (e.g. an empty search) is accepted: a tool whose parameter only filters may answer
     // an absent identifier with nothing found. An isError flag on it is not.
     if (is_error)
-      out.push_back(make_finding("E-MISS", ctx, "looking up an identifier that does not exist gave an isError result"));
+      out.push_back(make_finding("E-MISS", ctx, {{"form", "iserror-success"}},
+                                 "looking up an identifier that does not exist gave an isError result"));
   } catch (...) {
   }
   return out;
@@ -272,7 +274,7 @@ Outcomes check_sweep(const std::vector<SweepPoint>& points, std::vector<Supersed
         if (!smaller && !larger) continue;
         supersede(q->limit, "TR-CAP");
         out.push_back(make_finding(
-            "TR-ENV", q->env,
+            "TR-ENV", q->env, {{"form", "override-ignored"}, {"variable", var}},
             "with " + var + num(q->limit) + " the answer is byte-identical to the answer under the default limit " +
                 num(def->limit) + (smaller ? " although that answer is " + num(d_size) + " " + unit + ", over " + num(q->limit)
                                            : std::string(" although that answer was truncated")) +
@@ -307,6 +309,7 @@ Outcomes check_sweep(const std::vector<SweepPoint>& points, std::vector<Supersed
           supersede(q->limit, "TR-BYTES");
           auto missing = static_cast<std::int64_t>(full_cut->length - qa->size());
           out.push_back(make_finding("TR-COUNT", q->env,
+                                     {{"form", "silently-dropped"}, {"array", path_shape(full_cut->pointer)}},
                                      num(missing) + " items silently dropped: with " + var + num(q->limit) + " " +
                                          quote(pointer_name(full_cut->pointer)) + " has " +
                                          num(static_cast<std::int64_t>(qa->size())) +
@@ -321,11 +324,11 @@ Outcomes check_sweep(const std::vector<SweepPoint>& points, std::vector<Supersed
         any_fits = true;
         out.pass("TR-VERBATIM");
         if (q_trunc == true)
-          out.push_back(make_finding("TR-VERBATIM", q->env,
+          out.push_back(make_finding("TR-VERBATIM", q->env, {{"form", "truncated-although-fits"}},
                                      "with " + var + num(q->limit) + " the answer is truncated although the full answer is only " +
                                          num(full_size) + " " + unit + " and fits"));
         else if (json qp = payload_of(p, qe); drop_volatile(qp), qp != full_payload)
-          out.push_back(make_finding("TR-VERBATIM", q->env,
+          out.push_back(make_finding("TR-VERBATIM", q->env, {{"form", "payload-differs-although-fits"}},
                                      "with " + var + num(q->limit) + " the payload differs from the full answer (" + num(full_size) +
                                          " " + unit + ", which fits) although truncated is false"));
         continue;
@@ -343,7 +346,10 @@ Outcomes check_sweep(const std::vector<SweepPoint>& points, std::vector<Supersed
           // The full answer may be indented differently from the cut one: either indent is right.
           auto d = total_bytes_problem(p, *reported, fe, {full->env.indent, q->env.indent},
                                        " (this call: the full payload is the answer under " + var + num(full->limit) + ")");
-          if (!d.empty()) out.push_back(make_finding("TR-BYTES", q->env, std::move(d)));
+          if (!d.empty())
+            out.push_back(make_finding("TR-BYTES", q->env,
+                                       {{"form", "not-utf8-size"}, {"field", pointer_name(*p.fields.total_bytes)}},
+                                       std::move(d)));
         }
       }
       if (!cut) continue;
@@ -353,7 +359,7 @@ Outcomes check_sweep(const std::vector<SweepPoint>& points, std::vector<Supersed
       bool prefix_ok = true;
       if (!fa || fa->type() != cut->value->type()) {
         prefix_ok = false;
-        out.push_back(make_finding("TR-PREFIX", q->env,
+        out.push_back(make_finding("TR-PREFIX", q->env, {{"form", "no-counterpart"}, {"array", path_shape(cut->pointer)}},
                                    "the truncated " + name + " has no counterpart of the same type in the full answer from " +
                                        var + num(full->limit)));
       } else if (cut->is_string) {
@@ -361,14 +367,14 @@ Outcomes check_sweep(const std::vector<SweepPoint>& points, std::vector<Supersed
         const auto& fs = fa->get_ref<const std::string&>();
         if (fs.compare(0, qs.size(), qs) != 0) {
           prefix_ok = false;
-          out.push_back(make_finding("TR-PREFIX", q->env,
+          out.push_back(make_finding("TR-PREFIX", q->env, {{"form", "not-a-prefix"}, {"array", path_shape(cut->pointer)}},
                                      "the truncated string " + name + " is not a prefix of the full string from " + var + num(full->limit)));
         }
       } else {
         for (std::size_t i = 0; i < cut->value->size(); ++i) {
           if (i >= fa->size() || (*cut->value)[i] != (*fa)[i]) {
             prefix_ok = false;
-            out.push_back(make_finding("TR-PREFIX", q->env,
+            out.push_back(make_finding("TR-PREFIX", q->env, {{"form", "not-a-prefix"}, {"array", path_shape(cut->pointer)}},
                                        "item " + std::to_string(i) + " of the truncated " + name +
                                            (i >= fa->size() ? " does not exist in the full answer (it has " + std::to_string(fa->size()) + " items)"
                                                             : " differs from item " + std::to_string(i) + " of the full answer from " + var + num(full->limit)) +
@@ -399,7 +405,7 @@ Outcomes check_sweep(const std::vector<SweepPoint>& points, std::vector<Supersed
       // Slack of 2 units for self-describing sizes (e.g. estimated_chars) whose digits may grow.
       auto size = limit_size(p, truncation::to_js_json(cand, q->env.indent)) + 2;
       if (size <= eff)
-        out.push_back(make_finding("TR-MAXIMAL", q->env,
+        out.push_back(make_finding("TR-MAXIMAL", q->env, {{"form", "not-largest-prefix"}, {"array", path_shape(cut->pointer)}},
                                    "with " + var + num(q->limit) + " the answer keeps " + num(static_cast<std::int64_t>(cut->length)) +
                                        " of " + num(static_cast<std::int64_t>(full_len)) + " items of " + name +
                                        ", but with one more it would be " + num(size - 2) + " " + unit + " and still fit"));

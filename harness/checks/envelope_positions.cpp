@@ -9,6 +9,7 @@
 
 #include "checks/envelope.h"
 #include "checks/envelope_util.h"
+#include "core/cause.h"
 #include "core/text.h"
 #include "truncation/unicode.h"
 
@@ -230,6 +231,13 @@ void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, Outcome
     const json* sv = first_of(*a, kSnippetKeys, is_str, &skey);
     if (!fv || !lv) continue;
     std::string where = "the anchor at " + (ptr.empty() ? std::string("(root)") : ptr);
+    // The cause: which rule, the anchor's place (array indices as "*") and, for a wrong position,
+    // how the server seems to count (our words, numbers blanked); never the file or the values.
+    auto cause = [&](const char* form, const std::string& field, const std::string& how = "") {
+      std::map<std::string, std::string> c = {{"form", form}, {"anchor", path_shape(ptr)}, {"field", field}};
+      if (!how.empty()) c["counted"] = digits_blanked(how);
+      return c;
+    };
     auto line = as_int(lv);
     auto col = as_int(cv);
     auto end = as_int(ev);
@@ -254,25 +262,25 @@ void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, Outcome
              line.value_or(0), col.value_or(0)};
     bool base_ok = true;
     if (!line || *line < 1) {
-      out.push_back(make_finding("POS-BASE", env, where + " has " + lkey + " " + lv->dump() + "; lines are 1-based whole numbers"));
+      out.push_back(make_finding("POS-BASE", env, cause("line-below-1", lkey), where + " has " + lkey + " " + lv->dump() + "; lines are 1-based whole numbers"));
       base_ok = false;
     }
     if (cv && (!col || *col < 1)) {
-      out.push_back(make_finding("POS-BASE", env, where + " has " + ckey + " " + cv->dump() + "; columns are 1-based whole numbers"));
+      out.push_back(make_finding("POS-BASE", env, cause("column-below-1", ckey), where + " has " + ckey + " " + cv->dump() + "; columns are 1-based whole numbers"));
       base_ok = false;
     }
     if (line && end && *end < *line)
-      out.push_back(make_finding("POS-BASE", env, where + " ends on line " + std::to_string(*end) + ", before its start line " + std::to_string(*line)));
+      out.push_back(make_finding("POS-BASE", env, cause("end-before-start", "endLine"), where + " ends on line " + std::to_string(*end) + ", before its start line " + std::to_string(*line)));
     const std::string file = fv->get<std::string>();
     auto prob = path_problem(file);
     if (!prob.empty()) {
-      out.push_back(make_finding("POS-PATH", env, where + ": " + fkey + " \"" + file + "\" " + prob + "; anchors use repo-relative paths with / separators"));
+      out.push_back(make_finding("POS-PATH", env, cause("path", fkey, prob), where + ": " + fkey + " \"" + file + "\" " + prob + "; anchors use repo-relative paths with / separators"));
       continue;
     }
     if (!in.root || !base_ok || has_scheme(file) || file.empty()) continue;
     const auto& content = read(file);
     if (!content) {
-      out.push_back(make_finding("POS-UTF16", env, where + ": " + fkey + " \"" + file + "\" does not exist under " + *in.root));
+      out.push_back(make_finding("POS-UTF16", env, cause("no-such-file", fkey), where + ": " + fkey + " \"" + file + "\" does not exist under " + *in.root));
       continue;
     }
     if (content->rfind("\x01too-large", 0) == 0) continue;
@@ -282,16 +290,17 @@ void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, Outcome
     if (!lt) {
       auto lines = static_cast<std::int64_t>(std::count(text.begin(), text.end(), '\n')) + 1;
       std::string how = how_counted(text, *line, col.value_or(1), snip, preferred);
-      out.push_back(make_finding(position_rule(how), env, where + " points at line " + std::to_string(*line) + " but \"" +
+      out.push_back(make_finding(position_rule(how), env, cause("line-past-end", lkey, how), where + " points at line " + std::to_string(*line) + " but \"" +
                                                                file + "\" has " + std::to_string(lines) + " lines" + how));
       continue;
     }
     if (!col) {
       if (!snip.empty() && !snippet_is_line(*lt, snip) && lt->find(ltrim(snip)) == std::string_view::npos) {
         std::string diag = where + ": the " + skey + " \"" + snip + "\" is not on line " + std::to_string(*line) + " of \"" + file + "\"";
+        std::string how;
         if (auto prev = line_text(text, *line + 1); prev && prev->find(ltrim(snip)) != std::string_view::npos)
-          diag += "; it is on the next line, as if the server counted 0-based lines";
-        out.push_back(make_finding(position_rule(diag), env, diag));
+          how = "; it is on the next line, as if the server counted 0-based lines";
+        out.push_back(make_finding(position_rule(how), env, cause("snippet-not-on-line", skey, how), diag + how));
       }
       continue;
     }
@@ -302,14 +311,14 @@ void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, Outcome
       std::string how = how_counted(text, *line, *col, snip, preferred);
       if (how.empty() && *col <= static_cast<std::int64_t>(lt->size()) + 1 && static_cast<std::int64_t>(lt->size()) != len16)
         how = "; the column fits the line's " + std::to_string(lt->size()) + " UTF-8 bytes, as if the server counted columns in bytes";
-      out.push_back(make_finding(position_rule(how), env, diag + how));
+      out.push_back(make_finding(position_rule(how), env, cause("column-past-end", ckey, how), diag + how));
       continue;
     }
     auto off = truncation::position_to_offset(text, static_cast<std::size_t>(*line), static_cast<std::size_t>(*col));
     if (!off) {
       std::string how = how_counted(text, *line, *col, snip, preferred);
-      out.push_back(make_finding(position_rule(how), env, where + " has " + ckey + " " + std::to_string(*col) +
-                                                               ", which falls inside a character on line " +
+      out.push_back(make_finding(position_rule(how), env, cause("column-inside-character", ckey, how),
+                                 where + " has " + ckey + " " + std::to_string(*col) + ", which falls inside a character on line " +
                                                                std::to_string(*line) + " of \"" + file + "\"" + how));
       continue;
     }
@@ -317,7 +326,7 @@ void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, Outcome
     if (snippet_at(text, *line, *col, truncation::ColumnUnit::kUtf16, snip) || snippet_is_line(*lt, snip)) continue;
     std::string how = how_counted(text, *line, *col, snip, preferred);
     if (how.empty() && lt->find(ltrim(snip)) != std::string_view::npos) continue;  // elsewhere on the line: a column drift we cannot explain; stay silent
-    out.push_back(make_finding(position_rule(how), env, where + ": the " + skey + " \"" + snip + "\" is not at line " + std::to_string(*line) + ", " +
+    out.push_back(make_finding(position_rule(how), env, cause("snippet-not-at-position", skey, how), where + ": the " + skey + " \"" + snip + "\" is not at line " + std::to_string(*line) + ", " +
                                                      ckey + " " + std::to_string(*col) + " (UTF-16) of \"" + file + "\"" + how));
   }
 }

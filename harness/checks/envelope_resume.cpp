@@ -175,7 +175,7 @@ Outcomes check_resume(const std::vector<ParsedEnvelope>& pages, const json* full
     for (std::size_t i = 0; i < pages.size(); ++i) {
       const json* items = cut_items(pages[i]);
       if (!items) {
-        out.push_back(make_finding("TR-RESUME", pages[i],
+        out.push_back(make_finding("TR-RESUME", pages[i], {{"form", "no-array"}},
                                    "following the hint of page " + std::to_string(i) +
                                        " returned an answer with no array to continue"));
         return out;
@@ -184,7 +184,7 @@ Outcomes check_resume(const std::vector<ParsedEnvelope>& pages, const json* full
       if (i > 0 && items->empty()) {
         auto truncated = detail::truncated_flag(*pages[i].profile, pages[i].envelope);
         if (!full || got.size() < full->size())
-          out.push_back(make_finding("TR-RESUME", pages[i],
+          out.push_back(make_finding("TR-RESUME", pages[i], {{"form", "empty-page"}},
                                      "following the hint after " + std::to_string(start) +
                                          " items returned an empty page" +
                                          (truncated && *truncated ? " that still says truncated" : std::string())));
@@ -198,15 +198,17 @@ Outcomes check_resume(const std::vector<ParsedEnvelope>& pages, const json* full
         if (full && at_index < full->size()) {
           if ((*full)[at_index] == item) continue;
           std::string what = "not the item that follows";
+          const char* form = "wrong-item";
           for (std::size_t j = 0; j < full->size(); ++j) {
             if ((*full)[j] != item) continue;
             what = j < at_index ? "item " + std::to_string(j + 1) + " again (" + std::to_string(at_index - j) +
                                       " item(s) of overlap)"
                                 : "item " + std::to_string(j + 1) + " (" + std::to_string(j - at_index) +
                                       " item(s) skipped)";
+            form = j < at_index ? "overlap" : "skip";
             break;
           }
-          out.push_back(make_finding("TR-RESUME", pages[i],
+          out.push_back(make_finding("TR-RESUME", pages[i], {{"form", form}},
                                      "following the hint of page " + std::to_string(i) + " (after " +
                                          std::to_string(start) + " items) gave, as item " +
                                          std::to_string(at_index + 1) + " of the rebuilt array, " + what +
@@ -214,7 +216,7 @@ Outcomes check_resume(const std::vector<ParsedEnvelope>& pages, const json* full
           return out;
         }
         if (std::find(got.begin(), got.end(), item) != got.end() && i > 0) {
-          out.push_back(make_finding("TR-RESUME", pages[i],
+          out.push_back(make_finding("TR-RESUME", pages[i], {{"form", "overlap"}},
                                      "following the hint of page " + std::to_string(i) + " (after " +
                                          std::to_string(start) + " items) returned an item already returned: the "
                                          "pages overlap"));
@@ -225,7 +227,7 @@ Outcomes check_resume(const std::vector<ParsedEnvelope>& pages, const json* full
     }
     auto last_truncated = detail::truncated_flag(*pages.back().profile, pages.back().envelope);
     if (full && !(last_truncated && *last_truncated) && got.size() < full->size())
-      out.push_back(make_finding("TR-RESUME", pages.back(),
+      out.push_back(make_finding("TR-RESUME", pages.back(), {{"form", "ends-early"}},
                                  "following the hints rebuilt " + std::to_string(got.size()) + " of the " +
                                      std::to_string(full->size()) + " items, and the last page says it is complete"));
   } catch (...) {

@@ -74,7 +74,10 @@ const json* first_of(const json& obj, const char* const (&keys)[N], bool (*ok)(c
 Finding reply_finding(const char* id, const mcp::Reply& r, std::string diagnosis, Severity sev = Severity::kError);
 
 /// A finding with the house fields filled (tool and replay left empty).
-Finding make_finding(const char* id, const ParsedEnvelope& env, std::string diagnosis);
+/// `cause` (Finding::cause): the rule's form and the profile field or path it is about, never a
+/// value the answer held.
+Finding make_finding(const char* id, const ParsedEnvelope& env, std::map<std::string, std::string> cause,
+                     std::string diagnosis);
 
 /// `n` with thousands separators ("9,273").
 std::string num(std::int64_t n);

@@ -10,6 +10,7 @@
 
 #include "checks/envelope_util.h"
 #include "core/json_bounded.h"
+#include "core/cause.h"
 #include "core/text.h"
 #include "profile/profile.h"
 #include "profile/schema_validator.h"
@@ -525,10 +526,11 @@ ListFacts list_facts(const GenericAnswer& a, const Vocabulary& v) {
 
 namespace {
 
-Finding generic_finding(const char* id, const json& request, const std::string& raw, std::string diagnosis,
-                        const GenericAnswer& a) {
+Finding generic_finding(const char* id, const json& request, const std::string& raw,
+                        std::map<std::string, std::string> cause, std::string diagnosis, const GenericAnswer& a) {
   Finding f;
   f.invariant = id;
+  f.cause = std::move(cause);
   f.request = request;
   f.response_excerpt = excerpt(raw, 400);
   f.diagnosis = std::move(diagnosis) + " (generic reading: " + label(a.reading) + ")";
@@ -560,7 +562,7 @@ Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& 
     if (f.flagged) {
       out.pass("TR-HINT");
       if (f.way_on.empty())
-        out.fail(generic_finding("TR-HINT", request, raw,
+        out.fail(generic_finding("TR-HINT", request, raw, {{"form", "no-way-on"}, {"field", path_shape(f.flag_name)}},
                                  tick(f.flag_name) +
                                      " is true but the answer names no way to the rest: no cursor, offset, page or "
                                      "token field, no hint text, and no text after the JSON saying how to get more",
@@ -570,7 +572,11 @@ Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& 
     }
     // TR-COUNT: counts that contradict the list they describe.
     bool compared = false;
-    auto fail = [&](const std::string& d) { out.fail(generic_finding("TR-COUNT", request, raw, d, a)); };
+    // The cause: which count contradicts which list (field names, array indices as "*").
+    auto fail = [&](const char* form, const std::string& field, const std::string& d) {
+      out.fail(generic_finding("TR-COUNT", request, raw,
+                               {{"form", form}, {"field", path_shape(field)}, {"list", path_shape(f.list)}}, d, a));
+    };
     const std::string in_list = f.list.empty() ? "" : " in " + tick(f.list);
     if (!f.page_like) {
       // An ambiguous count (`total`, `count`) beside a list that does not read as a page of
@@ -585,38 +591,38 @@ Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& 
       if (f.returned) {
         compared = true;
         if (*f.returned != n)
-          fail(tick(f.returned_name) + " says " + detail::num(*f.returned) + " but" + in_list + " there are " +
+          fail("returned-not-length", f.returned_name, tick(f.returned_name) + " says " + detail::num(*f.returned) + " but" + in_list + " there are " +
                detail::num(n) + " items");
       }
       if (f.either) {
         compared = true;
         if (*f.either < n)
-          fail(tick(f.either_name) + " says " + detail::num(*f.either) + " but" + in_list + " there are " +
+          fail("count-below-length", f.either_name, tick(f.either_name) + " says " + detail::num(*f.either) + " but" + in_list + " there are " +
                detail::num(n) + " items");
       }
       if (f.total) {
         compared = true;
         const std::int64_t got = f.returned.value_or(n);
         if (*f.total < got)
-          fail(tick(f.total_name) + " is " + detail::num(*f.total) + ", less than the " + detail::num(got) +
+          fail("total-below-returned", f.total_name, tick(f.total_name) + " is " + detail::num(*f.total) + ", less than the " + detail::num(got) +
                " items returned" + in_list);
         else if (f.more == false && *f.total > got && !paged)
-          fail(tick(f.more_name) + " is false but " + tick(f.total_name) + " is " + detail::num(*f.total) +
+          fail("more-false-items-omitted", f.more_name, tick(f.more_name) + " is false but " + tick(f.total_name) + " is " + detail::num(*f.total) +
                " and" + in_list + " there are " + detail::num(got) + " items: " + detail::num(*f.total - got) +
                " were silently omitted");
       }
       if (f.showing && a.data.is_structured()) {
         compared = true;
         if (f.showing->first != n)
-          fail("the text says it shows " + detail::num(f.showing->first) + " of " + detail::num(f.showing->second) +
-               " but" + in_list + " there are " + detail::num(n) + " items");
+          fail("shown-not-length", "", "the text says it shows " + detail::num(f.showing->first) + " of " +
+                                           detail::num(f.showing->second) + " but" + in_list + " there are " + detail::num(n) + " items");
       }
     }
     if (f.showing) {
       compared = true;
       if (f.showing->first > f.showing->second)
-        fail("the text says it shows " + detail::num(f.showing->first) + " of " + detail::num(f.showing->second) +
-             ": more than there are");
+        fail("shown-over-total", "", "the text says it shows " + detail::num(f.showing->first) + " of " +
+                                         detail::num(f.showing->second) + ": more than there are");
     }
     if (compared) out.pass("TR-COUNT");
     else out.unobserved("TR-COUNT", "no answer carried a count of the list it held");
@@ -639,6 +645,8 @@ Outcomes check_omission(const OmissionPoint& small, const OmissionPoint& large) 
   Finding f;
   f.invariant = "TR-COUNT";
   f.profile = "generic";
+  // One cause: the parameter whose larger value shows the omission, not the counts or values.
+  f.cause = {{"form", "said-complete-but-more"}, {"parameter", small.parameter}};
   f.request = small.request;
   f.response_excerpt = small.excerpt;
   const auto items = [](std::int64_t n) { return detail::num(n) + (n == 1 ? " item" : " items"); };
@@ -907,6 +915,7 @@ Outcomes check_resumes(const std::vector<ListedCall>& calls, const std::function
                                    " and named the next page with " + tick(c.next_field) + " " +
                                    excerpt(c.next_value.dump(), 60);
     std::string problem;
+    const char* form = "differs";
     if (full) {
       const auto& fi = full->items;
       const std::size_t overlap = std::min(m, fi.size() - n);
@@ -924,10 +933,10 @@ Outcomes check_resumes(const std::vector<ListedCall>& calls, const std::function
         continue;
       }
       if (k < n)
-        problem = "; the page it names starts again at item " + std::to_string(k + 1) + " of the list" + larger +
+        form = "overlap", problem = "; the page it names starts again at item " + std::to_string(k + 1) + " of the list" + larger +
                   ": " + range(k + 1, n) + (n - k == 1 ? " is" : " are") + " returned twice";
       else if (k > n)
-        problem = "; the page it names starts at item " + std::to_string(k + 1) + " of the list" + larger + ": " +
+        form = "skip", problem = "; the page it names starts at item " + std::to_string(k + 1) + " of the list" + larger + ": " +
                   range(n + 1, k) + (k - n == 1 ? " is" : " are") + " never returned";
       else
         problem = "; the page it names starts where it should but then differs from the list" + larger;
@@ -944,6 +953,7 @@ Outcomes check_resumes(const std::vector<ListedCall>& calls, const std::function
         out.pass("TR-RESUME");
         continue;
       }
+      form = "overlap";
       problem = "; the page it names repeats " + items(again) + " of the first page (the first: " +
                 excerpt(*std::find_if(next->items.begin(), next->items.end(), [&](const std::string& i) { return first.count(i) > 0; }), 120) +
                 ")";
@@ -951,6 +961,7 @@ Outcomes check_resumes(const std::vector<ListedCall>& calls, const std::function
     Finding f;
     f.invariant = "TR-RESUME";
     f.profile = "generic";
+    f.cause = {{"form", form}, {"field", c.next_field}, {"argument", arg}};
     f.request = next->request;
     f.response_excerpt = next->excerpt;
     f.diagnosis = first_desc + problem + ". Following the way on an answer gives must go on exactly where it ended.";

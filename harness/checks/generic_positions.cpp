@@ -9,6 +9,7 @@
 
 #include "checks/envelope_util.h"
 #include "core/json_bounded.h"
+#include "core/cause.h"
 #include "core/text.h"
 #include "truncation/unicode.h"
 
@@ -659,8 +660,11 @@ GenericPositions::~GenericPositions() = default;
 
 namespace {
 
-Finding make(const char* id, const mcp::Reply& r, std::string diagnosis, Severity sev = Severity::kError) {
+// `cause`: the rule's form and where in the answer (array indices as "*"), never the file or text.
+Finding make(const char* id, const mcp::Reply& r, std::map<std::string, std::string> cause, std::string diagnosis,
+             Severity sev = Severity::kError) {
   Finding f = detail::reply_finding(id, r, std::move(diagnosis), sev);
+  f.cause = std::move(cause);
   f.profile = "generic";
   return f;
 }
@@ -775,14 +779,14 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
       // The cheap checks (not on prose anchors: text may cite lines that have moved since; those
       // are judged only where they name the text there).
       if (!prose && *a.line < first_line) {
-        base.push_back(locate(make("POS-BASE", reply,
+        base.push_back(locate(make("POS-BASE", reply, {{"form", "line-below-1"}, {"anchor", path_shape(a.where)}},
                                    "the position at " + a.where + " (" + q(a.file) + ") has line " + std::to_string(*a.line) +
                                        "; lines are 1-based (and the tool's description does not say it counts from 0)")));
         continue;
       }
       const std::int64_t line1 = *a.line + (st.declared0 ? 1 : 0);
       if (!prose && line1 > nlines) {
-        utf16.push_back(locate(make("POS-UTF16", reply,
+        utf16.push_back(locate(make("POS-UTF16", reply, {{"form", "line-past-end"}, {"anchor", path_shape(a.where)}},
                                     "the position at " + a.where + " points at line " + std::to_string(*a.line) + " but " +
                                         q(rel) + " has " + std::to_string(nlines) + " lines")));
         continue;
@@ -793,6 +797,7 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
         if (v.verdict != generic::Verbatim::kUnrelated) quoted = true;
         if (v.verdict == generic::Verbatim::kMangled) {
           Finding f = make("TR-VERBATIM", reply,
+                           {{"form", "quote-mangled"}, {"anchor", path_shape(a.where)}, {"field", a.snippet_key}},
                            "the " + a.snippet_key + " at " + a.where + " is not the text of " + q(rel) + " line " +
                                std::to_string(v.line) + ": " + v.detail +
                                " (a dropped or replaced character: text is passed on verbatim, as UTF-8)");
@@ -856,7 +861,8 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
           diag += ". The tool's description says it counts from 0 (LSP's convention), so this is a warning: agents "
                   "that read positions as 1-based (MCP, editors' line numbers) land one line and column early";
         const char* id = zero_based(r) ? "POS-BASE" : "POS-UTF16";
-        Finding f = make(id, reply, std::move(diag), warn ? Severity::kWarning : Severity::kError);
+        Finding f = make(id, reply, {{"form", "counted-otherwise"}, {"counted", R.label}, {"anchor", path_shape(a.where)}},
+                         std::move(diag), warn ? Severity::kWarning : Severity::kError);
         f.file = bad->rel;
         f.line = std::max<std::int64_t>(l1, 0);
         f.column = 0;

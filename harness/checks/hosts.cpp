@@ -471,6 +471,17 @@ struct HostMeter::State {
     return w;
   }
 
+  /// The evidence of `f` (an H-SIZE or H-DECLARED finding of `t`): for H-SIZE worst(); for
+  /// H-DECLARED the answer furthest past the ceiling declared for the host its cause names.
+  static const Over* evidence(const Tool& t, const Finding& f) {
+    if (f.invariant == "H-SIZE") return worst(t);
+    if (f.invariant != "H-DECLARED") return nullptr;
+    auto host = f.cause.find("host");
+    for (const auto& c : t.declared)
+      if (host != f.cause.end() && c.host->title == host->second) return &c;
+    return nullptr;
+  }
+
   /// Keeps the answer that went furthest past (host, limit); its evidence is copied only then.
   static void keep(std::vector<Over>& list, const Host* host, const HostLimit* limit, std::int64_t ceiling,
                    std::int64_t size, const mcp::Reply& reply, const std::vector<json>* before, std::int64_t echoes) {
@@ -538,32 +549,47 @@ void HostMeter::observe(const std::string& tool, const json* listing, const mcp:
   t.over_declared += over_declared;
 }
 
-std::optional<std::int64_t> HostMeter::crosses(const std::string& tool, const mcp::Reply& reply,
+std::optional<std::int64_t> HostMeter::crosses(const Finding& f, const mcp::Reply& reply,
                                                const std::vector<json>* before) const {
-  auto it = s_->tools.find(tool);
+  auto it = s_->tools.find(f.tool);
   if (it == s_->tools.end() || reply.kind != mcp::Reply::Kind::kResult) return std::nullopt;
-  const State::Over* worst = State::worst(it->second);
-  if (!worst) return std::nullopt;
+  const State::Over* over = State::evidence(it->second, f);
+  if (!over) return std::nullopt;
   const AnswerSize size = without_echoes(measure_answer(reply, s_->result_chars, s_->result_bytes), reply, before);
-  const auto hi = static_cast<std::size_t>(worst->host - s_->hosts.data());
-  if (!in_force(*worst->limit, size.is_error, it->second.ceilings[hi])) return std::nullopt;
-  const std::int64_t n = size_in(*worst->host, worst->limit->unit, worst->limit->of, size);
-  if (n <= worst->limit->max) return std::nullopt;
+  const auto hi = static_cast<std::size_t>(over->host - s_->hosts.data());
+  if (!over->limit) {  // the declared ceiling, measured as observe() measures it
+    const std::int64_t n = size_in(*over->host, over->host->declared->unit, Of::kText, size);
+    return n > over->ceiling ? std::optional<std::int64_t>(n) : std::nullopt;
+  }
+  if (!in_force(*over->limit, size.is_error, it->second.ceilings[hi])) return std::nullopt;
+  const std::int64_t n = size_in(*over->host, over->limit->unit, over->limit->of, size);
+  if (n <= over->limit->max) return std::nullopt;
   return n;
 }
 
+namespace {
+
+// "Claude Code's 50,000 characters": a host limit as a case's diagnosis names it.
+std::string worst_words(const Host& h, const HostLimit& l) {
+  return h.title + "'s " + thousands(l.max) + " " + unit_words(l.unit, l.of);
+}
+
+}  // namespace
+
 void HostMeter::retell(Finding& f, const json& generated_sequence, const SizeCase& c) const {
   auto it = s_->tools.find(f.tool);
-  const State::Over* worst = it == s_->tools.end() ? nullptr : State::worst(it->second);
-  if (!worst || !c.answer) return;
+  const State::Over* over = it == s_->tools.end() ? nullptr : State::evidence(it->second, f);
+  if (!over || !c.answer) return;
   const std::string generated = after_calls(generated_sequence);
   if (!generated.empty() && f.diagnosis.size() >= generated.size() &&
       f.diagnosis.compare(f.diagnosis.size() - generated.size(), generated.size(), generated) == 0)
     f.diagnosis.resize(f.diagnosis.size() - generated.size());
   f.response_excerpt = text_excerpt(*c.answer);
-  const HostLimit& l = *worst->limit;
-  f.diagnosis += ". Its case is the smallest call found whose answer still crosses " + worst->host->title + "'s " +
-                 thousands(l.max) + " " + unit_words(l.unit, l.of) + " (" + thousands(c.size) + "), made on a fresh server ";
+  const std::string crossed =
+      over->limit ? worst_words(*over->host, *over->limit)
+                  : "the declared " + thousands(over->ceiling) + " " + unit_words(over->host->declared->unit);
+  f.diagnosis += ". Its case is the smallest call found whose answer still crosses " + crossed + " (" +
+                 thousands(c.size) + "), made on a fresh server ";
   if (c.before == 0) {
     f.diagnosis += "with no call before it";
     return;
@@ -651,6 +677,8 @@ std::map<std::string, Outcomes> HostMeter::finish() {
       Finding f;
       f.invariant = "H-DECLARED";
       f.tool = name;
+      // The host whose declared ceiling the answers cross (which case to make minimal, too).
+      f.cause = {{"form", "over-declared-ceiling"}, {"host", c.host->title}};
       f.severity = profile::severity_of(c.host->declared->past);
       f.request = c.request;
       f.response_excerpt = c.excerpt;

@@ -85,11 +85,11 @@ Outcomes check_listing(const std::vector<profile::Host>& hosts, const nlohmann::
 /// H-DESC on the server's `instructions` (its initialize result), a finding for the server (tool "").
 Outcomes check_instructions(const std::vector<profile::Host>& hosts, const nlohmann::json& init_result);
 
-/// An H-SIZE case made minimal on fresh server instances (the engine's work, after finish()):
-/// what its finding now carries and says.
+/// An H-SIZE or H-DECLARED case made minimal on fresh server instances (the engine's work,
+/// after finish()): what its finding now carries and says.
 struct SizeCase {
   const mcp::Reply* answer = nullptr;  ///< The smallest call's answer, which still crosses the limit.
-  std::int64_t size = 0;               ///< Its size in that limit's unit (HostMeter::crosses).
+  std::int64_t size = 0;               ///< Its size in that limit's (or ceiling's) unit (HostMeter::crosses).
   std::size_t before = 0;              ///< Earlier calls it needs (replayed first).
   std::size_t writes = 0;              ///< Of them, calls to tools not annotated read-only.
 };
@@ -114,15 +114,16 @@ class HostMeter {
   /// Per tool: its largest answer.
   const std::map<std::string, LargestAnswer>& largest() const;
 
-  /// For making `tool`'s H-SIZE case minimal (after finish()): the size of `reply` (a call of
-  /// `tool` made after `before` on the same instance) in the unit of the limit the finding's
-  /// evidence crossed, when it still crosses that limit of that host, measured as observe()
-  /// measures (quotes of long generated strings discounted); nullopt when it does not.
-  std::optional<std::int64_t> crosses(const std::string& tool, const mcp::Reply& reply,
+  /// For making the case of `f` (an H-SIZE or H-DECLARED finding from finish()) minimal: the
+  /// size of `reply` (a call of `f.tool` made after `before` on the same instance) in the unit of
+  /// the limit the finding's evidence crossed (H-DECLARED: the ceiling the tool declares for the
+  /// host its cause names), when it still crosses it, measured as observe() measures (quotes of
+  /// long generated strings discounted); nullopt when it does not.
+  std::optional<std::int64_t> crosses(const Finding& f, const mcp::Reply& reply,
                                       const std::vector<nlohmann::json>* before) const;
-  /// `f` (`tool`'s H-SIZE finding from finish(), its request and sequence already set to the
-  /// minimal case's) made to say what its case is: its answer's excerpt, and the smallest call
-  /// found and the earlier calls it needs in place of "may have made it this large".
+  /// `f` (an H-SIZE or H-DECLARED finding from finish(), its request and sequence already set to
+  /// the minimal case's) made to say what its case is: its answer's excerpt, and the smallest
+  /// call found and the earlier calls it needs in place of "may have made it this large".
   void retell(Finding& f, const nlohmann::json& generated_sequence, const SizeCase& c) const;
   const std::vector<profile::Host>& hosts() const;
 

@@ -502,24 +502,29 @@ Outcomes Inband::judge(const std::string& name, const json* tool, const json& ar
   if (reach == Reach::kError && !asked_for_error(arguments) && !batch(r, text, arguments)) {
     auto& t = s_->unflagged[name];
     ++t.answers;
-    if (t.held.size() < kHeldPerTool)
+    if (t.held.size() < kHeldPerTool) {
       t.held.push_back(make("P-ISERROR", r,
                             "a call valid for the tool's inputSchema failed, and the answer says so only in its "
                             "content: the result has no isError:true, so a host or an agent that reads the flag "
                             "takes the error for data (this call: " + said(text, structured) + ")",
                             Severity::kWarning, env));
+      t.held.back().cause = {{"form", "error-without-iserror"}};
+    }
     return out;
   }
   // A leak: an answer that is one (content_reach), or a JSON value that is exactly one.
   if (reach == Reach::kLeak || reach == Reach::kData || reach == Reach::kEmpty) {
     std::string ev = leak_evidence_of(text, structured, arguments, reach == Reach::kLeak);
     if (ev.empty() && reach == Reach::kLeak) ev = said(text, structured);
-    if (!ev.empty())
-      out.fail(make("P-LEAK", r,
+    if (!ev.empty()) {
+      Finding f = make("P-LEAK", r,
                     "the answer prints a JavaScript non-value where a value belongs (undefined, NaN or [object "
                     "Object]: a missing field, a failed number conversion or an object turned into a string), so "
                     "the agent reads a broken value as the answer (this call: " + ev + ")",
-                    Severity::kWarning, env));
+                    Severity::kWarning, env);
+      f.cause = {{"form", "non-value"}};
+      out.fail(std::move(f));
+    }
   }
   return out;
 }

@@ -51,9 +51,27 @@ bool exact_object_text(const Reply& r) {
   return !j.is_discarded() && j.is_object();
 }
 
-Finding finding(const char* id, const Reply& r, std::string diagnosis) { return detail::reply_finding(id, r, std::move(diagnosis)); }
+Finding finding(const char* id, const Reply& r, std::map<std::string, std::string> cause, std::string diagnosis) {
+  Finding f = detail::reply_finding(id, r, std::move(diagnosis));
+  f.cause = std::move(cause);
+  return f;
+}
 
 std::string quote(const std::string& s) { return "`" + s + "`"; }
+
+/// How an invalid call was refused outside the envelope, as a cause (one design choice, one
+/// finding: the same on every tool, whatever the refusal's text quoted).
+std::map<std::string, std::string> refusal_cause(const Reply& r) {
+  if (r.kind == Reply::Kind::kError) {
+    const json* code = r.error.is_object() && r.error.contains("code") ? &r.error["code"] : nullptr;
+    return {{"form", "invalid-refused-with-jsonrpc-error"},
+            {"code", code && code->is_number_integer() ? std::to_string(code->get<long long>()) : "0"}};
+  }
+  const std::string text = result_text(r);
+  if (text.find("Input validation error") != std::string::npos || text.rfind("MCP error -32602", 0) == 0)
+    return {{"form", "invalid-refused-by-sdk-validation"}};
+  return {{"form", "invalid-refused-with-plain-text"}};
+}
 
 /// How an invalid call was refused outside the envelope, said so the author can act on it.
 std::string refusal_diagnosis(const Reply& r, const profile::Profile& p) {
@@ -267,7 +285,7 @@ struct Judge::State {
       const profile::Form* ef = p->form(profile::FormKind::kError);
       if (!valid && !broken.empty() && ef && ef->covers_invalid_input) {
         j.outcomes.pass("E-ERROR");
-        j.outcomes.fail(finding("E-ERROR", r, refusal_diagnosis(r, *p)));
+        j.outcomes.fail(finding("E-ERROR", r, refusal_cause(r), refusal_diagnosis(r, *p)));
       }
       return;
     }
@@ -278,11 +296,12 @@ struct Judge::State {
       const profile::Form* ef = p->form(profile::FormKind::kError);
       j.outcomes.pass("E-ERROR");
       if (!valid && !broken.empty()) {
-        if (ef && ef->covers_invalid_input) j.outcomes.fail(finding("E-ERROR", r, refusal_diagnosis(r, *p)));
+        if (ef && ef->covers_invalid_input)
+          j.outcomes.fail(finding("E-ERROR", r, refusal_cause(r), refusal_diagnosis(r, *p)));
       } else if (valid && reads_as_input_rejection(result_text(r))) {
         // A valid call refused as invalid: P-ACCEPT (below) is the root cause.
       } else if (!p->is_error_text) {
-        j.outcomes.fail(finding("E-ERROR", r,
+        j.outcomes.fail(finding("E-ERROR", r, {{"form", "plain-text-error"}},
                                 "the result has isError:true with plain text, but profile " + quote(p->name) +
                                     " says errors are envelopes"));
       }
@@ -295,7 +314,7 @@ struct Judge::State {
         detected[j.envelope.profile->name]++;
         if (is_error && j.envelope.form == profile::FormKind::kSuccess) {
           // isError:true around what reads as a success envelope: not the error form.
-          j.outcomes.fail(finding("E-ERROR", r,
+          j.outcomes.fail(finding("E-ERROR", r, {{"form", "iserror-on-success-envelope"}},
                                   "the result has isError:true but its envelope is not profile " + quote(p->name) +
                                       "'s error form"));
           j.envelope = {};

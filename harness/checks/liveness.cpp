@@ -9,23 +9,26 @@ namespace {
 
 std::string ms(std::chrono::milliseconds d) { return std::to_string(d.count()); }
 
-Finding hang(const nlohmann::json& request, std::string diagnosis, Severity severity = Severity::kError) {
+// `form`: which of the ways a request goes unanswered (the cause: not how long it took).
+Finding hang(const nlohmann::json& request, const char* form, std::string diagnosis,
+             Severity severity = Severity::kError) {
   Finding f;
   f.invariant = "T-HANG";
   f.severity = severity;
   f.request = request;
   f.diagnosis = std::move(diagnosis);
+  f.cause = {{"form", form}, {"method", request.is_object() ? request.value("method", std::string()) : std::string()}};
   return f;
 }
 
 }  // namespace
 
 Finding no_answer(const nlohmann::json& request, const std::string& method, std::chrono::milliseconds timeout) {
-  return hang(request, "no answer to " + method + " within " + ms(timeout) + " ms");
+  return hang(request, "no-answer", "no answer to " + method + " within " + ms(timeout) + " ms");
 }
 
 Finding call_hung(const nlohmann::json& request, std::chrono::milliseconds waited, std::chrono::milliseconds timeout) {
-  return hang(request, "no answer to tools/call within " + ms(waited) + " ms (--timeout " + ms(timeout) +
+  return hang(request, "hung", "no answer to tools/call within " + ms(waited) + " ms (--timeout " + ms(timeout) +
                            " ms, then as long again as it took to confirm the hang); raise --timeout if the tool is "
                            "legitimately this slow");
 }
@@ -33,6 +36,7 @@ Finding call_hung(const nlohmann::json& request, std::chrono::milliseconds waite
 void hung_on_request(Finding& f, std::chrono::milliseconds waited, const std::string& what, const std::string& property,
                      const std::string& quick, std::chrono::milliseconds answered) {
   f.severity = Severity::kWarning;
+  f.cause = {{"form", "long-work-asked"}, {"property", property}};
   f.diagnosis = "no answer within " + ms(waited) + " ms to a call asking for " + what + ", but the same call with " +
                 property + "=" + quick + " was answered in " + ms(answered) +
                 " ms: the tool does the long work it is asked for, it is not hung. Give '" + property +
@@ -40,7 +44,7 @@ void hung_on_request(Finding& f, std::chrono::milliseconds waited, const std::st
 }
 
 Finding slow_answer(const nlohmann::json& request, std::chrono::milliseconds took, std::chrono::milliseconds timeout) {
-  return hang(request,
+  return hang(request, "slow",
               "the answer came after " + ms(took) + " ms, over --timeout " + ms(timeout) +
                   " ms, with no progress notification meanwhile: the tool is slow, not hung. Send notifications/progress "
                   "while working, or raise --timeout if this is expected",
@@ -48,7 +52,7 @@ Finding slow_answer(const nlohmann::json& request, std::chrono::milliseconds too
 }
 
 Finding slow_progressing(const nlohmann::json& request, std::chrono::milliseconds waited) {
-  return hang(request,
+  return hang(request, "slow-progressing",
               "still working after " + ms(waited) +
                   " ms, reporting progress, when the run stopped waiting: the tool is slow, not hung. Bound the work an "
                   "argument can ask for (a maximum in the input schema), or raise --timeout",
@@ -60,6 +64,7 @@ Finding crashed(const nlohmann::json& request, const std::string& how, const std
   Finding f;
   f.invariant = "T-CRASH";
   f.request = request;
+  f.cause = {{"form", "died"}, {"method", request.is_object() ? request.value("method", std::string()) : std::string()}};
   f.diagnosis = "the server " + how + " while handling " + what + "; it must stay alive whatever it is sent";
   f.response_excerpt = tail.empty() ? std::string("(no stderr output)")
                                     : "stderr: " + excerpt(tail.substr(tail.size() > 400 ? tail.size() - 400 : 0), 400);
@@ -70,6 +75,8 @@ Finding no_exit_at_eof(std::chrono::milliseconds grace, bool replaced, std::size
                        std::optional<std::size_t> needed) {
   Finding f;
   f.invariant = "T-SHUTDOWN";
+  // The server's one cause, however many calls its instance had taken.
+  f.cause = {{"form", "no-exit-at-eof"}};
   const std::string made =
       calls == 1 ? "the tool call made on it" : "the " + std::to_string(calls) + " tool calls made on it";
   std::string after;

@@ -170,7 +170,9 @@ Outcomes check_failed_init(const std::vector<mcp::Reply>& attempts) {
       out.push_back(make("T-HTTP-STATUS", a.request, a.error.dump(),
                          method + " was answered HTTP " + std::to_string(http_status->get<long>()) + " (\"" +
                              excerpt(a.error.value("message", std::string()), 160) +
-                             "\"): the server failed on a valid request, so no session could start"));
+                             "\"): the server failed on a valid request, so no session could start",
+                         Severity::kError,
+                         {{"form", "server-error"}, {"method", method}, {"status", std::to_string(http_status->get<long>())}}));
       continue;
     }
     out.push_back(make("P-INIT", a.request, a.error.dump(),
@@ -380,41 +382,44 @@ Outcomes check_call(const CallContext& ctx, const mcp::Reply& reply) {
   if (reply.kind != mcp::Reply::Kind::kResult) return out;
   out.pass("P-RESULT");
   const json& r = reply.result;
-  auto add = [&](std::string d) { out.push_back(make("P-RESULT", reply.request, raw, std::move(d))); };
+  // The cause: which member of the result breaks the shape (never its value).
+  auto add = [&](const char* field, std::string d) {
+    out.push_back(make("P-RESULT", reply.request, raw, std::move(d), Severity::kError, {{"field", field}}));
+  };
   if (!r.is_object()) {
-    add("the tools/call result is a " + type_name(r) + ", not an object");
+    add("result", "the tools/call result is a " + type_name(r) + ", not an object");
     return out;
   }
   if (ctx.era == "modern" && r.contains("resultType")) {
     const json& rt = r["resultType"];
     if (!(rt == "complete" || rt == "input_required"))
-      add("resultType is " + rt.dump() + "; it must be \"complete\" or \"input_required\"");
+      add("resultType", "resultType is " + rt.dump() + "; it must be \"complete\" or \"input_required\"");
     if (rt == "input_required") return out;
   }
   if (!r.contains("content")) {
-    add("the result has no \"content\" array (required, may be empty)");
+    add("content", "the result has no \"content\" array (required, may be empty)");
   } else if (!r["content"].is_array()) {
-    add("content is a " + type_name(r["content"]) + ", not an array");
+    add("content", "content is a " + type_name(r["content"]) + ", not an array");
   } else {
     for (std::size_t i = 0; i < r["content"].size(); ++i) {
       auto p = content_block_problem(r["content"][i], i);
       if (!p.empty()) {
-        add(p);
+        add("content[*]", p);
         break;
       }
     }
   }
   bool is_error = false;
   if (r.contains("isError")) {
-    if (!r["isError"].is_boolean()) add("isError is a " + type_name(r["isError"]) + ", not a boolean");
+    if (!r["isError"].is_boolean()) add("isError", "isError is a " + type_name(r["isError"]) + ", not a boolean");
     else is_error = r["isError"].get<bool>();
   }
-  if (r.contains("_meta") && !r["_meta"].is_object()) add("_meta is not an object");
+  if (r.contains("_meta") && !r["_meta"].is_object()) add("_meta", "_meta is not an object");
   if (r.contains("structuredContent") && ctx.era != "modern" && !r["structuredContent"].is_object())
-    add("structuredContent is a " + type_name(r["structuredContent"]) + ", not an object");
+    add("structuredContent", "structuredContent is a " + type_name(r["structuredContent"]) + ", not an object");
   if (ctx.output_validator && !is_error) {
     if (!r.contains("structuredContent")) {
-      add("the tool declares an outputSchema but the result has no structuredContent");
+      add("structuredContent", "the tool declares an outputSchema but the result has no structuredContent");
     } else {
       auto errors = ctx.output_validator(r["structuredContent"]);
       // A sample's arrays hold their first items only: too few items, or none matching
@@ -426,7 +431,7 @@ Outcomes check_call(const CallContext& ctx, const mcp::Reply& reply) {
       if (!errors.empty() && !from_cut) {
         std::string d = "structuredContent does not match the tool's outputSchema: " + errors.front();
         if (errors.size() > 1) d += " (and " + std::to_string(errors.size() - 1) + " more)";
-        add(d);
+        add("outputSchema", d);
       }
     }
   }

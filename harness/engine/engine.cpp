@@ -178,12 +178,12 @@ std::string Runner::replay_of(const json& request, const std::map<std::string, s
 // known yet, findings no sweep settled), and the profile each tool was judged by.
 void Runner::settle_judge(Worker& w) {
   if (!judge_) return;
-  // H-SIZE is known only now, with every answer measured: its case is made minimal on fresh
-  // instances of a stdio server (an HTTP server's state cannot be started afresh).
+  // H-SIZE and H-DECLARED are known only now, with every answer measured: their cases are made
+  // minimal on fresh instances of a stdio server (an HTTP server's state cannot be started afresh).
   const bool minimal = o_.shrink && !o_.replay && !http() && !dead_;
   for (auto& [tool, o] : judge_->finish()) {
     for (Finding& f : o) {
-      if (!minimal || rep_.interrupted != 0 || f.invariant != "H-SIZE") continue;
+      if (!minimal || rep_.interrupted != 0 || (f.invariant != "H-SIZE" && f.invariant != "H-DECLARED")) continue;
       try {
         minimal_size_case(w, f);
       } catch (const core::Interrupted& stop) {  // the finding stays as the run saw it

@@ -312,8 +312,9 @@ class Runner {
   /// `smallest_first`: candidates by size (a hang's each try costs a timeout), else by size bands in turn.
   Shrunk smallest(rc::Shrinkable<json> current, const std::function<bool(const json&)>& admit,
                   const std::function<std::optional<bool>(const json&)>& fails, bool smallest_first);
-  /// H-SIZE `f`'s case made minimal on fresh instances (stdio): the smallest call of its tool
-  /// whose answer still crosses the same host limit, after the fewest earlier calls it needs.
+  /// H-SIZE or H-DECLARED `f`'s case made minimal on fresh instances (stdio): the smallest call
+  /// of its tool whose answer still crosses the same host limit (or declared ceiling), after the
+  /// fewest earlier calls it needs.
   void minimal_size_case(Worker& w, Finding& f);
 
   // --- sweep.cpp ------------------------------------------------------------------------------

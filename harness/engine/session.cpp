@@ -287,6 +287,7 @@ void Runner::leftovers(Worker& w) {
   if (found.size() > 5) listed += "; and " + std::to_string(found.size() - 5) + " more";
   Finding f;
   f.invariant = "T-LEFTOVER";
+  f.cause = {{"form", "process-outlived-run"}};
   f.severity = Severity::kWarning;
   f.server_level = true;
   f.diagnosis = std::to_string(found.size()) + (found.size() == 1 ? " process" : " processes") +
@@ -344,6 +345,7 @@ void Runner::take_observations(Worker& w, const json& batch) {
     f.request = ob.related_request;
     f.response_excerpt = ob.excerpt;
     f.diagnosis = ob.diagnosis;
+    f.cause = std::move(ob.cause);
     f.server_level = ob.server_level;
     if (f.invariant == "T-ID") f.batch = batch;  // ids met with several requests in flight
     add(w, std::move(f));
@@ -367,6 +369,7 @@ void Runner::crash_finding(Worker& w, const Reply& reply, const std::string& wha
   std::string how = st ? st->describe() : std::string("closed its stdout");
   if (http() && !st) how = "went away (" + s.transport->failure() + ")";
   Finding f = checks::crashed(reply.request, how, what, s.transport->stderr_tail());
+  f.cause["ended"] = !st ? "closed" : st->how == transport::ExitStatus::How::kSignaled ? "signal" : "exit";
   f.batch = batch;
   add(w, std::move(f));
 }

@@ -123,9 +123,10 @@ Finding Runner::shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrink
   return found;
 }
 
-// H-SIZE made minimal, as other findings are shrunk, on fresh instances (the run's servers are
-// stopped when the host limits are settled): first the fewest of the calls made before it on its
-// instance that a fresh one needs for the answer to still cross the limit its evidence crossed
+// H-SIZE (and H-DECLARED, an answer past the ceiling its tool declares) made minimal, as other
+// findings are shrunk, on fresh instances (the run's servers are stopped when the host limits are
+// settled): first the fewest of the calls made before it on its instance that a fresh one needs
+// for the answer to still cross the limit (or ceiling) its evidence crossed
 // (none, the writes alone, then halves: fewest_calls); then the smallest call of the same tool
 // whose answer, after those, still crosses it. Measured as the run measured it (quotes of long
 // generated strings discounted: HostMeter::crosses). Everything within --shrink-budget; when a
@@ -149,7 +150,7 @@ void Runner::minimal_size_case(Worker& w, Finding& f) {
       Unlocked waiting(w);
       return p.client->request("tools/call", json{{"name", f.tool}, {"arguments", a}}, true);
     }();
-    std::optional<std::int64_t> n = meter->crosses(f.tool, r, &seq);
+    std::optional<std::int64_t> n = meter->crosses(f, r, &seq);
     if (n) answer = std::move(r), size = *n;
     return n.has_value();
   };
@@ -199,12 +200,12 @@ void Runner::minimal_size_case(Worker& w, Finding& f) {
   // Nothing crossed on a fresh instance (a large answer it gave alone, but not again): as seen.
   if (answer.kind != Reply::Kind::kResult) {
     if (cut)
-      note(w, "the H-SIZE case of tool " + f.tool + " was not reproduced on a fresh server within --shrink-budget: "
+      note(w, "the " + f.invariant + " case of tool " + f.tool + " was not reproduced on a fresh server within --shrink-budget: "
               "it is the call and the calls before it as the run made them");
     return;
   }
   if (cut)
-    note(w, "the H-SIZE case of tool " + f.tool + " was made minimal until --shrink-budget: its call and the calls "
+    note(w, "the " + f.invariant + " case of tool " + f.tool + " was made minimal until --shrink-budget: its call and the calls "
             "before it are the smallest reproduction found in time");
   f.request = original;
   f.request["params"]["arguments"] = s.value.value();

@@ -189,6 +189,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
       if (!line.response.contains("id") || line.response["id"] != line.request["id"]) {
         Finding f;
         f.invariant = "T-ID";
+        f.cause = {{"form", line.response.contains("id") ? "wrong-id" : "no-id"}};
         f.request = line.request;
         f.response_excerpt = excerpt(line.response.dump(), 300);
         f.diagnosis = "the response's id " + line.response.value("id", json()).dump() + " is not the request's id " +

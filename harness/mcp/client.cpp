@@ -113,8 +113,10 @@ bool Client::send_json(const json& msg) {
   return true;
 }
 
-void Client::observe(const std::string& inv, std::string diagnosis, std::string excerpt_text) {
-  observations_.push_back(Observation{inv, std::move(diagnosis), std::move(excerpt_text), current_request_});
+void Client::observe(const std::string& inv, std::map<std::string, std::string> cause, std::string diagnosis,
+                     std::string excerpt_text) {
+  observations_.push_back(
+      Observation{inv, std::move(diagnosis), std::move(excerpt_text), current_request_, false, false, std::move(cause)});
 }
 
 void Client::flush_garbage(const char* why) {
@@ -128,7 +130,7 @@ void Client::flush_garbage(const char* why) {
   std::string diag = std::to_string(garbage_.size()) + " line(s) on stdout " + why +
                      ": MCP's stdio transport allows only JSON-RPC messages on stdout, one per line "
                      "(logs belong on stderr)";
-  observe("T-FRAMING", std::move(diag), excerpt(joined, 400));
+  observe("T-FRAMING", {{"form", "not-json-rpc-on-stdout"}}, std::move(diag), excerpt(joined, 400));
   observations_.back().server_level = true;  // a log line on stdout is the server's, not a tool's
   garbage_.clear();
   garbage_bytes_ = 0;
@@ -137,7 +139,7 @@ void Client::flush_garbage(const char* why) {
 std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& raw_out) {
   if (frame.oversize) {
     flush_garbage("were not JSON-RPC messages");
-    observe("T-FRAMING",
+    observe("T-FRAMING", {{"form", "over-max-message-size"}},
             std::string(http() ? "a message of " : "a stdout line of ") + std::to_string(frame.size) +
                 " bytes exceeds the maximum message size; it was skipped (raise --max-message-bytes if it is legitimate)",
             excerpt(frame.body, 200));
@@ -149,7 +151,7 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
     std::size_t at = first_invalid_utf8(body);
     char buf[64];
     std::snprintf(buf, sizeof buf, "0x%02X at byte %zu", at < body.size() ? static_cast<unsigned char>(body[at]) : 0u, at);
-    observe("T-FRAMING", std::string(http() ? "a message is not valid UTF-8 (invalid byte " : "a stdout line is not valid UTF-8 (invalid byte ") + buf +
+    observe("T-FRAMING", {{"form", "invalid-utf8"}}, std::string(http() ? "a message is not valid UTF-8 (invalid byte " : "a stdout line is not valid UTF-8 (invalid byte ") + buf +
                              "); JSON-RPC messages must be UTF-8",
             excerpt(body.substr(at > 60 ? at - 60 : 0, 160), 200));
     body = sanitize_utf8(body);
@@ -159,7 +161,7 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
   bool too_deep = false;
   json msg = parse_bounded(text, &too_deep);
   if (too_deep)
-    observe("T-FRAMING",
+    observe("T-FRAMING", {{"form", "nesting-too-deep"}},
             "a message nests JSON deeper than " + std::to_string(kMaxJsonNesting) +
                 " levels; the values below that depth were dropped (no client can walk such a message safely)",
             excerpt(text, 200));
@@ -172,7 +174,7 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
     if (at != std::string::npos) {
       json again = parse_bounded(repaired);
       if (!again.is_discarded()) {
-        observe("T-FRAMING",
+        observe("T-FRAMING", {{"form", "lone-surrogate-escape"}},
                 "a message holds a lone UTF-16 surrogate escape (" + text.substr(at, 6) + " at byte " +
                     std::to_string(at) +
                     "): it encodes no Unicode character, so clients that decode strictly reject the whole message. "
@@ -185,7 +187,7 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
   if (http() && (msg.is_discarded() || !(is_rpc_object(msg) || msg.is_array()))) {
     // Over HTTP a message is a whole body or event (the transport dropped what is not JSON): there
     // are no lines to join, and one that is not JSON-RPC breaks the HTTP transport's rule.
-    observe("T-HTTP-TYPE", "an HTTP answer (body or SSE event data) is JSON but not a JSON-RPC message",
+    observe("T-HTTP-TYPE", {{"form", "not-json-rpc"}}, "an HTTP answer (body or SSE event data) is JSON but not a JSON-RPC message",
             excerpt(text, 300));
     return std::nullopt;
   }
@@ -201,7 +203,7 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
       for (const auto& g : garbage_) joined += g + "\n";
       json whole = parse_bounded(joined);
       if (!whole.is_discarded() && is_rpc_object(whole)) {
-        observe("T-FRAMING",
+        observe("T-FRAMING", {{"form", "message-split-over-lines"}},
                 "one JSON-RPC message was split over " + std::to_string(garbage_.size()) +
                     " lines: messages must not contain embedded newlines (serialise compactly)",
                 excerpt(joined, 300));
@@ -216,12 +218,12 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
   flush_garbage("were not JSON-RPC messages");
   if (msg.is_array()) {
     if (protocol_version_ != "2025-03-26")
-      observe("T-FRAMING", "the server sent a JSON-RPC batch (array); batches exist only in protocol 2025-03-26",
+      observe("T-FRAMING", {{"form", "batch"}}, "the server sent a JSON-RPC batch (array); batches exist only in protocol 2025-03-26",
               excerpt(text, 300));
     return msg;
   }
   if (!msg.contains("jsonrpc") || msg["jsonrpc"] != "2.0")
-    observe("T-FRAMING", "message lacks \"jsonrpc\":\"2.0\"", excerpt(text, 300));
+    observe("T-FRAMING", {{"form", "no-jsonrpc-2.0"}}, "message lacks \"jsonrpc\":\"2.0\"", excerpt(text, 300));
   return msg;
 }
 
@@ -236,7 +238,7 @@ void Client::handle_other(const json& msg, const std::string& raw) {
         ++traffic_.unanswered;
         if (!backlog_seen_) {
           backlog_seen_ = true;
-          observe("T-FRAMING",
+          observe("T-FRAMING", {{"form", "stdin-not-read"}},
                   "the server does not read its stdin while it keeps sending requests: " +
                       std::to_string(unsent >> 20) +
                       " MiB of our messages (answers to its requests) were still waiting to be written, so its "
@@ -271,12 +273,12 @@ void Client::handle_other(const json& msg, const std::string& raw) {
     if (completed_.count(key)) {
       json saved = current_request_;
       current_request_ = completed_[key];
-      observe("T-ID", "a second response arrived for request id " + key + ": each request gets exactly one response",
+      observe("T-ID", {{"form", "second-response"}}, "a second response arrived for request id " + key + ": each request gets exactly one response",
               excerpt(raw, 300));
       current_request_ = saved;
       return;
     }
-    observe("T-ID", "a response with id " + key + " matches no request in flight (ids must echo the request's id)",
+    observe("T-ID", {{"form", "unknown-id"}}, "a response with id " + key + " matches no request in flight (ids must echo the request's id)",
             excerpt(raw, 300));
     // Ids are the server's JSON-RPC layer's, never a tool handler's: one cause for every tool.
     observations_.back().server_level = true;
@@ -284,7 +286,7 @@ void Client::handle_other(const json& msg, const std::string& raw) {
     stray_at_ = Clock::now();
     return;
   }
-  observe("T-FRAMING", "a message that is neither a request, a notification nor a response", excerpt(raw, 300));
+  observe("T-FRAMING", {{"form", "not-a-message"}}, "a message that is neither a request, a notification nor a response", excerpt(raw, 300));
 }
 
 void Client::take_response(json& m, Reply& reply) {
@@ -450,7 +452,8 @@ std::vector<Observation> Client::take_observations() {
   std::vector<Observation> out;
   out.swap(observations_);
   for (auto& v : transport_.take_violations()) {
-    Observation ob{std::move(v.invariant), std::move(v.diagnosis), std::move(v.excerpt), json(), v.warning};
+    Observation ob{std::move(v.invariant), std::move(v.diagnosis), std::move(v.excerpt), json(), v.warning, false,
+                   std::move(v.cause)};
     if (!v.request.empty()) ob.related_request = json::parse(v.request, nullptr, false);
     if (ob.related_request.is_discarded()) ob.related_request = nullptr;
     out.push_back(std::move(ob));

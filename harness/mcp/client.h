@@ -39,6 +39,8 @@ struct Observation {
   bool warning = false;   ///< A SHOULD the server did not follow.
   /// The server's, whatever request was in flight (stdout pollution): one finding, not one per tool.
   bool server_level = false;
+  /// What identifies the defect (Finding::cause): which framing or id rule, never the bytes seen.
+  std::map<std::string, std::string> cause;
 };
 
 /// The outcome of one request.
@@ -216,7 +218,8 @@ class Client {
   /// Parses a frame; collects framing problems; returns a message when one is complete.
   std::optional<json> accept_frame(transport::Frame& frame, std::string& raw_out);  ///< Takes frame.body.
   void flush_garbage(const char* why);
-  void observe(const std::string& inv, std::string diagnosis, std::string excerpt_text);
+  void observe(const std::string& inv, std::map<std::string, std::string> cause, std::string diagnosis,
+               std::string excerpt_text);
 
   transport::Transport& transport_;
   ClientOptions options_;

@@ -253,7 +253,7 @@ class HttpTransport final : public Transport {
     const std::string garbage = R"({"jsonrpc":"2.0","id":"ctxo-probe-malformed","method":)";
     Exchange bad = exchange("POST", garbage, sid, true, milliseconds(5000));
     if (bad.ok() && bad.status >= 200 && bad.status < 300)
-      violate("T-HTTP-STATUS",
+      violate("T-HTTP-STATUS", {{"form", "malformed-body-accepted"}, {"status", std::to_string(bad.status)}},
               "a POST whose body is not a JSON-RPC message (cut-off JSON) was answered HTTP " + std::to_string(bad.status) +
                   ": a server that cannot accept the input MUST answer with an HTTP error status such as 400 Bad Request",
               bad.body, garbage);
@@ -268,7 +268,7 @@ class HttpTransport final : public Transport {
       const std::string ping = R"({"jsonrpc":"2.0","id":"ctxo-probe-version","method":"ping"})";
       Exchange odd = exchange("POST", ping, sid, true, milliseconds(5000), "1999-01-01");
       if (odd.ok() && odd.status >= 200 && odd.status < 300)
-        violate("T-HTTP-STATUS",
+        violate("T-HTTP-STATUS", {{"form", "unknown-protocol-version-accepted"}, {"status", std::to_string(odd.status)}},
                 "a request with MCP-Protocol-Version: 1999-01-01 (no such version) was answered HTTP " +
                     std::to_string(odd.status) +
                     ": a server MUST answer an invalid or unsupported MCP-Protocol-Version with 400 Bad Request",
@@ -279,7 +279,7 @@ class HttpTransport final : public Transport {
     const std::string ping = R"({"jsonrpc":"2.0","id":"ctxo-probe-no-session","method":"ping"})";
     Exchange bare = exchange("POST", ping, "", true, milliseconds(5000));
     if (bare.ok() && bare.status >= 200 && bare.status < 300)
-      violate("T-HTTP-SESSION",
+      violate("T-HTTP-SESSION", {{"form", "request-without-session-accepted"}, {"status", std::to_string(bare.status)}},
               "the server issued Mcp-Session-Id '" + excerpt(sid, 80) + "' but answered a request without it HTTP " +
                   std::to_string(bare.status) +
                   ": a server that requires a session SHOULD answer requests without Mcp-Session-Id (other than "
@@ -403,7 +403,7 @@ class HttpTransport final : public Transport {
       if (m.is_discarded() && f.body.find("\\u") != std::string::npos)
         m = parse_bounded(replace_lone_surrogate_escapes(f.valid_utf8 ? f.body : text));
       if (m.is_discarded()) {
-        violate("T-HTTP-TYPE",
+        violate("T-HTTP-TYPE", {{"form", "not-json"}, {"body", r.sse ? "sse-event" : "json"}},
                 std::string(r.sse ? "an SSE event's data" : "a body sent as application/json") +
                     " is not a JSON-RPC message (not JSON): each event's data, or the JSON body, must be one JSON-RPC "
                     "message",
@@ -455,7 +455,7 @@ class HttpTransport final : public Transport {
     switch (r.headers.session_id_problem()) {
       case SessionIdProblem::kNone: break;
       case SessionIdProblem::kNotVisibleAscii:
-        violate("T-HTTP-SESSION",
+        violate("T-HTTP-SESSION", {{"form", "session-id-not-visible-ascii"}},
                 "the Mcp-Session-Id the server issued contains characters outside visible ASCII (0x21 to 0x7E); a "
                 "session ID MUST only contain visible ASCII characters" + kept,
                 given.text, r.out->line);
@@ -493,10 +493,11 @@ class HttpTransport final : public Transport {
     cv_.notify_all();
   }
 
-  void violate(const char* id, std::string diagnosis, const std::string& received, const std::string& request,
-               bool warning = false) {
+  // `cause`: which rule and the HTTP status (Finding::cause); never a session id or body text.
+  void violate(const char* id, std::map<std::string, std::string> cause, std::string diagnosis,
+               const std::string& received, const std::string& request, bool warning = false) {
     std::lock_guard<std::mutex> lk(mu_);
-    violations_.push_back(Violation{id, std::move(diagnosis), excerpt(received, 300), request, warning});
+    violations_.push_back(Violation{id, std::move(diagnosis), excerpt(received, 300), request, warning, std::move(cause)});
   }
 
   // --- HTTP -------------------------------------------------------------------------------
@@ -739,6 +740,9 @@ class HttpTransport final : public Transport {
       // A notification or a response: 202 Accepted with no body when accepted.
       if (st >= 200 && st < 300 && st != 202)
         violate("T-HTTP-STATUS",
+                {{"form", "not-202-for-accepted"},
+                 {"message", out.method.empty() ? "response" : "notification"},
+                 {"status", std::to_string(st)}},
                 "a POSTed " + std::string(out.method.empty() ? "JSON-RPC response" : "notification") +
                     " was answered HTTP " + std::to_string(st) +
                     ": when the server accepts a notification or response it MUST answer 202 Accepted with no body",
@@ -748,7 +752,7 @@ class HttpTransport final : public Transport {
     }
     if (r.answered) {
       if (st >= 200 && st < 300 && !r.sse && mt != "application/json")
-        violate("T-HTTP-TYPE",
+        violate("T-HTTP-TYPE", {{"form", "wrong-content-type"}},
                 "a request's answer was sent with Content-Type '" + r.headers.content_type().shown(200) +
                     "': it MUST be Content-Type application/json (one JSON object) or text/event-stream (an SSE stream)",
                 r.body.text(), out.line);
@@ -756,7 +760,7 @@ class HttpTransport final : public Transport {
     }
     if (st >= 200 && st < 300 && !r.sse) {
       if (st == 202 || st == 204 || r.body.size() == 0) {
-        violate("T-HTTP-STATUS",
+        violate("T-HTTP-STATUS", {{"form", "request-without-answer"}, {"status", std::to_string(st)}},
                 "a request was answered HTTP " + std::to_string(st) +
                     " with no body: the server MUST answer a request with Content-Type application/json (the "
                     "response) or text/event-stream (a stream that carries it); 202 is for notifications and responses",
@@ -765,7 +769,7 @@ class HttpTransport final : public Transport {
         return;
       }
       if (mt != "application/json")
-        violate("T-HTTP-TYPE",
+        violate("T-HTTP-TYPE", {{"form", "wrong-content-type"}},
                 "a request's answer was sent with Content-Type '" + r.headers.content_type().shown(200) +
                     "': it MUST be Content-Type application/json (one JSON object) or text/event-stream (an SSE stream)",
                 r.body.text(), out.line);
@@ -783,6 +787,7 @@ class HttpTransport final : public Transport {
                     ": only its first and last bytes were kept) and never ended by a blank line,"
               : std::string();
       violate("T-HTTP-STREAM",
+              {{"form", "stream-ended-without-response"}, {"resumed", r.resumed_from.empty() ? "no" : "yes"}},
               "the SSE stream opened for a request ended after " + std::to_string(r.messages) + " message(s)" + inside +
                   " without the response" +
                   (r.resumed_from.empty() ? std::string(" and without an event id to resume from")
@@ -846,7 +851,7 @@ class HttpTransport final : public Transport {
       if (sid.empty() || session_refused_) return;
       session_refused_ = true;
     }
-    violate("T-HTTP-SESSION",
+    violate("T-HTTP-SESSION", {{"form", "live-session-404"}},
             "the server answered HTTP 404 to " + (out.method.empty() ? std::string("a response") : out.method) +
                 " carrying the Mcp-Session-Id it issued ('" + excerpt(sid, 80) +
                 "') while the session was live: 404 means the session was terminated; a server MUST honour the "
@@ -862,7 +867,7 @@ class HttpTransport final : public Transport {
     const std::string ping = R"({"jsonrpc":"2.0","id":"ctxo-probe-deleted","method":"ping"})";
     Exchange after = exchange("POST", ping, sid, true, limit);
     if (after.ok() && after.status != 404)
-      violate("T-HTTP-SESSION",
+      violate("T-HTTP-SESSION", {{"form", "ended-session-honoured"}, {"status", std::to_string(after.status)}},
               "after the session was ended with DELETE (answered HTTP " + std::to_string(del.status) +
                   "), a request carrying its Mcp-Session-Id was answered HTTP " + std::to_string(after.status) +
                   ": once a session is terminated the server MUST answer requests with that session id with 404 Not "

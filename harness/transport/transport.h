@@ -80,6 +80,9 @@ struct Violation {
   std::string excerpt;    ///< What was received (bounded, printable).
   std::string request;    ///< The JSON-RPC message it answered, as sent ("" = none).
   bool warning = false;   ///< The rule is a SHOULD: a warning, not an error.
+  /// What identifies the defect (Finding::cause): which message or rule, the HTTP status; never
+  /// the server's text or a session id.
+  std::map<std::string, std::string> cause;
 };
 
 /// A bidirectional message channel to a server. Implementations: StdioProcess (a child process:

@@ -116,3 +116,42 @@ TEST(Causes, TheSameThrowOnEveryToolIsOneServerLevelFinding) {
 
 }  // namespace
 }  // namespace ctxo::test
+
+namespace ctxo::test {
+namespace {
+
+// A cause is the defect's, not the seed's: on servers breaking a transport, envelope,
+// truncation or position rule, two seeds give each invariant the same cause ids (the JSON
+// report's cause id, which is also the SARIF partialFingerprint), and every finding names its
+// cause as facts, not as its diagnosis' text.
+TEST(Causes, EachDefectsCauseIdsAreTheSameAcrossSeeds) {
+  const std::string workspace = std::string(CTXO_SOURCE_DIR) + "/corpus/workspace";
+  const std::vector<std::vector<std::string>> servers = {
+      {reference_server(), "--profile", "ctxo", "--defect", "dead-hint"},
+      {reference_server(), "--profile", "ctxo", "--defect", "zero-based"},
+      {reference_server(), "--profile", "budget", "--defect", "bad-error-code"},
+      {fixture_server(), "--defect", "stdout-log"},
+      {fixture_server(), "--defect", "wrong-id"},
+  };
+  for (const auto& server : servers) {
+    SCOPED_TRACE(server.back());
+    std::map<std::string, std::set<std::string>> ids[2];
+    for (int seed : {1, 2}) {
+      std::vector<std::string> args = {"--seed", std::to_string(seed), "--no-cases", "--root", workspace, "--"};
+      args.insert(args.end(), server.begin(), server.end());
+      HarnessRun r = run_harness(args);
+      ASSERT_TRUE(r.report.is_object()) << r.err;
+      for (const auto& t : r.text_caused()) ADD_FAILURE() << "cause read from the text: " << t;
+      // The transport, envelope, truncation and position findings: whether a seed makes a call
+      // that breaks the input schema and is accepted (P-REJECT, a warning) is the seed's.
+      for (auto& [id, causes] : r.cause_ids())
+        if (id.rfind("T-", 0) == 0 || id.rfind("TR-", 0) == 0 || id.rfind("E-", 0) == 0 || id.rfind("POS-", 0) == 0)
+          ids[seed - 1][id] = causes;
+    }
+    EXPECT_FALSE(ids[0].empty()) << "the defect was not found: the test proves nothing";
+    EXPECT_EQ(ids[0], ids[1]) << "cause ids differ across seeds";
+  }
+}
+
+}  // namespace
+}  // namespace ctxo::test

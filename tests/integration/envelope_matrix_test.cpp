@@ -77,6 +77,8 @@ TEST_P(EnvelopeMatrix, ReportsExactlyTheDefectsInvariant) {
             << join(r.error_ids()) << "\n";
   EXPECT_EQ(r.error_ids(), c.expected) << r.report["findings"].dump(2) << "\nstderr:\n" << r.err;
   EXPECT_EQ(r.exit_code, c.expected.empty() ? 0 : 1) << r.err;
+  // Every finding names its cause as facts, never as its diagnosis' text (issue 30).
+  for (const auto& t : r.text_caused()) ADD_FAILURE() << "cause read from the text: " << t;
   // The envelopes were recognised as the server's profile.
   ASSERT_TRUE(r.report["profiles_detected"].is_object());
   EXPECT_GT(r.report["profiles_detected"].value(c.profile, 0), 0) << r.report["profiles_detected"].dump();

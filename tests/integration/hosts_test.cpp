@@ -360,9 +360,9 @@ HarnessRun run_sizes(const std::string& sizes_case, const std::string& dir) {
                       sizes_fixture()});
 }
 
-/// The H-SIZE finding of `tool` (null when there is none).
-nlohmann::json size_finding(const HarnessRun& r, const std::string& tool) {
-  for (const auto& f : findings_of(r, "H-SIZE"))
+/// The H-SIZE (or `id`) finding of `tool` (null when there is none).
+nlohmann::json size_finding(const HarnessRun& r, const std::string& tool, const std::string& id = "H-SIZE") {
+  for (const auto& f : findings_of(r, id))
     if (f.value("tool", std::string()) == tool) return f;
   return nullptr;
 }
@@ -374,20 +374,50 @@ nlohmann::json case_of(const nlohmann::json& f) {
   return nlohmann::json::parse(slurp(file), nullptr, false);
 }
 
+/// The case of `f` (an `id` finding the grow run made) replays only add_note calls, at least 2
+/// (one note is under every limit and ceiling) and fewer than the run made, its diagnosis says
+/// how many, and `replay` of it still warns (exit 0).
+void expect_only_needed_writes(const HarnessRun& r, const nlohmann::json& f, const std::string& id) {
+  ASSERT_TRUE(f.is_object()) << r.report["findings"].dump(2);
+  const nlohmann::json c = case_of(f);
+  ASSERT_TRUE(c.is_object()) << f.dump(2);
+  ASSERT_TRUE(c.contains("sequence") && c["sequence"].is_array()) << c.dump(2);
+  const std::size_t replayed = c["sequence"].size();
+  EXPECT_GE(replayed, 2u) << c.dump(2);
+  std::size_t writes_made = 0;
+  for (const auto& t : r.report["tools"])
+    if (t["name"] == "add_note") writes_made = t["calls"].get<std::size_t>();
+  EXPECT_LT(replayed, writes_made) << c.dump(2);
+  for (const auto& call : c["sequence"])
+    EXPECT_EQ(call["params"].value("name", std::string()), "add_note") << c["sequence"].dump(2);
+  const std::string d = f.value("diagnosis", std::string());
+  EXPECT_NE(d.find("made on a fresh server after " + std::to_string(replayed) + " earlier calls (all writes"),
+            std::string::npos)
+      << d;
+  EXPECT_EQ(d.find("may have made it this large"), std::string::npos) << d;
+  HarnessRun again = run_harness({"replay", f.value("case_file", std::string())}, false);
+  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
+  EXPECT_NE(again.out.find("still warns: " + id + " on " + f.value("tool", std::string())), std::string::npos)
+      << again.out << again.err;
+}
+
 // H-SIZE is shrunk like other findings: get_rows answers `count` rows of 100 characters, which
 // Claude Code writes to a file past 50,000 characters, from 501 rows on. The finding carries the
 // smallest call whose answer still crosses that limit (501), the generated one as
 // original_request, and needs no earlier call (none replayed, although add_note wrote before it
 // on the run's server). list_notes is that large only after 2 notes were added: its case replays
 // only add_note calls (not the get_rows calls made between them and it), at least 2 and fewer than
-// the run made, says how many it needs, and replays to the same warning.
+// the run made, says how many it needs, and replays to the same warning. notes_digest declares a
+// ceiling of 5,000 characters and answers 3,000 per note, so it is past its own ceiling after 2
+// notes (H-DECLARED, under every host limit): its case is made minimal the same way, replays
+// only add_note calls (not the get_rows and list_notes calls made between them and it), and
+// replays to the same warning.
 TEST(HostsSize, TheCaseIsTheSmallestCallAndTheWritesItNeeds) {
   REQUIRE_NPM(sdk_dir());
-  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/sizes-grow-cases";
-  HarnessRun r = run_sizes("grow", dir);
+  HarnessRun r = run_sizes("grow", std::string(CTXO_BINARY_DIR) + "/test-tmp/sizes-grow-cases");
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  EXPECT_EQ(show(host_findings(r)), "H-SIZE (warning)") << r.report["findings"].dump(2);
+  EXPECT_EQ(show(host_findings(r)), "H-DECLARED (warning), H-SIZE (warning)") << r.report["findings"].dump(2);
 
   const nlohmann::json rows = size_finding(r, "get_rows");
   ASSERT_TRUE(rows.is_object()) << r.report["findings"].dump(2);
@@ -406,28 +436,25 @@ TEST(HostsSize, TheCaseIsTheSmallestCallAndTheWritesItNeeds) {
   ASSERT_TRUE(rows_case.is_object()) << rows.dump(2);
   EXPECT_FALSE(rows_case.contains("sequence")) << rows_case.dump(2);
 
-  const nlohmann::json notes = size_finding(r, "list_notes");
-  ASSERT_TRUE(notes.is_object()) << r.report["findings"].dump(2);
-  const nlohmann::json notes_case = case_of(notes);
-  ASSERT_TRUE(notes_case.is_object()) << notes.dump(2);
-  ASSERT_TRUE(notes_case.contains("sequence") && notes_case["sequence"].is_array()) << notes_case.dump(2);
-  const std::size_t replayed = notes_case["sequence"].size();
-  EXPECT_GE(replayed, 2u) << notes_case.dump(2);  // one note is under every limit
-  std::size_t writes_made = 0;
-  for (const auto& t : r.report["tools"])
-    if (t["name"] == "add_note") writes_made = t["calls"].get<std::size_t>();
-  EXPECT_LT(replayed, writes_made) << notes_case.dump(2);
-  for (const auto& call : notes_case["sequence"])
-    EXPECT_EQ(call["params"].value("name", std::string()), "add_note") << notes_case["sequence"].dump(2);
-  const std::string nd = notes.value("diagnosis", std::string());
-  EXPECT_NE(nd.find("made on a fresh server after " + std::to_string(replayed) + " earlier calls (all writes"),
-            std::string::npos)
-      << nd;
-  EXPECT_EQ(nd.find("may have made it this large"), std::string::npos) << nd;
+  expect_only_needed_writes(r, size_finding(r, "list_notes"), "H-SIZE");
 
-  HarnessRun again = run_harness({"replay", notes.value("case_file", std::string())}, false);
-  EXPECT_EQ(again.exit_code, 0) << again.out << again.err;
-  EXPECT_NE(again.out.find("still warns: H-SIZE on list_notes"), std::string::npos) << again.out << again.err;
+  // H-DECLARED's case is made minimal with the same machinery.
+  const nlohmann::json digest = size_finding(r, "notes_digest", "H-DECLARED");
+  ASSERT_TRUE(digest.is_object()) << r.report["findings"].dump(2);
+  EXPECT_EQ(digest["severity"], "warning") << digest.dump(2);
+  EXPECT_EQ(digest["cause"]["facts"], (nlohmann::json{{"form", "over-declared-ceiling"}, {"host", "Claude Code"}}))
+      << digest.dump(2);
+  EXPECT_TRUE(size_finding(r, "notes_digest").is_null()) << "under every host limit: no H-SIZE";
+  EXPECT_NE(digest.value("diagnosis", std::string()).find("still crosses the declared 5,000 characters"),
+            std::string::npos)
+      << digest.dump(2);
+  std::size_t writes_made = 0, made_before = 0;
+  for (const auto& t : r.report["tools"]) {
+    if (t["name"] == "add_note") writes_made = t["calls"].get<std::size_t>();
+    if (t["name"] != "notes_digest") made_before += t["calls"].get<std::size_t>();
+  }
+  EXPECT_GT(made_before, writes_made) << "no read-only call was made before it: the test proves less";
+  expect_only_needed_writes(r, digest, "H-DECLARED");
 }
 
 // The conformant twin: the same tools, calls and writes, with small answers: no H-* finding.

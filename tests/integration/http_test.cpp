@@ -108,6 +108,8 @@ TEST_P(HttpFixture, ReportsExactlyTheCasesId) {
   if (c.name != "session-forgotten") {  // there even tools/list is refused (404): nothing to call
     EXPECT_GT(r.report["stats"].value("calls", 0), 0) << r.out << r.err;
   }
+  // Every finding names its cause as facts (the rule and the HTTP status), never its text (issue 30).
+  for (const auto& t : r.text_caused()) ADD_FAILURE() << c.name << ": cause read from the text: " << t;
   // One transport defect is one finding, however many calls showed it.
   if (c.name != "huge" && c.name != "endless-stream") {  // those are the tool's (one finding per tool)
     EXPECT_EQ(r.report["findings"].size(), c.expected.size());

@@ -81,10 +81,15 @@ TEST(Jobs, TheReportAndTheCaseFilesAreTheSameForAnyNumberOfJobs) {
     EXPECT_GT(r.report["stats"]["shrink_calls"].get<int>(), 0);
     reports[jobs] = comparable(r.report, dir);
     cases[jobs] = files_in(dir);
-    // One case per finding: five, as find_references' column defect is reported once per symbol
-    // it misplaces (runTask after the rocket in src/app.ts; formatName after the emoji in
-    // src/util.ts, reached since the workspace's declared names are offered too).
-    EXPECT_EQ(cases[jobs].size(), 5u);
+    // One case per finding: four. find_references' column defect is one cause (columns counted
+    // as the server counts them, at one place of its answers) however many symbols it misplaces
+    // (runTask after the rocket in src/app.ts; formatName after the emoji in src/util.ts, reached
+    // since the workspace's declared names are offered too): one finding with a count.
+    EXPECT_EQ(cases[jobs].size(), 4u);
+    for (const auto& f : r.report["findings"])
+      if (f["invariant"] == "POS-UTF16") {
+        EXPECT_GE(f["count"].get<int>(), 2) << f.dump(2);
+      }
   }
   EXPECT_EQ(reports["1"], reports["3"]) << "--jobs 1:\n" << reports["1"].dump(1) << "\n--jobs 3:\n" << reports["3"].dump(1);
   EXPECT_EQ(cases["1"], cases["3"]);

@@ -9,6 +9,7 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <string>
@@ -40,6 +41,25 @@ struct HarnessRun {
     if (report.is_object())
       for (const auto& f : report["findings"]) s.insert(f["invariant"].get<std::string>());
     return s;
+  }
+  /// Findings whose cause is the diagnosis read as text (cause facts {"text": ...}), not facts
+  /// the check named (issue 30: every check names its cause), as "INVARIANT: diagnosis" lines.
+  std::vector<std::string> text_caused() const {
+    std::vector<std::string> out;
+    if (report.is_object())
+      for (const auto& f : report["findings"])
+        if (!f.contains("cause") || !f["cause"].contains("facts") || f["cause"]["facts"].empty() ||
+            f["cause"]["facts"].contains("text"))
+          out.push_back(f.value("invariant", std::string()) + ": " + f.value("diagnosis", std::string()));
+    return out;
+  }
+  /// Invariant -> the cause ids of its findings (SARIF partialFingerprints come from the same id).
+  std::map<std::string, std::set<std::string>> cause_ids() const {
+    std::map<std::string, std::set<std::string>> out;
+    if (report.is_object())
+      for (const auto& f : report["findings"])
+        out[f.value("invariant", std::string())].insert(f.contains("cause") ? f["cause"].value("id", std::string()) : "");
+    return out;
   }
 };
 

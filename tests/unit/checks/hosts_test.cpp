@@ -409,16 +409,18 @@ TEST(HostSize, ASmallerCaseMustCrossTheSameLimit) {
   Finding f = out["t"][0];
   const json generated = f.sequence;
   EXPECT_NE(f.diagnosis.find("may have made it this large"), std::string::npos) << f.diagnosis;
-  EXPECT_EQ(m.crosses("t", answer(std::string(50001, 'a')), nullptr), 50001);  // characters, the limit's unit
-  EXPECT_FALSE(m.crosses("t", answer(std::string(50000, 'a')), nullptr));      // at the limit
-  EXPECT_FALSE(m.crosses("t", answer(std::string(45000, 'a')), nullptr));      // past 10,000 tokens only: warned
-  EXPECT_FALSE(m.crosses("t", answer(std::string(50001, 'a'), true), nullptr)); // error text: another limit
-  EXPECT_FALSE(m.crosses("other", answer(std::string(120000, 'a')), nullptr));  // no finding on that tool
+  EXPECT_EQ(m.crosses(f, answer(std::string(50001, 'a')), nullptr), 50001);  // characters, the limit's unit
+  EXPECT_FALSE(m.crosses(f, answer(std::string(50000, 'a')), nullptr));      // at the limit
+  EXPECT_FALSE(m.crosses(f, answer(std::string(45000, 'a')), nullptr));      // past 10,000 tokens only: warned
+  EXPECT_FALSE(m.crosses(f, answer(std::string(50001, 'a'), true), nullptr)); // error text: another limit
+  Finding other = f;
+  other.tool = "other";
+  EXPECT_FALSE(m.crosses(other, answer(std::string(120000, 'a')), nullptr));  // no finding on that tool
   // 49,000 characters of its own and a 3,000-character string of ours quoted: 49,032 measured.
   const std::string ours(3000, 'q');
   Reply echo = answer(std::string(49000, 'a') + ours);
   echo.request["params"]["arguments"] = {{"text", ours}};
-  EXPECT_FALSE(m.crosses("t", echo, nullptr));
+  EXPECT_FALSE(m.crosses(f, echo, nullptr));
   // Told: the smallest call and the one write it needs, in place of the run's three.
   const Reply smallest = answer("row 1 " + std::string(49996, 'b'));
   f.sequence = json::array({write});
@@ -436,6 +438,37 @@ TEST(HostSize, ASmallerCaseMustCrossTheSameLimit) {
   m.retell(alone, generated, SizeCase{&smallest, 50002, 0, 0});
   EXPECT_NE(alone.diagnosis.find("made on a fresh server with no call before it"), std::string::npos) << alone.diagnosis;
   EXPECT_EQ(alone.diagnosis.find("same server"), std::string::npos) << alone.diagnosis;
+}
+
+// H-DECLARED's case is made minimal with H-SIZE's machinery: its cause names the host whose
+// declared ceiling was crossed, a smaller case must still cross that ceiling (not a host limit),
+// and its case is told as H-SIZE's is.
+TEST(HostSize, ASmallerDeclaredCaseMustCrossTheDeclaredCeiling) {
+  const auto hs = hosts("claude-code");
+  const json t = tool("t", {{"anthropic/maxResultSizeChars", 5000}});
+  HostMeter m(hs);
+  const json write = {{"method", "tools/call"}, {"params", {{"name", "add"}, {"arguments", {{"x", 1}}}}}};
+  const std::vector<json> before = {write, write, write};
+  m.observe("t", &t, answer(std::string(9000, 'a')), &before);
+  auto out = m.finish();
+  ASSERT_EQ(out["t"].size(), 1u);
+  Finding f = out["t"][0];
+  ASSERT_EQ(f.invariant, "H-DECLARED");
+  EXPECT_EQ(f.cause, (std::map<std::string, std::string>{{"form", "over-declared-ceiling"}, {"host", "Claude Code"}}));
+  const json generated = f.sequence;
+  EXPECT_EQ(m.crosses(f, answer(std::string(5001, 'a')), nullptr), 5001);
+  EXPECT_FALSE(m.crosses(f, answer(std::string(5000, 'a')), nullptr));  // at the ceiling
+  Finding elsewhere = f;
+  elsewhere.cause["host"] = "Claude Desktop";  // no ceiling crossed for that host
+  EXPECT_FALSE(m.crosses(elsewhere, answer(std::string(9000, 'a')), nullptr));
+  const Reply smallest = answer(std::string(5001, 'b'));
+  f.sequence = json::array({write});
+  m.retell(f, generated, SizeCase{&smallest, 5001, 1, 1});
+  EXPECT_EQ(f.diagnosis.find("may have made it this large"), std::string::npos) << f.diagnosis;
+  EXPECT_NE(f.diagnosis.find(". Its case is the smallest call found whose answer still crosses the declared 5,000 "
+                             "characters (5,001), made on a fresh server after 1 earlier call (a write: "),
+            std::string::npos)
+      << f.diagnosis;
 }
 
 // An answer large only because it quotes the run's own long generated strings (its own argument,

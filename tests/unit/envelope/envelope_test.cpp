@@ -6,7 +6,10 @@
 #include <filesystem>
 #include <cstdio>
 #include <fstream>
+#include <set>
 
+#include "checks/registry.h"
+#include "core/cause.h"
 #include "envelope_test_util.h"
 #include "truncation/js_json.h"
 #include "truncation/truncate.h"
@@ -828,6 +831,65 @@ TEST(EnvelopeResume, PagesMayContinuePastTheOriginalCallsItems) {
 }
 
 }  // namespace resume
+
+// ----------------------------------------------------------------------------------------- causes
+
+// Issue 30: a finding's cause names the defect, not the values the answer held, so one defect is
+// one finding (and one SARIF fingerprint) whatever the counts, and two defects are two.
+TEST(EnvelopeCauses, OneDefectIsOneCauseWhateverTheValues) {
+  auto a = ctxo_env(40, 1024), b = ctxo_env(60, 2048);
+  json ja = a.json, jb = b.json;
+  ja["_meta"]["returnedItems"] = a.returned_items + 1;
+  jb["_meta"]["returnedItems"] = b.returned_items + 5;
+  auto oa = run(to_js_json(ja), ctxo_call(1024)), ob = run(to_js_json(jb), ctxo_call(2048));
+  ASSERT_EQ(oa.ids(), V{"TR-COUNT"}) << oa.dump();
+  ASSERT_EQ(ob.ids(), V{"TR-COUNT"}) << ob.dump();
+  EXPECT_NE(oa.findings[0].diagnosis, ob.findings[0].diagnosis);
+  EXPECT_EQ(oa.findings[0].cause, ob.findings[0].cause);
+  // Another count broken: another cause.
+  json jt = a.json;
+  jt["_meta"]["totalItems"] = a.returned_items - 1;
+  auto ot = run(to_js_json(jt), ctxo_call(1024));
+  ASSERT_TRUE(ot.has("TR-COUNT")) << ot.dump();
+  for (const auto& f : ot.findings) EXPECT_NE(f.cause, oa.findings[0].cause) << f.diagnosis;
+  // E-SCHEMA: the same field holding another wrong value is the same cause.
+  json s1 = ctxo_env(3, 1 << 20).json, s2 = ctxo_env(7, 1 << 20).json;
+  s1["_meta"]["totalItems"] = "3";
+  s2["_meta"]["totalItems"] = "seven items";
+  auto e1 = run(to_js_json(s1), ctxo_call(1 << 20)), e2 = run(to_js_json(s2), ctxo_call(1 << 20));
+  ASSERT_EQ(e1.ids(), V{"E-SCHEMA"}) << e1.dump();
+  ASSERT_EQ(e2.ids(), V{"E-SCHEMA"}) << e2.dump();
+  EXPECT_EQ(e1.findings[0].cause, e2.findings[0].cause);
+  EXPECT_NE(e1.findings[0].cause.at("rules").find("/_meta/totalItems"), std::string::npos);
+}
+
+// Array indices in a path are one cause: the same field of every item.
+TEST(EnvelopeCauses, PathShapeBlanksArrayIndicesOnly) {
+  EXPECT_EQ(path_shape("/data/references/12/line"), "/data/references/*/line");
+  EXPECT_EQ(path_shape("results[3].line"), "results[*].line");
+  EXPECT_EQ(path_shape("/v2/items/0"), "/v2/items/*");
+  EXPECT_EQ(path_shape("/a1/b"), "/a1/b");  // a name with digits is a name
+  EXPECT_EQ(digits_blanked("at 12 of 345 (x9)"), "at # of # (x#)");
+}
+
+// Every envelope, truncation, budget and position invariant is made by a check that names its
+// cause: the per-answer ones by check_envelope (every test above runs it through run_parts, which
+// fails on a finding without a cause), the ones made from several answers by check_stable,
+// check_miss, check_sweep and check_resume (asserted end to end by integration_envelope_test and
+// integration_causes_test on the reference server, whose findings' causes are checked to be facts).
+// A new invariant of these families must be placed in one of the two lists.
+TEST(EnvelopeCauses, EveryEnvelopeInvariantIsMadeByACheckThatNamesItsCause) {
+  const std::set<std::string> per_answer = {"E-PARSE",  "E-SCHEMA",   "E-ERROR",  "E-HINT-REF", "TR-HINT",
+                                            "TR-COUNT", "TR-CAP",     "TR-BYTES", "B-USED",     "B-CLAMP",
+                                            "B-ESTIMATE", "POS-BASE", "POS-PATH", "POS-UTF16"};
+  const std::set<std::string> across = {"E-STABLE", "E-MISS",     "TR-ENV",      "TR-PREFIX", "TR-MAXIMAL",
+                                        "TR-VERBATIM", "TR-RESUME", "TR-COUNT", "TR-BYTES"};
+  for (const auto& inv : registry()) {
+    if (inv.family != "envelope" && inv.family != "truncation" && inv.family != "budget" && inv.family != "positions")
+      continue;
+    EXPECT_TRUE(per_answer.count(inv.id) || across.count(inv.id)) << inv.id << " is in neither list";
+  }
+}
 
 }  // namespace
 }  // namespace ctxo::checks

@@ -91,6 +91,10 @@ inline Outcome run_parts(const std::vector<std::string>& texts, const Call& c = 
   Outcome o;
   o.env = extract_envelope(in);
   o.findings = check_envelope(in, o.env).take_findings();
+  // Every finding names its cause as facts (issue 30): grouping, SARIF fingerprints and baseline
+  // keys never depend on the diagnosis' wording. Every test that runs a check asserts it.
+  for (const auto& f : o.findings)
+    if (f.cause.empty()) ADD_FAILURE() << f.invariant << " has no cause: " << f.diagnosis;
   return o;
 }
 
