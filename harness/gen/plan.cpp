@@ -934,23 +934,7 @@ std::string fill_nested(json& args, const Harvest& harvest, std::size_t k, const
 }  // namespace
 
 namespace {
-
-// The parameters of a tool that takes a path and a root to resolve it against: the root keeps
-// its first offer (the workspace's) while the paths go round, since a file paired with another
-// directory is only a miss.
-std::set<std::string> anchoring(const json& props) {
-  bool takes_path = false;
-  for (auto it = props.begin(); it != props.end(); ++it) {
-    const std::vector<ValueKind> kinds = parameter_kinds(it.key());
-    takes_path = takes_path || (!kinds.empty() && (kinds.front() == ValueKind::kPath || kinds.front() == ValueKind::kUri));
-  }
-  std::set<std::string> out;
-  if (takes_path)
-    for (auto it = props.begin(); it != props.end(); ++it)
-      if (anchor_word(harvest_key(it.key()))) out.insert(it.key());
-  return out;
-}
-
+std::set<std::string> anchoring(const json& props);
 }  // namespace
 
 std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, const Harvest& harvest) {
@@ -1052,6 +1036,18 @@ PositionSlots position_slots(const json& props) {
     if (line && column) s.nested.push_back(it.key());
   }
   return s;
+}
+
+// The parameters of a tool that takes a path and a root to resolve it against: the root keeps
+// its first offer (the workspace's) while the paths go round, since a file paired with another
+// directory is only a miss.
+std::set<std::string> anchoring(const json& props) {
+  const PositionSlots slots = position_slots(props);
+  std::set<std::string> out;
+  if (slots.paths.empty() && slots.uris.empty()) return out;
+  for (auto it = props.begin(); it != props.end(); ++it)
+    if (anchor_word(harvest_key(it.key()))) out.insert(it.key());
+  return out;
 }
 
 }  // namespace
