@@ -70,7 +70,7 @@ json to_json(const engine::RunReport& r, const std::string& version) {
       jt["largest_answer"] = {{"bytes", b.bytes},       {"chars", b.chars},     {"tokens", b.tokens},
                               {"is_error", b.is_error}, {"request", b.request}, {"hosts", hosts}};
     }
-    tools.push_back(jt);
+    tools.push_back(std::move(jt));
   }
   json findings = json::array();
   for (const auto& rf : r.findings) {
@@ -141,13 +141,15 @@ json to_json(const engine::RunReport& r, const std::string& version) {
               {"profiles_detected", r.profiles_detected},
               {"unprofiled_results", r.unprofiled_results},
               {"generic_readings", r.generic_readings},
-              {"tools", tools},
-              {"findings", findings},
               {"notes", r.notes},
-              {"baseline_stale", stale},
               {"stderr_tail", excerpt(r.stderr_tail.size() > 4000 ? r.stderr_tail.substr(r.stderr_tail.size() - 4000)
                                                                    : r.stderr_tail,
                                       4000)}};
+  // Moved in, not listed above: an initializer list copies, and a report of 50,000 tools is a tree
+  // of hundreds of megabytes.
+  out["tools"] = std::move(tools);
+  out["findings"] = std::move(findings);
+  out["baseline_stale"] = std::move(stale);
   if (r.error) out["error"] = {{"code", r.error->code}, {"message", r.error->message}};
   if (r.root) out["root"] = *r.root;
   if (r.workspace)

@@ -228,13 +228,13 @@ void Runner::body(Worker& w) {
       crash_finding(w, page, "tools/list");
   }
   take_observations(w);
-  if (listing.failed && listing.tools.empty()) {
+  if (listing.failed && listing.tool_count == 0) {
     note(w, "tools/list did not return a list of tools, so no tool was called");
     return;
   }
   // The listing is kept once, in the judge: the pages' raw results are not needed past this
   // point (a listing of large schemas would otherwise be held three times for the whole run).
-  std::vector<json> listed = std::move(listing.tools);
+  std::vector<json> listed = listing.take_tools();
   listing = {};
   {
     checks::JudgeSetup js;

@@ -330,7 +330,7 @@ Reply Client::await(const json& id, json request, std::chrono::milliseconds conf
       reply.late = confirm.count() > 0 && (past_window || Clock::now() - live > options_.timeout);
     }
     settle(reply, kind, key);
-    return reply;
+    return std::move(reply);  // every caller returns at once: a copy would double a megabytes answer
   };
   while (true) {
     core::stop_if_interrupted();  // a signal stops the run here, mid-wait, not after the timeout
@@ -583,8 +583,7 @@ Client::ToolsListing Client::list_tools(std::size_t max_pages) {
       out.failed = true;
       return out;
     }
-    if (r.result.contains("tools") && r.result["tools"].is_array())
-      for (const auto& t : r.result["tools"]) out.tools.push_back(t);
+    if (r.result.contains("tools") && r.result["tools"].is_array()) out.tool_count += r.result["tools"].size();
     if (!r.result.contains("nextCursor") || !r.result["nextCursor"].is_string()) return out;
     std::string next = r.result["nextCursor"].get<std::string>();
     if (!seen.insert(next).second) {
@@ -595,6 +594,18 @@ Client::ToolsListing Client::list_tools(std::size_t max_pages) {
   }
   out.page_limit = true;
   return out;
+}
+
+std::vector<json> Client::ToolsListing::take_tools() {
+  std::vector<json> tools;
+  tools.reserve(tool_count);
+  for (auto& page : pages) {
+    if (page.kind != Reply::Kind::kResult || !page.result.is_object()) continue;
+    auto it = page.result.find("tools");
+    if (it == page.result.end() || !it->is_array()) continue;
+    for (auto& t : *it) tools.push_back(std::move(t));
+  }
+  return tools;
 }
 
 Reply Client::call_tool(const std::string& name, const json& arguments, bool confirm_hang) {

@@ -153,12 +153,17 @@ class Client {
 
   /// tools/list, following nextCursor. Stops on a repeated cursor (sets `cursor_loop`) or after
   /// `max_pages`. Each page's reply is kept for checks.
+  /// The tools are not copied out of the pages (a listing can be megabytes, and its tree several
+  /// times that): take_tools() moves them out once the pages have been recorded and checked.
   struct ToolsListing {
-    std::vector<json> tools;     ///< Concatenated, as received.
     std::vector<Reply> pages;    ///< One reply per page requested.
+    std::size_t tool_count = 0;  ///< How many tools the pages list, in all.
     bool cursor_loop = false;    ///< A nextCursor repeated an earlier one.
     bool page_limit = false;     ///< Stopped after max_pages.
     bool failed = false;         ///< A page got no result (error, timeout, closed).
+    /// The pages' tools, concatenated as received, moved out of the pages (whose "tools" arrays
+    /// are left holding moved-from values: record and check the pages first).
+    std::vector<json> take_tools();
   };
   ToolsListing list_tools(std::size_t max_pages = 1000);
 

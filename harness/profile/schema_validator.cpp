@@ -6,8 +6,11 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <new>
+#include <optional>
 #include <regex>
 #include <string>
 #include <unordered_set>
@@ -118,6 +121,7 @@ inline bool regex_match(const std::string& s, std::smatch& m, const ctxo_regex& 
 
 #define regex ctxo_regex  // NOLINT(cppcoreguidelines-macro-usage): valijson's std::regex, see above
 #include <valijson/adapters/nlohmann_json_adapter.hpp>
+#include <valijson/constraint_builder.hpp>
 #include <valijson/schema.hpp>
 #include <valijson/schema_parser.hpp>
 #include <valijson/validation_results.hpp>
@@ -374,10 +378,156 @@ void add_false_schema_violations(std::vector<Violation>& out) {
   }
 }
 
-std::unique_ptr<valijson::Schema> build(const json& doc, std::string* error) {
+// --- large enums -----------------------------------------------------------------------------
+// valijson keeps a copy of every enum value (a tree several times the listing's text) and makes
+// a second one while compiling, so a schema with an enum of 100,000 objects cost about 16 times
+// its size. An enum of more than kBigEnum values is checked here instead, against its values'
+// canonical texts, sorted: about the size of the enum's own text, and a lookup in log time.
+constexpr std::size_t kBigEnum = 64;
+// The keyword a large enum is replaced by in the copy valijson compiles; its value is the index
+// of the enum in EnumTable. Any occurrence of it in the server's own schema is dropped from that
+// copy (an unknown keyword means nothing to JSON Schema).
+constexpr const char* kBigEnumKeyword = "x-ctxo-enum-index";
+
+using EnumValues = std::vector<std::string>;  // canonical texts, sorted, unique
+using EnumTable = std::vector<std::shared_ptr<const EnumValues>>;
+
+// A canonical text of a JSON value as valijson's strict equality sees it: numbers compare as
+// doubles (1 and 1.0 are one value, -0 and 0 too), object members in name order, strings by
+// their bytes (length-prefixed, so no two values share a text).
+void canonical(const valijson::adapters::Adapter& a, std::string& out) {
+  if (a.isNull()) {
+    out += 'z';
+  } else if (a.isBool()) {
+    out += a.getBool() ? 't' : 'f';
+  } else if (a.isNumber()) {
+    double d = a.getNumber();
+    if (d == 0) d = 0;  // -0
+    char buf[40];
+    std::snprintf(buf, sizeof buf, "n%.17g;", d);
+    out += buf;
+  } else if (a.isString()) {
+    const std::string v = a.getString();
+    out += 's' + std::to_string(v.size()) + ':';
+    out += v;
+  } else if (a.isArray()) {
+    out += '[';
+    a.applyToArray([&out](const valijson::adapters::Adapter& item) {
+      canonical(item, out);
+      return true;
+    });
+    out += ']';
+  } else if (a.isObject()) {
+    std::vector<std::pair<std::string, std::string>> members;
+    a.applyToObject([&members](const std::string& name, const valijson::adapters::Adapter& value) {
+      members.emplace_back(name, std::string());
+      canonical(value, members.back().second);
+      return true;
+    });
+    std::sort(members.begin(), members.end());
+    out += '{';
+    for (const auto& [name, value] : members) out += 's' + std::to_string(name.size()) + ':' + name + value;
+    out += '}';
+  } else {
+    out += '?';
+  }
+}
+
+std::string canonical(const json& value) {
+  std::string out;
+  canonical(valijson::adapters::NlohmannJsonAdapter(value), out);
+  return out;
+}
+
+// Validates what valijson's enum would, against one of EnumTable's sets.
+class BigEnumConstraint : public valijson::constraints::PolyConstraint {
+ public:
+  explicit BigEnumConstraint(std::shared_ptr<const EnumValues> values) : values_(std::move(values)) {}
+  bool validate(const valijson::adapters::Adapter& target, const std::vector<std::string>& context,
+                valijson::ValidationResults* results) const override {
+    if (!values_) return true;
+    std::string key;
+    canonical(target, key);
+    if (std::binary_search(values_->begin(), values_->end(), key)) return true;
+    if (results) results->pushError(context, "Failed to match against any enum values.");
+    return false;
+  }
+
+ private:
+  Constraint* cloneInto(void* where) const override { return new (where) BigEnumConstraint(values_); }
+  std::size_t sizeOf() const override { return sizeof(BigEnumConstraint); }
+  std::shared_ptr<const EnumValues> values_;
+};
+
+class BigEnumBuilder : public valijson::ConstraintBuilder {
+ public:
+  explicit BigEnumBuilder(std::shared_ptr<const EnumTable> table) : table_(std::move(table)) {}
+  valijson::constraints::Constraint* make(const valijson::adapters::Adapter& value) const override {
+    // The copier wrote every index; anything else under the keyword (the server's own, inside a
+    // subschema copied as it was) is an unknown keyword, which constrains nothing.
+    std::int64_t i = -1;
+    if (!value.isInteger() || !value.getInteger(i) || i < 0 || static_cast<std::size_t>(i) >= table_->size())
+      return new BigEnumConstraint(nullptr);
+    return new BigEnumConstraint((*table_)[static_cast<std::size_t>(i)]);
+  }
+
+ private:
+  std::shared_ptr<const EnumTable> table_;
+};
+
+// `schema` with each enum of more than kBigEnum values replaced by kBigEnumKeyword (its sets
+// appended to `table`), or nullopt when it has none. The values of keywords that hold data, not
+// schemas (const, enum, default, examples), are copied as they are.
+std::optional<json> without_big_enums(const json& schema, EnumTable& table) {
+  bool any = false;
+  for_each_node(schema, [&any](const json& node) {
+    if (any || !node.is_object()) return;
+    auto it = node.find("enum");
+    if (it != node.end() && it->is_array() && it->size() > kBigEnum) any = true;
+  });
+  if (!any) return std::nullopt;
+  struct Copier {
+    EnumTable& table;
+    json operator()(const json& node) {
+      if (node.is_array()) {
+        json out = json::array();
+        for (const auto& item : node) out.push_back((*this)(item));
+        return out;
+      }
+      if (!node.is_object()) return node;
+      json out = json::object();
+      for (const auto& [key, value] : node.items()) {
+        if (key == kBigEnumKeyword) continue;
+        if (key == "enum" && value.is_array() && value.size() > kBigEnum) {
+          auto values = std::make_shared<EnumValues>();
+          values->reserve(value.size());
+          for (const auto& v : value) {
+            values->push_back(canonical(v));
+            values->back().shrink_to_fit();
+          }
+          std::sort(values->begin(), values->end());
+          values->erase(std::unique(values->begin(), values->end()), values->end());
+          values->shrink_to_fit();
+          out[kBigEnumKeyword] = table.size();
+          table.push_back(std::move(values));
+        } else if (key == "const" || key == "enum" || key == "default" || key == "examples") {
+          out[key] = value;
+        } else {
+          out[key] = (*this)(value);
+        }
+      }
+      return out;
+    }
+  };
+  return Copier{table}(schema);  // depth is bounded: compile_into checked kMaxJsonDepth
+}
+
+std::unique_ptr<valijson::Schema> build(const json& doc, const std::shared_ptr<const EnumTable>& enums,
+                                        std::string* error) {
   auto schema = std::make_unique<valijson::Schema>();
   try {
     valijson::SchemaParser parser(version_of(doc));
+    if (!enums->empty()) parser.addConstraintBuilder(kBigEnumKeyword, new BigEnumBuilder(enums));
     valijson::adapters::NlohmannJsonAdapter adapter(doc);
     parser.populateSchema(adapter, *schema);
   } catch (const std::exception& e) {
@@ -431,12 +581,15 @@ Result<SchemaValidator> SchemaValidator::compile_into(std::shared_ptr<Impl> impl
   if (auto bad = find_bad_multiple_of(schema)) return make_error("schema", *bad);
 
   std::string error;
-  impl->schema = build(schema, &error);
+  auto enums = std::make_shared<EnumTable>();
+  const std::optional<json> small = without_big_enums(schema, *enums);
+  const json& doc = small ? *small : schema;
+  impl->schema = build(doc, enums, &error);
   if (!impl->schema) return make_error("schema", "invalid schema: " + error);
-  if (names_pattern_or_format(schema)) {  // else the stripped copy would be the schema itself
-    json stripped = without_patterns(schema);
-    if (stripped != schema) {
-      impl->without_pattern = build(stripped, &error);
+  if (names_pattern_or_format(doc)) {  // else the stripped copy would be the schema itself
+    json stripped = without_patterns(doc);
+    if (stripped != doc) {
+      impl->without_pattern = build(stripped, enums, &error);
       if (!impl->without_pattern) return make_error("schema", "invalid schema: " + error);
     }
   }

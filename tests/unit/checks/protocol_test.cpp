@@ -63,7 +63,7 @@ mcp::Client::ToolsListing listing_of(json tools) {
   r.request = {{"jsonrpc", "2.0"}, {"id", 2}, {"method", "tools/list"}};
   r.result = {{"tools", tools}};
   l.pages.push_back(r);
-  for (const auto& t : tools) l.tools.push_back(t);
+  l.tool_count = tools.size();
   return l;
 }
 

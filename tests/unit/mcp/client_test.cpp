@@ -587,8 +587,11 @@ TEST(Client, PaginationIsFollowedAndLoopsDetected) {
   ASSERT_TRUE(c.handshake("legacy").ok());
   auto listing = c.list_tools();
   EXPECT_TRUE(listing.cursor_loop);
-  EXPECT_EQ(listing.tools.size(), 3u);
+  EXPECT_EQ(listing.tool_count, 3u);
   EXPECT_EQ(listing.pages.size(), 3u);
+  const auto tools = listing.take_tools();
+  ASSERT_EQ(tools.size(), 3u);
+  EXPECT_TRUE(tools[0].is_object());
 }
 
 // A server that holds tools/call requests until `n` are in flight, then answers them through

@@ -253,6 +253,65 @@ TEST(SchemaValidator, LookaroundAndBackreferencesFallBackToStdRegex) {
   EXPECT_FALSE(back.is_valid(json("ab")));
 }
 
+// An enum of more than 64 values is checked by the harness, not by valijson (which held two
+// copies of its values: a 100,000-object enum cost 16 times its text). Its verdicts are JSON's
+// equality: numbers by value (1 and 1.0, -0 and 0), objects whatever their member order, and no
+// coercion between types; a value outside it is rejected where it is, with valijson's message.
+TEST(SchemaValidator, LargeEnumsKeepJsonEquality) {
+  json values = json::array();
+  for (int i = 0; i < 200; ++i) values.push_back({{"k", i}, {"v", "value-" + std::to_string(i)}});
+  values.push_back(1);
+  values.push_back(0);
+  values.push_back("1");
+  values.push_back(nullptr);
+  values.push_back(false);
+  values.push_back(json::array({1, "a", json::object()}));
+  values.push_back("caf\u00e9 \xf0\x9f\x9a\x80");
+  const json schema = {{"type", "object"},
+                       {"properties", {{"x", {{"enum", values}}}, {"small", {{"enum", {"a", "b"}}}}}}};
+  const SchemaValidator v = compiled(schema);
+  const SchemaValidator small = compiled({{"type", "object"}, {"properties", {{"x", {{"enum", {"a", "b"}}}}}}});
+  for (const json& in : values) EXPECT_TRUE(v.is_valid({{"x", in}})) << in.dump();
+  EXPECT_TRUE(v.is_valid({{"x", json::parse(R"({"v":"value-7","k":7.0})")}}));
+  EXPECT_TRUE(v.is_valid({{"x", 1.0}}));
+  EXPECT_TRUE(v.is_valid({{"x", -0.0}}));
+  EXPECT_TRUE(v.is_valid({{"x", json::parse(R"([1.0,"a",{}])")}}));
+  for (const json& out : {json(2), json("0"), json(true), json("value-1"), json::object(),
+                          json({{"k", 1}}), json({{"k", 1}, {"v", "value-1"}, {"w", 0}}),
+                          json({{"k", "1"}, {"v", "value-1"}}), json::array({1, "a"}), json("caf\u00e9")}) {
+    EXPECT_FALSE(v.is_valid({{"x", out}})) << out.dump();
+    // As valijson's own enum says it (and, as for any property, its parent once more).
+    const auto violations = v.check({{"x", out}});
+    EXPECT_TRUE(std::any_of(violations.begin(), violations.end(), [](const Violation& e) {
+      return e.pointer == "/x" && e.message == "Failed to match against any enum values.";
+    })) << out.dump();
+    EXPECT_EQ(violations.size(), small.check({{"x", "c"}}).size()) << out.dump();
+  }
+  EXPECT_FALSE(v.is_valid({{"x", 1}, {"small", "c"}}));  // small enums are still valijson's
+  EXPECT_EQ(v.schema(), schema);                          // the document is the server's, unchanged
+}
+
+// A large enum under a $ref, under a pattern (the copy without patterns checks it too), and the
+// harness's own keyword in a server's schema, which constrains nothing.
+TEST(SchemaValidator, LargeEnumsWorkWhereverTheyAre) {
+  json ids = json::array();
+  for (int i = 0; i < 100; ++i) ids.push_back("id-" + std::to_string(i));
+  const json schema = {{"type", "object"},
+                       {"definitions", {{"id", {{"enum", ids}}}}},
+                       {"properties",
+                        {{"a", {{"$ref", "#/definitions/id"}}},
+                         {"b", {{"type", "string"}, {"pattern", "^id-"}, {"enum", ids}}},
+                         {"c", {{"x-ctxo-enum-index", 0}}},
+                         {"d", {{"x-ctxo-enum-index", "nonsense"}}}}}};
+  const SchemaValidator v = compiled(schema);
+  EXPECT_TRUE(v.is_valid({{"a", "id-5"}, {"b", "id-99"}, {"c", "anything"}, {"d", 3}}));
+  EXPECT_FALSE(v.is_valid({{"a", "id-100"}}));
+  EXPECT_FALSE(v.is_valid({{"b", "id-100"}}));
+  // A long string switches to the copy without patterns: the enum still holds there.
+  EXPECT_FALSE(v.is_valid({{"b", "id-" + std::string(3000, '9')}}));
+  EXPECT_TRUE(v.is_valid({{"a", "id-0"}, {"b", "id-1"}}));
+}
+
 TEST(SchemaValidator, BooleanSchemas) {
   EXPECT_TRUE(compiled(json(true)).is_valid(json::object()));
   EXPECT_FALSE(compiled(json(false)).is_valid(json::object()));
