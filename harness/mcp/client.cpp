@@ -305,8 +305,15 @@ void Client::take_response(json& m, Reply& reply) {
 void Client::settle(Reply& reply, Reply::Kind kind, const std::string& key) {
   reply.kind = kind;
   inflight_.erase(key);
-  if (kind == Reply::Kind::kResult || kind == Reply::Kind::kError) completed_[key] = reply.request;
-  else abandoned_.insert(key);
+  if (kind == Reply::Kind::kResult || kind == Reply::Kind::kError) {
+    if (completed_.insert_or_assign(key, reply.request).second) completed_order_.push_back(key);
+    if (completed_order_.size() > kCompletedWindow) {
+      completed_.erase(completed_order_.front());
+      completed_order_.pop_front();
+    }
+  } else {
+    abandoned_.insert(key);
+  }
 }
 
 Reply Client::await(const json& id, json request, std::chrono::milliseconds confirm) {

@@ -7,6 +7,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <deque>
 #include <map>
 #include <optional>
 #include <set>
@@ -230,7 +231,12 @@ class Client {
   ClientOptions options_;
   std::int64_t next_id_ = 1;
   std::map<std::string, json> inflight_;   ///< id (dumped) -> request
-  std::map<std::string, json> completed_;  ///< id (dumped) -> request (for duplicate detection)
+  /// id (dumped) -> request, for duplicate detection: the latest kCompletedWindow answered
+  /// requests (a run of 100,000 calls held every one). A second answer to an older one is still
+  /// a T-ID finding, as an id that matches no request.
+  std::map<std::string, json> completed_;
+  std::deque<std::string> completed_order_;  ///< completed_'s keys, oldest first
+  static constexpr std::size_t kCompletedWindow = 4096;
   std::set<std::string> abandoned_;        ///< ids we stopped waiting for (late answers are normal)
   bool stray_seen_ = false;
   std::chrono::steady_clock::time_point stray_at_{};  ///< When the latest stray response arrived.

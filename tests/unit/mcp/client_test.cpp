@@ -672,6 +672,33 @@ TEST(ClientBatch, ASecondAnswerForOneIdIsOneIdObservation) {
   EXPECT_NE(obs[0].diagnosis.find("second response"), std::string::npos) << obs[0].diagnosis;
 }
 
+// The answered requests kept to recognise a second answer are the latest 4,096 (a run of 100,000
+// calls held every one): a second answer to a recent one is named as such, and one to a request
+// older than that is still a T-ID observation, as an id no request in flight has.
+TEST(Client, SecondAnswersAreRecognisedOverABoundedWindow) {
+  auto ids = std::make_shared<std::vector<json>>();
+  ScriptedTransport t(legacy("2025-11-25", [ids](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    ids->push_back(m["id"]);
+    std::vector<std::string> out;
+    if (ids->size() == 5001) {
+      out.push_back(ok((*ids)[0], {{"content", json::array()}}));
+      out.push_back(ok((*ids)[4999], {{"content", json::array()}}));
+    }
+    out.push_back(ok(m["id"], {{"content", json::array()}}));
+    return out;
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  for (int i = 0; i < 5001; ++i) ASSERT_EQ(c.call_tool("t", json::object()).kind, Reply::Kind::kResult) << i;
+  auto obs = c.take_observations();
+  ASSERT_EQ(obs.size(), 2u);
+  EXPECT_EQ(obs[0].invariant, "T-ID");
+  EXPECT_EQ(obs[0].cause.at("form"), "unknown-id");
+  EXPECT_EQ(obs[1].invariant, "T-ID");
+  EXPECT_EQ(obs[1].cause.at("form"), "second-response");
+}
+
 TEST(ClientBatch, ACrashInTheMiddleClosesTheRequestsStillInFlight) {
   ScriptedTransport t(holding(3, [](const std::vector<json>& held) { return std::vector<std::string>{echo(held[1])}; }));
   t.eof_when_empty = true;
