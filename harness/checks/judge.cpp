@@ -175,8 +175,8 @@ struct Judge::State {
   std::set<std::string> listed;  ///< Tools whose listing was checked.
   std::set<std::string> sampled;  ///< Tools some of whose answers were checked on a sample.
   static constexpr std::size_t kMaxPending = 64;
-  /// Bytes of the answers kept until finish(), all tools together: what a run holds stays a few
-  /// times --max-message-bytes whatever the server sends.
+  /// Memory the answers kept until finish() take, all tools together (their trees, not their
+  /// text): what a run holds stays bounded whatever the server sends.
   std::size_t pending_bytes = 0;
   static constexpr std::size_t kMaxPendingBytes = 64u << 20;
   bool settled = false;  ///< settle() ran: every answer since is judged at once.
@@ -492,7 +492,10 @@ Judged Judge::call(const Exchange& x) {
       const json unlisted = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
       j.reach = guess ? reach_of(r, extract_envelope(s_->input(x, r, guess, tool ? tool : &unlisted)), intended.valid)
                       : s_->unprofiled_reach(x, r, intended.valid);
-      const std::size_t bytes = r.raw.size() + (r.sampled ? kSampleAboveBytes : 0) + 256;
+      // What the kept answer takes in memory, not its text: its parsed tree is about 7 times the
+      // text (nlohmann), and the request, the arguments and the bookkeeping about 1.5 KB more
+      // (counted as text, 20,000 small answers held 26 MB against a 64 MiB bound that said 7 MB).
+      const std::size_t bytes = 8 * (r.raw.size() + (r.sampled ? kSampleAboveBytes : 0)) + 1536;
       if (st.pending.size() < State::kMaxPending &&
           (s_->pending_bytes + bytes <= State::kMaxPendingBytes || st.pending.empty())) {
         s_->pending_bytes += bytes;
