@@ -604,6 +604,7 @@ void write_tools(std::string& o, const engine::RunReport& r) {
     if (!t.selected) notes = "not selected";
     else if (!t.read_only) notes = "may write (not annotated readOnlyHint)";
     if (!t.skipped.empty()) notes += (notes.empty() ? "" : "; ") + t.skipped;
+    if (!t.changes.empty()) notes += (notes.empty() ? "" : "; ") + std::to_string(t.changes.count()) + " file change(s)";
     std::string prof = esc_line(t.profile.empty() ? "none" : t.profile);
     if (!t.profile_reason.empty()) prof += " <span class=\"muted\">(" + esc_line(t.profile_reason) + ")</span>";
     o += "<tr><td><code>" + esc_line(t.name) + "</code></td><td class=\"n\">" + std::to_string(t.calls) +

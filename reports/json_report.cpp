@@ -37,6 +37,31 @@ std::map<std::string, checks::Status> statuses_from(const json& obj) {
 
 }  // namespace
 
+json changes_json(const engine::FileChanges& c) {
+  return {{"created", c.created}, {"changed", c.changed}, {"deleted", c.deleted},
+          {"counts", {{"created", c.created_count}, {"changed", c.changed_count}, {"deleted", c.deleted_count}}}};
+}
+
+engine::FileChanges changes_from(const json& j) {
+  engine::FileChanges c;
+  if (!j.is_object()) return c;
+  auto list = [&](const char* k, std::vector<std::string>& out) {
+    if (j.contains(k) && j[k].is_array())
+      for (const auto& e : j[k])
+        if (e.is_string()) out.push_back(e.get<std::string>());
+  };
+  list("created", c.created);
+  list("changed", c.changed);
+  list("deleted", c.deleted);
+  const json counts = j.value("counts", json::object());
+  if (counts.is_object()) {
+    c.created_count = counts.value("created", c.created.size());
+    c.changed_count = counts.value("changed", c.changed.size());
+    c.deleted_count = counts.value("deleted", c.deleted.size());
+  }
+  return c;
+}
+
 json to_json(const engine::RunReport& r, const std::string& version) {
   json server = {{"command", r.command}, {"name", r.server_name}, {"version", r.server_version},
                  {"protocol", r.protocol_version}, {"era", r.era}, {"cwd", r.cwd}, {"env", r.env}};
@@ -49,6 +74,8 @@ json to_json(const engine::RunReport& r, const std::string& version) {
     json jt = {{"name", t.name}, {"read_only", t.read_only}, {"selected", t.selected}, {"calls", t.calls},
                {"findings", t.findings}, {"elapsed_ms", t.elapsed.count()}};
     if (!t.skipped.empty()) jt["skipped"] = t.skipped;
+    if (!t.skipped_for_safety.empty()) jt["skipped_for_safety"] = t.skipped_for_safety;
+    jt["changes"] = changes_json(t.changes);
     jt["invariants"] = t.invariants;
     jt["outcomes"] = statuses_json(t.outcomes);
     jt["not_observed"] = t.not_observed;
@@ -152,6 +179,9 @@ json to_json(const engine::RunReport& r, const std::string& version) {
   out["baseline_stale"] = std::move(stale);
   if (r.error) out["error"] = {{"code", r.error->code}, {"message", r.error->message}};
   if (r.root) out["root"] = *r.root;
+  // Where the server ran: in a sandbox (what it is), or why not.
+  out["sandbox"] = {{"used", !r.sandbox.empty()}, {"description", r.sandbox}, {"why_not", r.no_sandbox},
+                    {"other_changes", changes_json(r.other_changes)}};
   if (r.workspace)
     out["workspace"] = {{"dir", r.workspace->dir},           {"files", r.workspace->files},
                         {"directories", r.workspace->directories}, {"identifiers", r.workspace->identifiers},
@@ -188,6 +218,12 @@ Result<engine::RunReport> from_json(const json& doc) {
     r.verdict = *v;
     read(doc, "exit_code", r.exit_code);
     read(doc, "seed", r.seed);
+    if (doc.contains("sandbox") && doc["sandbox"].is_object()) {
+      const json& sb = doc["sandbox"];
+      r.sandbox = sb.value("description", std::string());
+      r.no_sandbox = sb.value("why_not", std::string());
+      if (sb.contains("other_changes")) r.other_changes = changes_from(sb["other_changes"]);
+    }
     read(doc, "started_at", r.started_at);
     std::int64_t ms = 0;
     read(doc, "duration_ms", ms);
@@ -249,6 +285,8 @@ Result<engine::RunReport> from_json(const json& doc) {
         read(jt, "elapsed_ms", el);
         t.elapsed = std::chrono::milliseconds(el);
         read(jt, "skipped", t.skipped);
+        read(jt, "skipped_for_safety", t.skipped_for_safety);
+        if (jt.contains("changes")) t.changes = changes_from(jt["changes"]);
         read(jt, "invariants", t.invariants);
         if (jt.contains("outcomes")) t.outcomes = statuses_from(jt["outcomes"]);
         read(jt, "not_observed", t.not_observed);
@@ -413,6 +451,9 @@ void print_summary(std::ostream& out, const engine::RunReport& r, const ConsoleS
   } else if (r.verdict == engine::Verdict::kPartial) {
     out << c.yellow << c.bold << "PARTIAL" << c.reset << ": " << r.reached_count() << " of " << r.selected_count()
         << " tools reached data";
+    const auto unsafe = std::count_if(r.tools.begin(), r.tools.end(),
+                                      [](const engine::ToolSummary& t) { return !t.skipped_for_safety.empty(); });
+    if (unsafe > 0) out << ", " << unsafe << " not called for safety";
   } else {
     out << c.green << c.bold << "PASS" << c.reset;
   }

@@ -325,6 +325,7 @@ void write_tools(std::string& o, const engine::RunReport& r) {
     if (!t.selected) notes = "not selected";
     else if (!t.read_only) notes = "may write (not annotated readOnlyHint)";
     if (!t.skipped.empty()) notes += (notes.empty() ? "" : "; ") + t.skipped;
+    if (!t.changes.empty()) notes += (notes.empty() ? "" : "; ") + std::to_string(t.changes.count()) + " file change(s)";
     std::string prof = t.profile.empty() ? std::string("*none*") : md_text(t.profile);
     if (!t.profile_reason.empty()) prof += " (" + md_text(t.profile_reason) + ")";
     o += "| " + md_code(t.name, true) + " | " + std::to_string(t.calls) + " | " + std::to_string(t.successes) + " | " +

@@ -256,7 +256,16 @@ std::string partial_reason(const engine::RunReport& r) {
             (t->calls == 0 ? (t->skipped.empty() ? std::string("not called") : t->skipped) : t->coverage.summary()) + ")";
   }
   if (without > kNamed) none += "; and " + std::to_string(without - kNamed) + " more";
-  std::string s = "no data from " + none + ": what these tools promise was not tested";
+  std::string safety;
+  std::size_t skipped = 0;
+  for (const auto* t : tools_by_name(r))
+    if (!t->skipped_for_safety.empty() && ++skipped <= kNamed)
+      safety += (safety.empty() ? "" : ", ") + t->name + " (" + t->skipped_for_safety + ")";
+  if (skipped > kNamed) safety += " and " + std::to_string(skipped - kNamed) + " more";
+  std::string s = without == 0 ? std::string() : "no data from " + none + ": what these tools promise was not tested";
+  if (skipped > 0)
+    s += (s.empty() ? "" : "; ") + std::string("not called for safety (no sandbox): ") + safety +
+         " (install bubblewrap, or --allow-destructive)";
   if (r.require_coverage) {
     char pct[32];
     std::snprintf(pct, sizeof pct, "%g%%", *r.require_coverage);

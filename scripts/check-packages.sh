@@ -62,11 +62,14 @@ check_installed() {
   echo "== $what: --version, verdict pass, needs $(readelf -d "$bin" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')($newest)"
 }
 
-# npm: both tarballs into an empty project, no registry.
+# npm: both tarballs into an empty project, no registry. The platform package is this machine's,
+# named as scripts/pack-npm.sh names it.
+case "$(uname -m)" in x86_64 | amd64) cpu=x64 ;; aarch64 | arm64) cpu=arm64 ;; *) fail "unsupported CPU $(uname -m)" ;; esac
+platform="@ctxo-conform/linux-$cpu"
 start=$(date +%s%N)
 mkdir "$work/npm"
 (cd "$work/npm" && npm install --offline --no-audit --no-fund --loglevel=error "${tarballs[@]}" >/dev/null)
-check_installed npm "$work/npm" "$work/npm/node_modules/@ctxo-conform/linux-x64/bin/ctxo-conform" npx --no-install ctxo-conform
+check_installed npm "$work/npm" "$work/npm/node_modules/$platform/bin/ctxo-conform" npx --no-install ctxo-conform
 npm_ms=$(( (verdict_at - start) / 1000000 ))
 
 # .deb: its declared dependencies, then its files extracted.
@@ -86,7 +89,7 @@ grep -q "cannot find the schemas directory" <<<"$said" || fail "the .deb's binar
 # but the package's. It checks the stdio server, and --url says what to install.
 root="$work/root"
 mkdir -p "$root/proc" "$root/tmp" "$root/server"
-cp -r "$work/npm/node_modules/@ctxo-conform/linux-x64" "$root/pkg"
+cp -r "$work/npm/node_modules/$platform" "$root/pkg"
 cp "$server" "$root/server/"
 for lib in $( (ldd "$root/pkg/bin/ctxo-conform"; ldd "$server") | grep -o '/[^ ]*\.so[^ ]*' | sort -u); do
   mkdir -p "$root$(dirname "$lib")" && cp -L "$lib" "$root$lib"

@@ -21,7 +21,7 @@ if [ "${1:-}" != "--build-only" ]; then
   packages+=(
     python3 libgtest-dev libgmock-dev libbenchmark-dev libfmt-dev
     clang-14 libclang-rt-14-dev
-    libxml2-utils chromium cmark-gfm universal-ctags ripgrep
+    libxml2-utils chromium cmark-gfm universal-ctags ripgrep bubblewrap
   )
 fi
 missing=()

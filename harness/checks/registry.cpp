@@ -93,6 +93,13 @@ const std::vector<InvariantInfo>& registry() {
        "ToolAnnotations readOnlyHint/idempotentHint (hosts run such tools concurrently)",
        true,
        "Keep per-call state in the handler's locals, not in module variables; give each call's temporary file a unique name (mkdtemp); guard what calls must share (a cache, a connection, a working directory) with a lock or a queue. Hosts run read-only tools in parallel: replay the finding's batch to see the mix-up."},
+      {"P-ANNOTATION", "protocol", Severity::kError,
+       "a tool annotated readOnlyHint: true changes no file of the project it works on",
+       "MCP server/tools §Tool annotations (readOnlyHint: the tool does not modify its environment); hosts run "
+       "such tools without asking (VS Code), admit only them in plan mode (Claude Code), and skip permission "
+       "prompts for them (ChatGPT)",
+       true,
+       "Annotate a tool readOnlyHint: true only if no call of it writes, creates or deletes a file (caches and indexes included), or move the write out of it (an explicit index or save tool). The finding lists the files its call changed, observed in the sandbox's copy of the project."},
       {"E-PARSE", "envelope", Severity::kError, "the envelope is one JSON object in one text part", "SPEC §2", true,
        "Return the envelope as one JSON object serialised into a single text content block; put warnings inside the envelope (e.g. warnings[]), not in an extra text part before or after it."},
       {"E-SCHEMA", "envelope", Severity::kError, "the envelope validates against the profile's schema", "SPEC §2",

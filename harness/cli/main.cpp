@@ -22,6 +22,7 @@
 #include "checks/registry.h"
 #include "cli/config.h"
 #include "cli/outputs.h"
+#include "cli/safety.h"
 #include "cli/stop.h"
 #include "cli/scrub.h"
 #include "core/redact.h"
@@ -94,6 +95,7 @@ struct Cli {
   std::string color = "auto";
   int verbosity = 1;
   std::string record;
+  ctxo::cli::SafetyFlags safety;
 };
 
 int usage_error(const std::string& message) {
@@ -305,6 +307,8 @@ int run_replay(int argc, char** argv) {
   app.add_option("--color", color, "Colour: auto|always|never")->type_name("WHEN")->capture_default_str();
   app.add_flag("-q,--quiet", [&](std::int64_t) { verbosity = 0; }, "Print only the verdict line");
   app.add_flag("-v,--verbose", [&](std::int64_t) { verbosity = 2; }, "Print the replay command too");
+  ctxo::cli::SafetyFlags safety;
+  ctxo::cli::add_safety_options(app, safety);
   if (auto done = parse_command_line(app, argc, argv, false)) return *done;
   if (auto bad = check_report_options(color, outputs, ""); !bad.ok()) return usage_error(bad.error().message);
   outputs.remove_stale();
@@ -351,9 +355,13 @@ int run_replay(int argc, char** argv) {
     std::cerr << "note: the run sent the header(s) " << names
               << "; case files keep no header values: give them again with --header 'NAME: VALUE'\n";
   }
+  if (auto s = ctxo::cli::apply_safety(safety, c.options); !s.ok()) return usage_error(s.error().message);
   if (verbosity > 0)
     con << "replaying " << c.invariant << (c.tool.empty() ? std::string() : " on tool " + c.tool) << " from " << case_path
         << "\n";
+  // Where the server runs is said before it starts, even with -q when it is this machine.
+  if (const auto banner = ctxo::cli::safety_banner(c.options); !banner.empty() && (verbosity > 0 || !c.options.sandbox))
+    (verbosity > 0 ? static_cast<std::ostream&>(con) : std::cerr) << banner << "\n";
   ctxo::reports::ConsoleListener listener(con, style);
   ctxo::cli::ScrubbingListener scrubbing(listener, *redactor);
   ctxo::transport::adopt_orphans();
@@ -453,8 +461,9 @@ int main(int argc, char** argv) {
       "            or no answer carried data: nothing was exercised, so nothing passed; or partial\n"
       "            below --require-coverage),\n"
       "            129/130/143 stopped by SIGHUP/SIGINT/SIGTERM (reports written, marked interrupted).\n"
-      "Generated calls can write, move or delete when a tool does so: run servers in a throwaway\n"
-      "directory (--cwd), or pass --read-only.");
+      "Safety: the server runs in a bubblewrap sandbox (its own PID namespace; the project copied,\n"
+      "$HOME and the rest read-only), where every tool is called. Without one (no bwrap, --no-sandbox)\n"
+      "tools that kill, run, overwrite or send are not called unless --allow-destructive names them.");
   app.get_formatter()->column_width(34);
 
   app.add_option("SERVER", cli.command,
@@ -540,6 +549,7 @@ int main(int argc, char** argv) {
                "Do not feed values seen in answers (names, paths, ids) to later calls, and make no second pass");
   app.add_flag("--kill-leftovers", cli.kill_leftovers,
                "End the processes the server started that are still running after the run (T-LEFTOVER)");
+  ctxo::cli::add_safety_options(app, cli.safety);
   app.add_flag("--allow-remote-urls", cli.allow_remote_urls,
                "Send URLs the tool schemas give (default, examples) even when they name a host other than loopback");
   app.add_option("--cases", cli.cases, "Write each finding as a case file for 'ctxo-conform replay' into DIR")
@@ -734,6 +744,7 @@ int main(int argc, char** argv) {
     if (!b.ok()) return fail_config(b.error().message);
     accepted = std::move(b.value());
   }
+  if (auto s = ctxo::cli::apply_safety(cli.safety, o); !s.ok()) return fail_config(s.error().message);
   if (!cli.record.empty()) {
     std::ofstream probe(cli.record, std::ios::app);
     if (!probe) return usage_error("cannot write --record file '" + cli.record + "': " + std::strerror(errno));
@@ -794,6 +805,8 @@ int main(int argc, char** argv) {
   pre.profile = o.profile;
   pre.root = o.root;
   ctxo::cli::StopWriter stop(o.snapshot, pre, complete);
+  if (const auto banner = ctxo::cli::safety_banner(o); !banner.empty() && (cli.verbosity > 0 || !o.sandbox))
+    (cli.verbosity > 0 ? static_cast<std::ostream&>(con) : std::cerr) << banner << "\n";
   auto report = ctxo::engine::run(o, scrubbing);
   if (!stop.claim())
     for (;;) ::pause();  // the stop writer is writing the reports; it exits the process

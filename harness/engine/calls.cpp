@@ -5,6 +5,7 @@
 #include "checks/liveness.h"
 #include "core/text.h"
 #include "engine/runner.h"
+#include "engine/safety.h"
 #include "gen/prose.h"
 #include "gen/simple.h"
 #include "profile/schema_validator.h"
@@ -103,7 +104,8 @@ void Runner::tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_
     }
     if (!o_.replay && tool_over_budget(w, *ts)) break;
     std::optional<gen::PlannedCall> pc;
-    if (tr.plan) pc = tr.plan->next(harvest(w));
+    static const gen::Harvest kNothing;
+    if (tr.plan) pc = tr.plan->next(feeds_harvest(*tool) ? harvest(w) : kNothing);
     else if (i == 0 && !o_.replay->as_miss) pc = gen::PlannedCall{gen::Phase::kBoundary, "replayed case", gen::shrinkable_json(o_.replay->arguments)};
     if (!pc) break;
     make_call(w, tr, *ts, std::move(*pc), t0);
@@ -162,7 +164,7 @@ void Runner::miss(Worker& w, ToolRun& tr, ToolSummary& ts, const json& input_sch
 
 // The second pass: a tool whose calls reached no data, again, with the values harvested since.
 void Runner::second_pass(Worker& w, ToolRun& tr, Clock::time_point t0) {
-  if (over_budget(t0)) return;
+  if (over_budget(t0) || !feeds_harvest(*tr.tool)) return;
   ToolSummary* ts = summary_of(tr.name);
   for (auto& pc : tr.plan->second_pass(harvest(w), kSecondPassCalls)) {
     if (!w.s.alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0) || tool_over_budget(w, *ts)) break;
@@ -176,6 +178,7 @@ void Runner::second_pass(Worker& w, ToolRun& tr, Clock::time_point t0) {
 // remembering the first calls that reached data (for drive()) and the E-STABLE repeat.
 void Runner::make_call(Worker& w, ToolRun& tr, ToolSummary& ts, gen::PlannedCall pc, Clock::time_point t0) {
   const json args = pc.arguments.value();
+  if (!tr.first_args) tr.first_args = args;
   const std::string broken = pc.phase == gen::Phase::kInvalid ? pc.label : "";
   Attempt a = attempt(w, ts, tr, args, broken, true);
   tr.troubles += a.called.troubles;
@@ -310,6 +313,12 @@ Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args, const std::
   // An optional argument the server would fill with a remote URL default is sent pointed at loopback.
   json pinned_args;
   const json* sent = &pinned_arguments(w, name, args, pinned_args);
+  // Outside a sandbox no pid is made up: a kill tool's pid parameters name no process.
+  json safe_args;
+  if (!o_.no_sandbox.empty()) {
+    safe_args = without_pids(*sent);
+    if (safe_args != *sent) sent = &safe_args;
+  }
   // A silent call is confirmed as a hang under a longer bound before it is called one, except
   // while shrinking a confirmed hang (each reproduction would cost the whole bound).
   // The tool's own request ids (tool_ids_), whichever session makes the call.

@@ -16,6 +16,8 @@
 #include "engine/gate.h"
 #include "engine/runner.h"
 #include "engine/selection.h"
+#include "gen/prose.h"
+#include "transport/sandbox.h"
 
 namespace ctxo::engine {
 
@@ -37,6 +39,7 @@ Runner::Runner(const RunOptions& o, Listener& l) : o_(o), l_(l), sink_(rep_, o.s
   target_.cwd = o.cwd;
   target_.url = o.url;
   for (const auto& h : o.headers) target_.header_names.push_back(h.first);
+  target_.sandboxed = o.sandbox != nullptr;
 }
 
 RunReport Runner::run() {
@@ -51,6 +54,27 @@ RunReport Runner::run() {
   rep_.started_at = iso_now();
   rep_.root = o_.root;
   rep_.invariants_checked = invariants_checked(o_.selection, true);
+  if (!o_.command.empty()) {
+    // What the server changes in the project is observed: the sandbox's copies, or without a
+    // sandbox the project given (--root, --cwd) itself.
+    std::vector<std::pair<std::string, std::string>> dirs;
+    if (o_.sandbox) {
+      rep_.sandbox = o_.sandbox->describe();
+      std::size_t copies = 0;
+      for (const auto& pr : o_.sandbox->projects()) copies += pr.view.empty() ? 0 : 1;
+      for (const auto& pr : o_.sandbox->projects())
+        if (!pr.view.empty()) dirs.emplace_back(pr.view, copies > 1 ? pr.real : std::string());
+    } else {
+      rep_.no_sandbox = o_.no_sandbox;
+      std::set<std::string> seen;
+      for (const std::string& d : {o_.root.value_or(std::string()), o_.cwd})
+        if (!d.empty() && seen.insert(d).second) dirs.emplace_back(d, std::string());
+      if (dirs.size() > 1) {
+        for (auto& [dir, name] : dirs) name = dir;
+      }
+    }
+    if (!dirs.empty()) watch_ = std::make_unique<ChangeWatch>(std::move(dirs));
+  }
   transport::install_signal_cleanup();
   jobs_ = o_.replay ? 1 : std::max<std::size_t>(1, o_.jobs);
   if (!o_.command.empty()) marker_ = transport::new_run_marker();
@@ -91,6 +115,7 @@ RunReport Runner::run() {
   // An interrupted run stops its servers at once; their shutdown is not judged.
   finish_workers(rep_.interrupted == 0 ? End::kFinal : End::kAbandoned);
   finish_session(w, rep_.interrupted == 0 ? End::kFinal : End::kAbandoned);
+  (void)look_for_changes("");
   settle_judge(w);  // before leftovers: H-SIZE's minimal case starts fresh instances
   leftovers(w);
   // A transcript asked for and not written is a failed run (exit 2), whatever was found.
@@ -216,6 +241,7 @@ void Runner::body(Worker& w) {
   }
   l_.on_started(rep_);
   snapshot(true);
+  (void)look_for_changes("");  // what the server wrote as it started is its own, not a tool's
 
   auto listing = w.s.client->list_tools();
   if (refused(w)) return;  // HTTP 401/403 to tools/list: exit 3 with it
@@ -258,7 +284,9 @@ void Runner::body(Worker& w) {
     if (ts.selected) take(w, ts.name, judge_->listing(ts.name));
   if (o_.replay && !o_.replay->tool.empty() && sel.selected.empty())
     note(w, "the case's tool '" + o_.replay->tool + "' is not in the server's tools/list any more");
-  if (auto writers = writers_note(rep_.tools)) note(w, std::move(*writers));
+  if (auto safety = safety_note(rep_.tools, o_.no_sandbox)) note(w, std::move(*safety));
+  if (!o_.sandbox)
+    if (auto writers = writers_note(rep_.tools)) note(w, std::move(*writers));
   l_.on_tools(rep_.tools);
   snapshot(true);
   run_phases(w, sel.selected);
@@ -351,8 +379,11 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
         r->partner = !r->data_calls.empty() && r->troubles == 0 && r->slow == 0 && summary_of(r->name)->skipped.empty();
         parallel.push_back(r.get());
       }
+    own_calls_phase_ = false;  // mixed batches: what changes is no one tool's
     run_phase(w, parallel, [&](Worker& ww, ToolRun& tr) { concurrent(ww, tr, parallel, t0); }, [](ToolRun&) {});
+    own_calls_phase_ = true;
   }
+  settle_annotations(w, runs);
   w.s.alive = w.s.alive && !dead_;
   rep_.harvested = harvest_.size();
   if (w.s.alive && !over_budget(t0) && envelope_wanted()) {
@@ -388,6 +419,72 @@ void Runner::seed_workspace(Worker& w) {
   rep_.workspace = sum;
   note(w, "workspace: " + ws->summary() + " in " + ws->root + ", offered to path, directory, module, name, query and line/column parameters");
   harvest_.set_workspace(std::make_shared<const gen::Workspace>(std::move(*ws)));
+}
+
+FileChanges Runner::look_for_changes(const std::string& tool) {
+  if (!watch_) return {};
+  FileChanges c = watch_->take();
+  if (c.empty()) return c;
+  if (tool.empty()) rep_.other_changes.add(c);
+  else summary_of(tool)->changes.add(c);
+  return c;
+}
+
+bool Runner::feeds_harvest(const json& tool) const { return o_.no_sandbox.empty() || gen::reading_tool(tool); }
+
+void Runner::confirm_read_only(Worker& w, ToolRun& tr, const FileChanges& window) {
+  if (!watch_ || !invariant_wanted("P-ANNOTATION") || tr.annotation_found || tr.annotation_tries >= 2) return;
+  ++tr.annotation_tries;
+  ToolSummary* ts = summary_of(tr.name);
+  std::vector<const json*> candidates;
+  for (const auto& d : tr.data_calls)
+    if (candidates.size() < 3) candidates.push_back(&d.first);
+  if (candidates.empty() && tr.first_args) candidates.push_back(&*tr.first_args);
+  std::set<std::string> seen;
+  for (const auto* l : {&window.created, &window.changed, &window.deleted}) seen.insert(l->begin(), l->end());
+  for (const json* args : candidates) {
+    if (!w.s.alive) break;
+    (void)look_for_changes("");  // what was changed before this call is not its doing
+    Called c = do_call(w, *ts, *args);
+    if (c.lost) w.s.alive = false;
+    const FileChanges mine = watch_->take();
+    ts->changes.add(mine);
+    bool same = false;
+    for (const auto* l : {&mine.created, &mine.changed, &mine.deleted})
+      for (const auto& p : *l) same = same || seen.count(p) > 0;
+    if (!same) continue;
+    Finding f;
+    f.invariant = "P-ANNOTATION";
+    f.tool = tr.name;
+    f.severity = Severity::kError;
+    f.request = c.reply.request;
+    f.diagnosis = "tool " + tr.name + " is annotated readOnlyHint: true, but this call " + mine.describe() +
+                  " in the project" + (o_.sandbox ? " (in the sandbox's copy)" : "") +
+                  ": hosts run read-only tools without asking (VS Code), admit only them in plan mode (Claude "
+                  "Code) and skip their permission prompts";
+    f.cause = {{"annotation", "readOnlyHint"}, {"effect", "files"}};
+    checks::Outcomes o;
+    o.fail(std::move(f));
+    take(w, tr.name, std::move(o));
+    tr.annotation_found = true;
+    return;
+  }
+  note(w, "tool " + tr.name + " is annotated readOnlyHint: true and files changed while its calls ran (" +
+              window.describe(3) + "), but not when it was called again alone: not reported (P-ANNOTATION)");
+}
+
+void Runner::settle_annotations(Worker& w, const std::vector<std::unique_ptr<ToolRun>>& runs) {
+  if (!invariant_wanted("P-ANNOTATION")) return;
+  for (const auto& r : runs) {
+    const ToolSummary* ts = summary_of(r->name);
+    if (!ts->read_only || ts->calls == 0 || r->annotation_found) continue;
+    checks::Outcomes o;
+    if (!watch_) o.unobserved("P-ANNOTATION", "no project was watched (give --root or --cwd, or run in the sandbox)");
+    else if (r->annotation_tries > 0)
+      o.unobserved("P-ANNOTATION", "files changed while its calls ran, but not when it was called again alone");
+    else o.pass("P-ANNOTATION");
+    take(w, r->name, std::move(o));
+  }
 }
 
 bool Runner::over_budget(Clock::time_point t0) {

@@ -116,6 +116,10 @@ void settle_verdict(RunReport& r) {
     r.verdict = Verdict::kPass;
     r.exit_code = code(ExitCode::kPass);
   }
+  // Tools not called for safety (no sandbox) were not tested: not a pass.
+  if (r.verdict == Verdict::kPass &&
+      std::any_of(r.tools.begin(), r.tools.end(), [](const ToolSummary& t) { return !t.skipped_for_safety.empty(); }))
+    r.verdict = Verdict::kPartial;
   // Stopped by a signal: the findings so far are true, a pass is not earned. The shell's code.
   if (r.interrupted > 0) {
     if (r.verdict != Verdict::kFail) r.verdict = Verdict::kInterrupted;

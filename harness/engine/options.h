@@ -19,6 +19,10 @@
 #include "engine/profiles.h"
 #include "engine/snapshot.h"
 
+namespace ctxo::transport {
+class Sandbox;
+}
+
 namespace ctxo::engine {
 
 using nlohmann::json;
@@ -89,6 +93,14 @@ struct RunOptions {
   std::string record_path;                    ///< --record: write every exchange as a transcript.
   /// --kill-leftovers: end the processes the server started that outlive the run (T-LEFTOVER).
   bool kill_leftovers = false;
+  /// The sandbox every server process of the run starts in (null: none, see `no_sandbox`).
+  std::shared_ptr<const transport::Sandbox> sandbox;
+  /// Why the run has no sandbox ("" when it has one): then tools classed dangerous
+  /// (engine/safety.h) are not called unless `allow_destructive` lets them, no harvested or
+  /// workspace value goes to a tool that does not read, and pid parameters get kNoSuchPid.
+  std::string no_sandbox;
+  /// --allow-destructive: classes (process, exec, write, send), tool globs, or "all".
+  std::vector<std::string> allow_destructive;
   /// --allow-remote-urls: send a schema's default/example URLs to hosts other than loopback.
   bool allow_remote_urls = false;
   /// --host: the host profiles for H-* checks ("" = the defaults, "none" = none; see profile::load_hosts).

@@ -52,6 +52,7 @@ std::string launch_command(const ReplayTarget& t, const std::map<std::string, st
     for (const auto& [k, v] : env) cmd += " " + shell_quote(k + "=" + v);
     cmd += " ";
   }
+  if (t.sandboxed) cmd += std::string(kReplaySandbox) + " ";
   cmd += shell_join(t.command);
   if (!t.cwd.empty()) cmd += ")";
   return cmd;

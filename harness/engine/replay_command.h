@@ -18,7 +18,15 @@ struct ReplayTarget {
   std::string cwd;                        ///< Its working directory ("" = the caller's).
   std::string url;                        ///< A Streamable HTTP server's URL ("" = stdio).
   std::vector<std::string> header_names;  ///< --header names: sent with the value "<redacted>".
+  /// The run's server ran in the sandbox: the line runs it under bwrap too, in its own PID
+  /// namespace with the whole file system read-only (its writes fail; `ctxo-conform replay`
+  /// gives it the run's sandbox, with a copy of the project).
+  bool sandboxed = false;
 };
+
+/// The bwrap prefix of a sandboxed replay line, up to and including "--".
+inline constexpr const char* kReplaySandbox =
+    "bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --unshare-pid --unshare-ipc --die-with-parent --";
 
 /// The server command with `env`, in its working directory.
 std::string launch_command(const ReplayTarget& target, const std::map<std::string, std::string>& env);

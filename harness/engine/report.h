@@ -22,6 +22,7 @@
 #include "checks/registry.h"
 #include "core/finding.h"
 #include "core/result.h"
+#include "engine/changes.h"
 
 namespace ctxo::engine {
 
@@ -34,6 +35,12 @@ struct ToolSummary {
   std::size_t findings = 0;
   std::chrono::milliseconds elapsed{0};  ///< Time spent in this tool's calls.
   std::string skipped;  ///< Why calls stopped early ("" = all made).
+  /// Its class when the run had no sandbox and it was not called for safety ("" = called, or a
+  /// sandbox: engine/safety.h's danger_key).
+  std::string skipped_for_safety;
+  /// The files of the project its calls created, changed or deleted (in the sandbox's copy, or
+  /// the project itself without one).
+  FileChanges changes;
   /// Invariant ids exercised on this tool's answers (passed or failed), in registry order.
   /// Server-level ids (T-SHUTDOWN, P-INIT, P-LIST) are in RunReport::server_invariants.
   std::vector<std::string> invariants;
@@ -139,6 +146,12 @@ struct RunReport {
   std::size_t successes = 0;  ///< tools/call answers that were results without isError.
   std::vector<BaselineEntry> baseline_stale;   ///< Baseline entries that no longer fail: remove them.
   std::optional<std::string> root;             ///< --root, when given.
+  /// The sandbox the server ran in, in one line ("" = none: see `no_sandbox`).
+  std::string sandbox;
+  /// Why there was none ("" when there was one, or no server was started by the run).
+  std::string no_sandbox;
+  /// Files the server changed outside any tool's calls (when it started, between phases).
+  FileChanges other_changes;
   std::optional<WorkspaceSummary> workspace;   ///< The workspace whose values calls were offered.
   std::map<std::string, std::size_t> profiles_detected;  ///< Envelope profile -> answers seen.
   std::size_t unprofiled_results = 0;                    ///< Results that matched no profile.

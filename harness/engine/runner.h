@@ -28,6 +28,7 @@
 #include "checks/concurrent.h"
 #include "checks/generic.h"
 #include "checks/judge.h"
+#include "engine/changes.h"
 #include "engine/engine.h"
 #include "engine/profiles.h"
 #include "engine/replay_command.h"
@@ -153,6 +154,9 @@ struct ToolRun {
   /// Its first call that reached data joins other tools' P-CONCURRENT batches: it has one, and
   /// its own calls were not stopped (budget, slowness, crashes) when the phase began.
   bool partner = false;
+  std::optional<json> first_args;  ///< Its first call's arguments (P-ANNOTATION confirms with it).
+  std::size_t annotation_tries = 0;  ///< Windows of its calls in which P-ANNOTATION was confirmed or not.
+  bool annotation_found = false;     ///< P-ANNOTATION reported on it.
   ToolOut out;                    ///< What its work in the current phase gave, merged when the phase ends.
 };
 
@@ -224,6 +228,19 @@ class Runner {
   void run_phases(Worker& w, const std::vector<const json*>& selected);
   void seed_workspace(Worker& w);
   void snapshot(bool force);
+  /// The project's changes since the last look, added to `tool`'s row ("" = to the run's other
+  /// changes); none without a watch.
+  FileChanges look_for_changes(const std::string& tool);
+  /// P-ANNOTATION: a tool annotated readOnlyHint: true whose own calls just changed `window` is
+  /// called again alone (its calls that reached data, else its first call, at most 3), at once,
+  /// before other tools change the project; a call that changes one of the same files is the
+  /// finding. Else a note, and the outcome not observed.
+  void confirm_read_only(Worker& w, ToolRun& tr, const FileChanges& window);
+  /// P-ANNOTATION's outcome on the read-only tools that were not found changing files.
+  void settle_annotations(Worker& w, const std::vector<std::unique_ptr<ToolRun>>& runs);
+  /// Whether `tool` may be fed harvested and workspace values (always in a sandbox; outside
+  /// one only a tool that reads).
+  bool feeds_harvest(const json& tool) const;
 
   // --- session.cpp ---------------------------------------------------------------------------
   transport::SpawnOptions spawn_options(const std::map<std::string, std::string>& env) const;
@@ -370,6 +387,10 @@ class Runner {
   static constexpr std::size_t kMaxResumeChains = 8;
   static constexpr std::size_t kMaxResumePages = 50;
   std::optional<Recorder> recorder_;
+  std::unique_ptr<ChangeWatch> watch_;  ///< The project as the server sees it (null: not watched).
+  /// The phase under way calls only each tool's own calls (not P-CONCURRENT's mixed batches): the
+  /// changes seen after a tool's work are its own.
+  bool own_calls_phase_ = true;
   Clock::time_point started_;                 ///< When the run began.
   Clock::time_point next_snapshot_;           ///< The earliest a call publishes the report again (RunOptions::snapshot).
   Clock::time_point next_forced_snapshot_;    ///< The earliest a finding or a phase's end does.

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <set>
 
+#include "engine/safety.h"
 #include "gen/plan.h"
 #include "gen/simple.h"
 
@@ -82,6 +83,15 @@ ToolSelection select_tools(const std::vector<json>& listed, const RunOptions& o)
       in = false;
       ts.skipped = "not annotated readOnlyHint:true (--read-only)";
     }
+    // No sandbox: what may kill, run, overwrite or send is not called unless allowed.
+    if (in && !o.no_sandbox.empty()) {
+      const Danger d = classify_danger(*t);
+      if (d != Danger::kNone && !danger_allowed(o.allow_destructive, ts.name, d)) {
+        in = false;
+        ts.skipped_for_safety = danger_key(d);
+        ts.skipped = std::string("skipped for safety: ") + danger_label(d) + " (no sandbox)";
+      }
+    }
     if (in) {
       if (static_cast<int>(eligible % static_cast<std::size_t>(o.shard_count)) != o.shard_index) {
         in = false;
@@ -98,6 +108,21 @@ ToolSelection select_tools(const std::vector<json>& listed, const RunOptions& o)
   return out;
 }
 
+std::optional<std::string> safety_note(const std::vector<ToolSummary>& rows, const std::string& no_sandbox) {
+  constexpr std::size_t kNamed = 20;
+  std::string list;
+  std::size_t n = 0;
+  for (const auto& ts : rows)
+    if (!ts.skipped_for_safety.empty() && ++n <= kNamed)
+      list += (list.empty() ? "" : ", ") + ts.name + " (" + ts.skipped_for_safety + ")";
+  if (n == 0) return std::nullopt;
+  if (n > kNamed) list += " and " + std::to_string(n - kNamed) + " more";
+  (void)no_sandbox;  // the banner said why
+  return std::to_string(n) + " tool(s) skipped for safety (no sandbox): " + list +
+         ". To call them, install bubblewrap (they run in a sandbox), or pass --allow-destructive CLASS|TOOL|all "
+         "to run them on this machine";
+}
+
 std::optional<std::string> writers_note(const std::vector<ToolSummary>& rows) {
   // The first kNamed by name, then how many more: a listing of 50,000 writers is one short line.
   constexpr std::size_t kNamed = 20;
@@ -108,7 +133,7 @@ std::optional<std::string> writers_note(const std::vector<ToolSummary>& rows) {
   if (writers == 0) return std::nullopt;
   if (writers > kNamed) list += " and " + std::to_string(writers - kNamed) + " more";
   return "calling tools not annotated readOnlyHint:true (they may write, move or delete): " + list +
-         " (use --read-only to skip them, and run the server in a throwaway directory)";
+         " (no sandbox: use --read-only to skip them)";
 }
 
 }  // namespace ctxo::engine

@@ -40,6 +40,10 @@ struct ToolSelection {
 /// tools by sorted name, i mod N.
 ToolSelection select_tools(const std::vector<nlohmann::json>& listed, const RunOptions& options);
 
+/// The note naming the tools not called for safety (no sandbox: `no_sandbox` says why) and how
+/// to call them; nullopt when there are none.
+std::optional<std::string> safety_note(const std::vector<ToolSummary>& rows, const std::string& no_sandbox);
+
 /// The note naming the selected tools not annotated read-only, which the run will call; nullopt
 /// when there are none.
 std::optional<std::string> writers_note(const std::vector<ToolSummary>& rows);

@@ -2,12 +2,14 @@
 // A server instance and the MCP session on it: start (spawn or connect, handshake, the legacy
 // retry), end (drain, close, T-SHUTDOWN), restart after a crash or hang, and what the client
 // observed on the wire.
+#include <algorithm>
 #include <thread>
 
 #include "checks/liveness.h"
 #include "checks/protocol.h"
 #include "core/text.h"
 #include "engine/runner.h"
+#include "transport/sandbox.h"
 
 namespace ctxo::engine::detail {
 
@@ -21,6 +23,11 @@ transport::SpawnOptions Runner::spawn_options(const std::map<std::string, std::s
   if (!marker_.empty()) so.env[transport::kRunMarkerVar] = marker_;
   so.cwd = o_.cwd;
   so.max_line_bytes = o_.max_message_bytes;
+  if (o_.sandbox) {
+    so.wrapper = o_.sandbox->prefix();
+    so.new_session = true;
+    for (const auto& [k, v] : o_.sandbox->env()) so.env.emplace(k, v);  // --env wins
+  }
   return so;
 }
 
@@ -267,6 +274,14 @@ std::optional<std::vector<json>> Runner::shutdown_calls(Worker& w, const std::ma
 void Runner::leftovers(Worker& w) {
   if (marker_.empty()) return;
   auto found = transport::settle_leftovers(marker_, std::chrono::milliseconds(500));
+  // The sandbox's own init (bwrap, its PID namespace's pid 1) lives as long as what the server
+  // left in it: the processes it keeps are the leftovers, not it.
+  if (o_.sandbox && !o_.sandbox->prefix().empty()) {
+    const std::string& bwrap = o_.sandbox->prefix().front();
+    found.erase(std::remove_if(found.begin(), found.end(),
+                               [&](const transport::Leftover& l) { return l.command.rfind(bwrap + " ", 0) == 0; }),
+                found.end());
+  }
   if (found.empty()) {
     if (rep_.interrupted == 0) sink_.pass("", "T-LEFTOVER");
     return;

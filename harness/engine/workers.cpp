@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "engine/runner.h"
+#include "engine/selection.h"
 
 namespace ctxo::engine::detail {
 
@@ -28,6 +29,12 @@ void Runner::run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std:
     done[i] = true;
     WorkingFor working(ww, tr.out);
     work(ww, tr);
+    if (!own_calls_phase_) {
+      (void)look_for_changes("");
+      return;
+    }
+    const FileChanges changed = look_for_changes(tr.name);
+    if (!changed.empty() && ww.s.alive && annotated_read_only(*tr.tool)) confirm_read_only(ww, tr, changed);
   };
   try {
     for_each_worker(w, phase.size(), one);

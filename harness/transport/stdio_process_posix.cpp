@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // StdioProcess (POSIX): a server child in its own process group behind three non-blocking pipes,
 // driven by poll(); plus the signal-time cleanup registry. It frames bytes but never parses JSON.
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
@@ -19,8 +20,10 @@
 #include <cerrno>
 #include <chrono>
 #include <climits>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string_view>
 #include <system_error>
 #include <thread>
 #include <utility>
@@ -192,7 +195,7 @@ struct ChildFailure {
 #endif
 
 [[noreturn]] void run_child(int in, int out, int err, int report, const char* cwd, const char* path,
-                            char* const* argv, char* const* envp) {
+                            char* const* argv, char* const* envp, bool new_session) {
   // Our handlers and ignored signals (SIGPIPE!) must not leak into the server.
   struct sigaction dfl {};
   dfl.sa_handler = SIG_DFL;
@@ -203,7 +206,8 @@ struct ChildFailure {
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
 
-  if (::setpgid(0, 0) != 0) child_fail(report, kStageSetup);
+  // setsid() also makes the child the leader of a new process group whose id is its pid.
+  if (new_session ? ::setsid() < 0 : ::setpgid(0, 0) != 0) child_fail(report, kStageSetup);
   // Move the pipe ends above 2 first, so dup2 onto 0/1/2 cannot clobber one of them.
   const int fds[3] = {::fcntl(in, F_DUPFD_CLOEXEC, 3), ::fcntl(out, F_DUPFD_CLOEXEC, 3),
                       ::fcntl(err, F_DUPFD_CLOEXEC, 3)};
@@ -335,7 +339,8 @@ class StdioProcess final : public Transport {
         err_(std::move(err)),
         framer_(opts.max_line_bytes),
         tail_max_(opts.stderr_tail_bytes),
-        terminate_on_close_(opts.terminate_on_close) {}
+        terminate_on_close_(opts.terminate_on_close),
+        wrapped_(!opts.wrapper.empty()) {}
 
   ~StdioProcess() override {
     if (!closed_) close(milliseconds(100));
@@ -382,7 +387,7 @@ class StdioProcess final : public Transport {
     while (r < 0 && errno == EINTR);
     if (r == 0) return std::nullopt;
     if (r == pid_) {
-      status_ = decode(st);
+      status_ = unwrapped(decode(st));
     } else {
       // ECHILD: someone else reaped it (e.g. SIGCHLD set to SIG_IGN). It is gone; how is unknown.
       status_ = ExitStatus{ExitStatus::How::kExited, -1};
@@ -421,7 +426,7 @@ class StdioProcess final : public Transport {
           pid_t r;
           do r = ::waitpid(pid_, &st, 0);
           while (r < 0 && errno == EINTR);
-          status_ = r == pid_ ? decode(st) : ExitStatus{ExitStatus::How::kExited, -1};
+          status_ = r == pid_ ? unwrapped(decode(st)) : ExitStatus{ExitStatus::How::kExited, -1};
         }
         status_->we_signaled = true;
       }
@@ -547,6 +552,10 @@ class StdioProcess final : public Transport {
   // The server may have left children in its group (grandchildren): kill them, and reap those
   // that were reparented to us (see adopt_orphans()).
   void kill_group_remnants() {
+    if (wrapped_) {
+      kill_wrapped_remnants();
+      return;
+    }
     if (::kill(-pid_, SIGKILL) != 0 && errno == ESRCH) return;
     // Zombies still count as group members; only their parent can remove them. If that is us
     // (subreaper) they go at once; otherwise init reaps them and we do not wait long for it.
@@ -557,6 +566,58 @@ class StdioProcess final : public Transport {
       if (::kill(-pid_, 0) != 0 && errno == ESRCH) return;
       std::this_thread::sleep_for(milliseconds(2));
     }
+  }
+
+  // Under the sandbox the group also holds bwrap's own init (its PID namespace's pid 1), which
+  // lives as long as anything the server left in the namespace: killing it would kill them all
+  // at once, so T-LEFTOVER could never see a process the server leaves behind outside a sandbox.
+  // The group's other members are killed; the init ends by itself when its last child does.
+  void kill_wrapped_remnants() {
+    const auto deadline = Clock::now() + (is_subreaper() ? milliseconds(2000) : milliseconds(100));
+    for (;;) {
+      bool others = false;
+      for (pid_t p : group_members(pid_)) {
+        others = true;
+        ::kill(p, SIGKILL);
+      }
+      while (::waitpid(-pid_, nullptr, WNOHANG) > 0) {
+      }
+      if (!others || Clock::now() >= deadline) return;
+      std::this_thread::sleep_for(milliseconds(2));
+    }
+  }
+
+  // Live members of process group `pgid` that are not bwrap (Linux /proc; empty elsewhere).
+  static std::vector<pid_t> group_members(pid_t pgid) {
+    std::vector<pid_t> out;
+    DIR* d = ::opendir("/proc");
+    if (d == nullptr) return out;
+    while (const dirent* e = ::readdir(d)) {
+      char* end = nullptr;
+      const long p = std::strtol(e->d_name, &end, 10);
+      if (end == e->d_name || *end != '\0' || p <= 0) continue;
+      char path[64];
+      std::snprintf(path, sizeof path, "/proc/%ld/stat", p);
+      const int fd = ::open(path, O_RDONLY | O_CLOEXEC);
+      if (fd < 0) continue;
+      char buf[512];
+      const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+      ::close(fd);
+      if (n <= 0) continue;
+      buf[n] = '\0';
+      // pid (comm) state ppid pgrp ...: comm may hold spaces and parentheses, so from the last ')'.
+      const char* open_paren = std::strchr(buf, '(');
+      const char* close_paren = std::strrchr(buf, ')');
+      if (open_paren == nullptr || close_paren == nullptr || close_paren < open_paren) continue;
+      const std::string_view comm(open_paren + 1, static_cast<std::size_t>(close_paren - open_paren - 1));
+      char state = 0;
+      long ppid = 0, pgrp = 0;
+      if (std::sscanf(close_paren + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3) continue;
+      if (pgrp != pgid || state == 'Z' || comm == "bwrap") continue;
+      out.push_back(static_cast<pid_t>(p));
+    }
+    ::closedir(d);
+    return out;
   }
 
   pid_t pid_;
@@ -574,6 +635,16 @@ class StdioProcess final : public Transport {
   std::size_t kept_closing_ = 0;  ///< Bytes of stdout kept since close() began.
   static constexpr std::size_t kKeptClosingBytes = 1u << 20;
   std::optional<ExitStatus> status_;
+  bool wrapped_ = false;  ///< Started under a wrapper (the sandbox), which reports a signal N as exit 128+N.
+  // The server's own status under the sandbox: bwrap exits 128+N when its command is killed by
+  // signal N (our own signals to the group reach bwrap itself, and are reported as they are).
+  ExitStatus unwrapped(ExitStatus s) const {
+    if (wrapped_ && s.how == ExitStatus::How::kExited && s.code > 128 && s.code < 128 + 65) {
+      s.how = ExitStatus::How::kSignaled;
+      s.code -= 128;
+    }
+    return s;
+  }
 };
 
 }  // namespace
@@ -601,7 +672,29 @@ Result<std::unique_ptr<Transport>> spawn_stdio(const SpawnOptions& opts) {
   std::vector<char*> envp;
   for (auto& s : env_strings) envp.push_back(s.data());
   envp.push_back(nullptr);
-  std::vector<std::string> argv_strings(opts.argv.begin(), opts.argv.end());
+  std::vector<std::string> argv_strings;
+  if (!opts.wrapper.empty()) {
+    // The server's command, resolved here (a missing one is our clear error, not the wrapper's),
+    // run by the wrapper.
+    argv_strings = opts.wrapper;
+    std::string resolved = path;
+    if (!resolved.empty() && resolved.front() != '/') {
+      std::string base = opts.cwd;
+      if (base.empty() || base.front() != '/') {
+        char here[PATH_MAX];
+        if (::getcwd(here, sizeof here) != nullptr) base = std::string(here) + (base.empty() ? "" : "/" + base);
+      }
+      resolved = base + "/" + resolved;
+    }
+    struct stat st {};
+    if (::stat(resolved.c_str(), &st) != 0) return spawn_error(cmd, opts.cwd, kStageExec, errno);
+    if (!S_ISREG(st.st_mode) || ::access(resolved.c_str(), X_OK) != 0) return spawn_error(cmd, opts.cwd, kStageExec, EACCES);
+    argv_strings.push_back(resolved);
+    argv_strings.insert(argv_strings.end(), opts.argv.begin() + 1, opts.argv.end());
+    path = opts.wrapper.front();
+  } else {
+    argv_strings.assign(opts.argv.begin(), opts.argv.end());
+  }
   std::vector<char*> argv;
   for (auto& s : argv_strings) argv.push_back(s.data());
   argv.push_back(nullptr);
@@ -618,11 +711,12 @@ Result<std::unique_ptr<Transport>> spawn_stdio(const SpawnOptions& opts) {
     pid = ::fork();
     if (pid == 0)
       run_child(in_r.get(), out_w.get(), err_w.get(), rep_w.get(), cwd, path.c_str(), argv.data(),
-                envp.data());
+                envp.data(), opts.new_session);
     if (pid < 0)
       return make_error("spawn", "cannot start " + quoted(cmd) + ": fork: " + errno_text(errno));
     // Also from the parent, so the group exists before anyone signals it (EACCES once it exec'd).
-    ::setpgid(pid, pid);
+    // Not for a new session: setsid() fails in a process that already leads a group.
+    if (!opts.new_session) ::setpgid(pid, pid);
     register_group(pid);
   }
   in_r.reset();

@@ -140,6 +140,12 @@ struct SpawnOptions {
   /// close() sends SIGTERM at once after closing stdin instead of first waiting `grace` for an
   /// exit on end-of-file (a server reached over HTTP, whose stdin means nothing).
   bool terminate_on_close = false;
+  /// A command the server runs under (the sandbox's bwrap line, up to "--"; empty: none): argv[0]
+  /// is resolved (PATH, cwd) as without it, then `wrapper` + the resolved argv is started.
+  std::vector<std::string> wrapper;
+  /// Start the child in a session of its own (setsid), away from our terminal: a sandboxed
+  /// server cannot push keystrokes into it (TIOCSTI). Its process group is still its pid.
+  bool new_session = false;
 };
 
 /// Starts `opts.argv` in its own process group with pipes on stdin/stdout/stderr.

@@ -284,8 +284,9 @@ TEST(Signals, AnInterruptedRunWritesItsReportsAndExitsWithTheShellsCode) {
     const std::string stem = dir + "/" + std::to_string(sig);
     const std::string mark = stem + ".mark", json_path = stem + ".json", md_path = stem + ".md";
     for (const auto& p : {mark, json_path, md_path}) std::filesystem::remove(p);
+    // --no-sandbox: the test watches the server from outside (its pid in MARK, a file of ours).
     std::vector<std::string> args = {harness_binary(), "--json", json_path, "--markdown", md_path, "--timeout", "30000",
-                                     "--no-cases", "--env", "MARK=" + mark, "--", "python3", server};
+                                     "--no-cases", "--no-sandbox", "--env", "MARK=" + mark, "--", "python3", server};
     const pid_t pid = spawn_logged(args, stem + ".out", stem + ".err");
     ASSERT_GT(pid, 0);
     // Wait for the server to be inside its slow call.
@@ -327,8 +328,9 @@ TEST(Signals, ARunReadingHugeAnswersStillWritesItsReports) {
   const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/servers/scripts/busy_server.py";
   const std::string mark = dir + "/mark", json_path = dir + "/r.json", junit_path = dir + "/r.xml";
   for (const auto& p : {mark, json_path, junit_path}) std::filesystem::remove(p);
+  // --no-sandbox: the test watches the server from outside (its pid in MARK, a file of ours).
   std::vector<std::string> args = {harness_binary(), "--json", json_path, "--junit", junit_path, "--calls", "40",
-                                   "--no-cases", "--env", "MARK=" + mark, "--", "python3", server};
+                                   "--no-cases", "--no-sandbox", "--env", "MARK=" + mark, "--", "python3", server};
   const pid_t pid = spawn_logged(args, dir + "/out", dir + "/err");
   ASSERT_GT(pid, 0);
   const auto start = std::chrono::steady_clock::now();

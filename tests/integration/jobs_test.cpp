@@ -99,7 +99,8 @@ TEST(Jobs, TheReportAndTheCaseFilesAreTheSameForAnyNumberOfJobs) {
 TEST(Jobs, TwoJobsAreTwoServersCallingAtTheSameTime) {
   REQUIRE_NPM(sdk_dir());
   const std::string log = scratch("overlap");
-  auto r = run_harness({"--seed", "1", "--jobs", "2", "--calls", "6", "--no-cases", "--env", "CALL_LOG=" + log, "--env",
+  // --no-sandbox: each server appends to a log of ours (CALL_LOG), which a sandbox keeps read-only.
+  auto r = run_harness({"--seed", "1", "--jobs", "2", "--calls", "6", "--no-cases", "--no-sandbox", "--env", "CALL_LOG=" + log, "--env",
                         "TOOLS=4", "--env", "DELAY_MS=60", "--", "node", slow_tools()});
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
@@ -122,7 +123,7 @@ TEST(Jobs, TwoJobsAreTwoServersCallingAtTheSameTime) {
   EXPECT_GT(overlapping, 0u) << "the two servers never worked at the same time";
   // The same run with one job: one server, the same report.
   const std::string one = scratch("overlap-1");
-  auto r1 = run_harness({"--seed", "1", "--jobs", "1", "--calls", "6", "--no-cases", "--env", "CALL_LOG=" + one, "--env",
+  auto r1 = run_harness({"--seed", "1", "--jobs", "1", "--calls", "6", "--no-cases", "--no-sandbox", "--env", "CALL_LOG=" + one, "--env",
                          "TOOLS=4", "--env", "DELAY_MS=60", "--", "node", slow_tools()});
   ASSERT_TRUE(r1.report.is_object()) << r1.err;
   EXPECT_EQ(files_in(one).size(), 1u);
@@ -145,7 +146,7 @@ TEST(Jobs, ASignalStopsEveryWorkerAndLeavesNoServer) {
   const std::string log = scratch("signal");
   const std::string json_path = log + "/report.json";
   std::vector<std::string> args = {harness_binary(), "--json", json_path, "--jobs", "2", "--timeout", "60000", "--no-cases",
-                                   "--env", "CALL_LOG=" + log, "--env", "DELAY_MS=50000", "--env", "TOOLS=2", "--",
+                                   "--no-sandbox", "--env", "CALL_LOG=" + log, "--env", "DELAY_MS=50000", "--env", "TOOLS=2", "--",
                                    "node", slow_tools()};
   const pid_t pid = spawn_logged(args, "/dev/null", log + ".err");
   ASSERT_GT(pid, 0);

@@ -34,6 +34,18 @@ TEST(ReplayCommand, EnvironmentAndWorkingDirectoryWrapTheServer) {
   EXPECT_EQ(launch_command(ReplayTarget{{"srv"}, "", "", {}}, {}), "srv");
 }
 
+// A run in the sandbox prints replay lines that run the server under bwrap too (its own PID
+// namespace, everything read-only): copying a line into a shell is as harmless as the run was.
+TEST(ReplayCommand, ASandboxedRunsLinesRunTheServerUnderBwrap) {
+  ReplayTarget t;
+  t.command = {"node", "s.mjs"};
+  t.cwd = "/p";
+  t.sandboxed = true;
+  EXPECT_EQ(launch_command(t, {{"K", "v"}}),
+            "(cd /p && env K=v bwrap --ro-bind / / --dev /dev --proc /proc --tmpfs /tmp --unshare-pid --unshare-ipc "
+            "--die-with-parent -- node s.mjs)");
+}
+
 TEST(ReplayCommand, AStateCarryingCaseSendsItsSequenceFirst) {
   ReplayTarget t;
   t.command = {"srv"};

@@ -1,0 +1,97 @@
+// SPDX-License-Identifier: MIT
+// The sandbox a server runs in (Linux, bubblewrap): its own PID namespace (a kill tool reaches
+// only the server's own processes), the whole file system read-only (the user's files and $HOME
+// are read, never written), writes to the project landing in a throwaway copy bound at its own
+// path, /tmp a scratch directory, the network as it is (or loopback only: offline). The scratch
+// directories are removed when the Sandbox is destroyed. The harness itself, its reports, case
+// files and transcripts stay outside.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/result.h"
+
+namespace ctxo::transport {
+
+/// Whether a sandbox can be made here, and with what.
+struct SandboxSupport {
+  bool usable = false;
+  std::string bwrap;    ///< The bwrap executable (absolute), when found.
+  std::string version;  ///< "bubblewrap 0.8.0".
+  /// Why not, in a line a user can act on ("bwrap not found: install bubblewrap (Debian/Ubuntu:
+  /// apt install bubblewrap)", "bwrap cannot create namespaces here: ...").
+  std::string why_not;
+};
+
+/// Finds bwrap in PATH and starts one throwaway sandbox (`true` inside) to prove namespaces can be
+/// made (user namespaces may be disabled, e.g. Ubuntu 24.04's AppArmor restriction). Linux only;
+/// elsewhere never usable. Bounded: a bwrap that does not answer in 5 s is not usable.
+SandboxSupport probe_sandbox();
+
+struct SandboxOptions {
+  /// Directories whose writes land in a copy (the project: --root, --cwd, the current directory).
+  /// A directory inside another one listed is covered by it.
+  std::vector<std::string> projects;
+  /// Of `projects`, those the user did not name (the current directory): one git ignores (a
+  /// build directory) is not copied.
+  std::vector<std::string> implicit;
+  bool offline = false;  ///< Only the sandbox's own loopback: no network.
+  /// A project larger than this (bytes of regular files, or entries) is not copied: it is bound
+  /// read-only, and writes to it fail.
+  std::uint64_t max_copy_bytes = 256ull << 20;
+  std::size_t max_copy_entries = 50000;
+  /// A file larger than this is bound read-only in the copy instead of copied.
+  std::uint64_t max_copy_file_bytes = 8ull << 20;
+  std::string scratch_parent;  ///< Where the scratch directory is made ("" = $TMPDIR or /tmp).
+  std::string home;            ///< The server's $HOME ("" = ours).
+};
+
+/// One project directory as the sandbox shows it.
+struct SandboxProject {
+  std::string real;  ///< Its path (absolute, canonical): the server sees it there.
+  std::string view;  ///< Where its copy is on the host ("" = not copied: bound read-only).
+  std::string why_not_copied;  ///< Why it was not ("" when copied).
+  std::size_t files = 0;       ///< Regular files copied.
+  std::uint64_t bytes = 0;     ///< Their bytes.
+  /// Directories (node_modules, what git ignores, .git/objects/pack) and large files bound
+  /// read-only inside the copy instead of copied, relative.
+  std::vector<std::string> bound;
+};
+
+class Sandbox {
+ public:
+  /// Makes the scratch directory and the projects' copies. Errors: "sandbox" (cannot make the
+  /// scratch directory).
+  static Result<std::shared_ptr<Sandbox>> create(const SandboxSupport& support, const SandboxOptions& options);
+  ~Sandbox();
+  Sandbox(const Sandbox&) = delete;
+  Sandbox& operator=(const Sandbox&) = delete;
+
+  /// The bwrap command line up to and including "--": the server's argv follows (its argv[0]
+  /// resolved to an absolute path first).
+  const std::vector<std::string>& prefix() const { return prefix_; }
+  /// Environment the server gets on top of the run's: TMPDIR, npm's cache in the scratch.
+  const std::map<std::string, std::string>& env() const { return env_; }
+  const std::vector<SandboxProject>& projects() const { return projects_; }
+  bool offline() const { return offline_; }
+  const std::string& scratch() const { return scratch_; }
+  /// One line for the banner and the report: "bubblewrap 0.8.0: own PID namespace; /p copied
+  /// (12 files, 80 KB): writes land in the copy; $HOME and the rest read-only; /tmp scratch;
+  /// network shared".
+  std::string describe() const;
+
+ private:
+  Sandbox() = default;
+  std::vector<std::string> prefix_;
+  std::map<std::string, std::string> env_;
+  std::vector<SandboxProject> projects_;
+  std::string scratch_, version_, tmpdir_;
+  bool offline_ = false;
+  bool home_layered_ = false;  ///< $HOME's top takes new entries (in the scratch).
+};
+
+}  // namespace ctxo::transport

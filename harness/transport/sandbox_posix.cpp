@@ -1,0 +1,415 @@
+// SPDX-License-Identifier: MIT
+// The bubblewrap sandbox (sandbox.h). Debian 12 ships bwrap 0.8, which has no overlay mounts
+// (--overlay came in 0.9): a project's writes land in a bounded copy bound at the project's own
+// path, and everything else is bound read-only (writes fail there).
+#include "transport/sandbox.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <optional>
+#include <set>
+#include <fstream>
+#include <system_error>
+#include <thread>
+
+namespace ctxo::transport {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+// Runs argv (argv[0] absolute) with stdin from /dev/null and no environment changes; its stdout
+// and stderr joined, at most 4 KiB; killed past `limit`. Returns (exit status or -1, output).
+std::pair<int, std::string> run_captured(const std::vector<std::string>& args, std::chrono::milliseconds limit,
+                                         std::size_t keep = 4096, bool with_stderr = true) {
+  int pipefd[2];
+  if (::pipe(pipefd) != 0) return {-1, std::string("pipe: ") + std::strerror(errno)};
+  ::fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
+  ::fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
+  std::vector<std::string> copy(args);
+  std::vector<char*> argv;
+  for (auto& a : copy) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = ::fork();
+  if (pid < 0) {
+    ::close(pipefd[0]);
+    ::close(pipefd[1]);
+    return {-1, std::string("fork: ") + std::strerror(errno)};
+  }
+  if (pid == 0) {
+    ::setpgid(0, 0);
+    const int devnull = ::open("/dev/null", O_RDONLY);
+    if (devnull >= 0) ::dup2(devnull, 0);
+    ::dup2(pipefd[1], 1);
+    if (with_stderr) {
+      ::dup2(pipefd[1], 2);
+    } else if (const int null_err = ::open("/dev/null", O_WRONLY); null_err >= 0) {
+      ::dup2(null_err, 2);
+    }
+    ::execv(argv[0], argv.data());
+    ::_exit(127);
+  }
+  ::close(pipefd[1]);
+  std::string out;
+  const auto deadline = std::chrono::steady_clock::now() + limit;
+  bool killed = false;
+  for (;;) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
+    if (left.count() <= 0) {
+      ::kill(-pid, SIGKILL);
+      killed = true;
+      break;
+    }
+    pollfd p{pipefd[0], POLLIN, 0};
+    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 200)));
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) continue;
+    char buf[1024];
+    const ssize_t n = ::read(pipefd[0], buf, sizeof buf);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    if (out.size() < keep) out.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(pipefd[0]);
+  int st = 0;
+  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  if (killed) return {-1, "no answer within " + std::to_string(limit.count()) + " ms"};
+  while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
+  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+}
+
+std::string find_in_path(const std::string& name) {
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/local/bin:/usr/bin:/bin";
+  std::size_t start = 0;
+  while (start <= p.size()) {
+    const std::size_t end = std::min(p.find(':', start), p.size());
+    std::string dir = p.substr(start, end - start);
+    if (!dir.empty() && dir.front() == '/') {
+      const std::string cand = dir + "/" + name;
+      if (::access(cand.c_str(), X_OK) == 0) return cand;
+    }
+    start = end + 1;
+  }
+  return {};
+}
+
+std::string human_bytes(std::uint64_t b) {
+  char buf[32];
+  if (b >= (1ull << 20)) std::snprintf(buf, sizeof buf, "%.1f MB", static_cast<double>(b) / (1 << 20));
+  else if (b >= 1024) std::snprintf(buf, sizeof buf, "%llu KB", static_cast<unsigned long long>(b / 1024));
+  else std::snprintf(buf, sizeof buf, "%llu bytes", static_cast<unsigned long long>(b));
+  return buf;
+}
+
+constexpr std::size_t kMaxLayerEntries = 2000;
+constexpr std::size_t kMaxBinds = 256;
+
+bool is_under(const std::string& inner, const std::string& outer) {
+  if (outer == "/") return true;
+  return inner == outer || (inner.size() > outer.size() && inner.compare(0, outer.size(), outer) == 0 &&
+                            inner[outer.size()] == '/');
+}
+
+// What git ignores in `dir` (a repository's work tree or a folder in one): nullopt when git is
+// not there or `dir` is in no repository; {"."} when `dir` itself is ignored (a build directory);
+// else the ignored directories, relative ("build", "dist", "node_modules").
+std::optional<std::set<std::string>> git_ignored(const std::string& dir) {
+  const std::string git = find_in_path("git");
+  if (git.empty()) return std::nullopt;
+  const auto [self, o1] = run_captured({git, "-C", dir, "check-ignore", "-q", "."}, std::chrono::milliseconds(5000));
+  if (self == 0) return std::set<std::string>{"."};
+  if (self != 1) return std::nullopt;  // 128: not in a repository
+  const auto [code, out] =
+      run_captured({git, "-C", dir, "ls-files", "-z", "--others", "--ignored", "--exclude-standard", "--directory"},
+                   std::chrono::milliseconds(10000), 1u << 20, false);
+  if (code != 0) return std::nullopt;
+  std::set<std::string> dirs;
+  std::size_t start = 0;
+  while (start < out.size()) {
+    const std::size_t end = std::min(out.find('\0', start), out.size());
+    std::string e = out.substr(start, end - start);
+    if (!e.empty() && e.back() == '/') dirs.insert(e.substr(0, e.size() - 1));
+    start = end + 1;
+  }
+  return dirs;
+}
+
+// Copies `from` into `to` (made), without following symlinks: regular files (with their
+// permission bits), directories, symlinks as they are; sockets and devices are left out.
+// Directories named node_modules are made empty and listed in `bound` (bound read-only over the
+// copy). False (with `why`) past the bounds.
+bool copy_tree(const fs::path& from, const fs::path& to, const SandboxOptions& o, const std::set<std::string>& ignored,
+               SandboxProject& pr, std::string& why) {
+  std::error_code ec;
+  fs::create_directories(to, ec);
+  if (ec) {
+    why = "cannot make its copy: " + ec.message();
+    return false;
+  }
+  std::size_t entries = 0;
+  fs::recursive_directory_iterator it(from, fs::directory_options::skip_permission_denied, ec), end;
+  if (ec) {
+    why = "cannot read it: " + ec.message();
+    return false;
+  }
+  for (; it != end; it.increment(ec)) {
+    if (ec) {
+      why = "cannot read it: " + ec.message();
+      return false;
+    }
+    if (++entries > o.max_copy_entries) {
+      why = "more than " + std::to_string(o.max_copy_entries) + " entries to copy";
+      return false;
+    }
+    const fs::path rel = it->path().lexically_relative(from);
+    const fs::path dst = to / rel;
+    const auto st = it->symlink_status(ec);
+    if (ec) continue;
+    if (fs::is_symlink(st)) {
+      const auto target = fs::read_symlink(it->path(), ec);
+      if (!ec) fs::create_symlink(target, dst, ec);
+    } else if (fs::is_directory(st)) {
+      fs::create_directory(dst, ec);
+      // Bound read-only, not copied: dependencies, what git ignores (builds, outputs), and git's
+      // packs (immutable; new objects are loose, in the copy).
+      const std::string r = rel.generic_string();
+      if (it->path().filename() == "node_modules" || ignored.count(r) || r == ".git/objects/pack") {
+        if (pr.bound.size() >= kMaxBinds) {
+          why = "more than " + std::to_string(kMaxBinds) + " directories to bind";
+          return false;
+        }
+        pr.bound.push_back(r);
+        it.disable_recursion_pending();
+      }
+    } else if (fs::is_regular_file(st)) {
+      const auto size = it->file_size(ec);
+      if (ec) continue;
+      if (size > o.max_copy_file_bytes) {
+        // A large file (a build's binary, a database, a model) is bound read-only, not copied.
+        if (pr.bound.size() >= kMaxBinds) {
+          why = "more than " + std::to_string(kMaxBinds) + " files larger than " + human_bytes(o.max_copy_file_bytes);
+          return false;
+        }
+        std::ofstream(dst).close();  // the mount point
+        pr.bound.push_back(rel.generic_string());
+        continue;
+      }
+      pr.bytes += size;
+      if (pr.bytes > o.max_copy_bytes) {
+        why = "larger than " + human_bytes(o.max_copy_bytes);
+        return false;
+      }
+      fs::copy_file(it->path(), dst, fs::copy_options::overwrite_existing, ec);
+      if (ec) continue;  // unreadable: absent in the copy too
+      ++pr.files;
+    }
+  }
+  return true;
+}
+
+// `dir` as a scratch directory (`scratch`, bound at its path) holding read-only binds of what
+// `dir` holds: its contents are read and kept, what is made at its top lands in the scratch.
+// False (nothing added) past kMaxLayerEntries entries or when `dir` cannot be read.
+bool layer(std::vector<std::string>& a, const std::string& dir, const std::string& scratch, const std::string& skip) {
+  std::vector<std::pair<std::string, std::string>> entries;  // (path, symlink target or "")
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
+       it.increment(ec)) {
+    const std::string path = (dir == "/" ? std::string() : dir) + "/" + it->path().filename().string();
+    if (is_under(skip, path)) continue;
+    if (entries.size() >= kMaxLayerEntries) return false;
+    std::error_code e2;
+    if (it->is_symlink(e2)) entries.emplace_back(path, fs::read_symlink(it->path(), e2).string());
+    else entries.emplace_back(path, std::string());
+  }
+  if (ec) return false;
+  a.insert(a.end(), {"--bind", scratch, dir});
+  for (const auto& [path, target] : entries) {
+    if (!target.empty()) a.insert(a.end(), {"--symlink", target, path});
+    else a.insert(a.end(), {"--ro-bind-try", path, path});
+  }
+  return true;
+}
+
+}  // namespace
+
+SandboxSupport probe_sandbox() {
+  SandboxSupport s;
+#if !defined(__linux__)
+  s.why_not = "no sandbox on this system (bubblewrap needs Linux)";
+  return s;
+#else
+  s.bwrap = find_in_path("bwrap");
+  if (s.bwrap.empty()) {
+    s.why_not = "bwrap not found: install bubblewrap (Debian/Ubuntu: apt install bubblewrap)";
+    return s;
+  }
+  const auto [vcode, version] = run_captured({s.bwrap, "--version"}, std::chrono::milliseconds(5000));
+  if (vcode == 0) s.version = version;
+  // The namespaces a run's sandbox makes, around `true`.
+  std::vector<std::string> args = {s.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+                                   "--unshare-pid", "--unshare-ipc"};
+  if (::geteuid() == 0) {
+    args.push_back("--cap-drop");
+    args.push_back("ALL");
+  }
+  args.push_back("--");
+  args.push_back("/bin/true");
+  const auto [code, out] = run_captured(args, std::chrono::milliseconds(5000));
+  if (code != 0) {
+    std::string o = out.substr(0, out.find('\n'));
+    s.why_not = "bwrap cannot make a sandbox here (" + (o.empty() ? std::string("exit ") + std::to_string(code) : o) +
+                "): user namespaces may be disabled (Ubuntu 24.04: sysctl kernel.apparmor_restrict_unprivileged_userns=0)";
+    return s;
+  }
+  s.usable = true;
+  return s;
+#endif
+}
+
+Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxSupport& support, const SandboxOptions& o) {
+  if (!support.usable) return make_error("sandbox", support.why_not);
+  std::shared_ptr<Sandbox> sb(new Sandbox());
+  sb->offline_ = o.offline;
+  sb->version_ = support.version.empty() ? std::string("bubblewrap") : support.version;
+  std::string parent = o.scratch_parent;
+  if (parent.empty()) {
+    const char* t = std::getenv("TMPDIR");
+    parent = t && *t ? t : "/tmp";
+  }
+  std::string templ = parent + "/ctxo-sandbox-XXXXXX";
+  if (::mkdtemp(templ.data()) == nullptr)
+    return make_error("sandbox", "cannot make a scratch directory in " + parent + ": " + std::strerror(errno));
+  sb->scratch_ = templ;
+  std::error_code ec;
+  fs::create_directories(sb->scratch_ + "/tmp", ec);
+  fs::create_directories(sb->scratch_ + "/tmp/npm-cache", ec);
+  ::chmod((sb->scratch_ + "/tmp").c_str(), 01777);
+
+  // The projects, outermost first; one inside another is covered by it.
+  std::vector<std::string> dirs;
+  std::set<std::string> implicit;
+  auto canonical = [&](const std::string& p) -> std::string {
+    if (p.empty()) return {};
+    auto c = fs::weakly_canonical(fs::absolute(p, ec), ec);
+    if (ec || !fs::is_directory(c, ec)) return {};
+    return c.string();
+  };
+  for (const auto& p : o.projects)
+    if (auto c = canonical(p); !c.empty()) dirs.push_back(c);
+  for (const auto& p : o.implicit)
+    if (auto c = canonical(p); !c.empty()) implicit.insert(c);
+  for (const auto& p : o.implicit)
+    if (auto c = canonical(p); !c.empty() && std::find(dirs.begin(), dirs.end(), c) == dirs.end()) dirs.push_back(c);
+  std::sort(dirs.begin(), dirs.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  const char* home_env = std::getenv("HOME");
+  const std::string home_given = !o.home.empty() ? o.home : home_env ? std::string(home_env) : std::string();
+  const std::string home = !home_given.empty() ? fs::weakly_canonical(home_given, ec).string() : std::string();
+  for (const auto& d : dirs) {
+    bool covered = false;
+    for (const auto& pr : sb->projects_) covered = covered || (!pr.view.empty() && is_under(d, pr.real));
+    if (covered) continue;
+    SandboxProject pr;
+    pr.real = d;
+    if (d == "/" || (!home.empty() && d == home) || is_under(sb->scratch_, d)) {
+      pr.why_not_copied = d == "/" ? "the root directory" : is_under(sb->scratch_, d) ? "it holds the scratch directory" : "the home directory";
+    } else if (const auto ignored = git_ignored(d); ignored && ignored->count(".") && implicit.count(d)) {
+      pr.why_not_copied = "git ignores it (a build or output directory)";
+    } else {
+      const std::string view = sb->scratch_ + "/project-" + std::to_string(sb->projects_.size());
+      std::string why;
+      auto skip = ignored.value_or(std::set<std::string>());
+      skip.erase(".");
+      if (copy_tree(d, view, o, skip, pr, why)) {
+        pr.view = view;
+      } else {
+        pr.why_not_copied = why;
+        pr.bound.clear();
+        fs::remove_all(view, ec);
+      }
+    }
+    sb->projects_.push_back(std::move(pr));
+  }
+
+  auto& a = sb->prefix_;
+  a = {support.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"};
+  // /tmp is the scratch's, with what the real /tmp holds bound read-only into it (servers and
+  // projects live there too); a /tmp of too many entries stays read-only, TMPDIR the scratch.
+  std::string tmpdir = "/tmp";
+  if (!layer(a, "/tmp", sb->scratch_ + "/tmp", sb->scratch_)) {
+    tmpdir = sb->scratch_ + "/tmp";
+    a.insert(a.end(), {"--bind", tmpdir, tmpdir});
+  }
+  // $HOME the same way: what it holds is read (an index registry, a config, a model cache) and
+  // stays unchanged; a file or directory a server makes at its top lands in the scratch.
+  if (!home.empty() && home != "/" && fs::is_directory(home, ec)) {
+    fs::create_directories(sb->scratch_ + "/home", ec);
+    sb->home_layered_ = layer(a, home, sb->scratch_ + "/home", sb->scratch_);
+  }
+  for (const auto& pr : sb->projects_) {
+    if (pr.view.empty()) continue;  // read-only, as everything else
+    a.insert(a.end(), {"--bind", pr.view, pr.real});
+    for (const auto& b : pr.bound) a.insert(a.end(), {"--ro-bind", pr.real + "/" + b, pr.real + "/" + b});
+  }
+  a.insert(a.end(), {"--unshare-pid", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"});
+  if (o.offline) a.push_back("--unshare-net");
+  // As root, bwrap keeps every capability unless told: a server with CAP_SYS_ADMIN could remount
+  // the read-only binds. Without root, the user namespace has none to give outside it.
+  if (::geteuid() == 0) a.insert(a.end(), {"--cap-drop", "ALL"});
+  a.push_back("--");
+  sb->tmpdir_ = tmpdir;
+  sb->env_["TMPDIR"] = tmpdir;
+  // npm writes its cache even to run an installed `npx -y pkg`: a cache of the run's own.
+  sb->env_["npm_config_cache"] = tmpdir + "/npm-cache";
+  return sb;
+}
+
+Sandbox::~Sandbox() {
+  if (scratch_.empty()) return;
+  std::error_code ec;
+  // A copy a server made read-only (chmod 0500 on a directory) cannot be emptied until its
+  // permissions are given back.
+  fs::recursive_directory_iterator it(scratch_, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code e2;
+    if (it->is_directory(e2) && !it->is_symlink(e2)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, e2);
+  }
+  fs::permissions(scratch_, fs::perms::owner_all, fs::perm_options::add, ec);
+  fs::remove_all(scratch_, ec);
+}
+
+std::string Sandbox::describe() const {
+  std::string s = version_ + ": own PID namespace";
+  for (const auto& pr : projects_) {
+    if (!pr.view.empty())
+      s += "; " + pr.real + " copied (" + std::to_string(pr.files) + " files, " + human_bytes(pr.bytes) +
+           "): its writes land in the copy" +
+           (pr.bound.empty() ? std::string()
+                            : ", " + std::to_string(pr.bound.size()) +
+                                  " read-only (node_modules, what git ignores, git's packs, files over 8 MB)");
+    else
+      s += "; " + pr.real + " read-only (not copied: " + pr.why_not_copied + ")";
+  }
+  s += home_layered_ ? "; $HOME read-only, new entries at its top in scratch; the rest read-only; "
+                     : "; $HOME and the rest read-only; ";
+  s += tmpdir_ + " scratch; network ";
+  s += offline_ ? "loopback only" : "shared";
+  return s;
+}
+
+}  // namespace ctxo::transport

@@ -1,0 +1,201 @@
+// SPDX-License-Identifier: MIT
+// The bubblewrap sandbox (transport/sandbox.h), for real: a process started through it sees the
+// project's copy at the project's path, cannot write anywhere else, and lives in its own PID
+// namespace. Skipped where no sandbox can be made (no bwrap, no user namespaces), unless
+// CTXO_REQUIRE_SANDBOX=1 (CI installs bubblewrap).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "../../support/sandbox.h"
+#include "transport/sandbox.h"
+#include "transport/transport.h"
+
+namespace ctxo::transport {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace std::chrono_literals;
+
+
+fs::path scratch(const std::string& name) {
+  const fs::path d = fs::path(CTXO_BINARY_DIR) / "test-tmp" / ("sandbox-" + name);
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// Runs `script` with /bin/sh in `sb`, cwd `cwd`: its stdout lines.
+std::vector<std::string> run_in(const Sandbox& sb, const std::string& cwd, const std::string& script) {
+  SpawnOptions so;
+  so.argv = {"/bin/sh", "-c", script};
+  so.cwd = cwd;
+  so.wrapper = sb.prefix();
+  so.new_session = true;
+  for (const auto& [k, v] : sb.env()) so.env[k] = v;
+  auto t = spawn_stdio(so);
+  EXPECT_TRUE(t.ok()) << (t.ok() ? "" : t.error().message);
+  std::vector<std::string> lines;
+  if (!t.ok()) return lines;
+  for (;;) {
+    auto r = t.value()->receive(5000ms);
+    if (r.status != ReadStatus::kFrame) break;
+    lines.push_back(r.frame.body);
+  }
+  (void)t.value()->close(1000ms);
+  return lines;
+}
+
+TEST(Sandbox, TheProjectIsACopyAndEverythingElseIsReadOnly) {
+  REQUIRE_SANDBOX();
+  const auto support = probe_sandbox();
+  const fs::path proj = scratch("project"), outside = scratch("outside");
+  fs::create_directories(proj / "node_modules" / "dep");
+  fs::create_directories(proj / "dist");
+  std::ofstream(proj / "README.md") << "# the real one\n";
+  std::ofstream(proj / ".gitignore") << "dist/\n";
+  std::ofstream(proj / "dist" / "index.js") << "built\n";
+  ASSERT_EQ(std::system(("git init -q '" + proj.string() + "'").c_str()), 0);
+  std::ofstream(proj / "node_modules" / "dep" / "index.js") << "module.exports = 1;\n";
+  std::ofstream(proj / "big.bin") << std::string(2 << 20, 'x');
+  SandboxOptions o;
+  o.projects = {proj.string(), (proj / "node_modules").string()};  // the second is inside the first
+  o.max_copy_file_bytes = 1 << 20;
+  std::string scratch_dir;
+  {
+    auto sb = Sandbox::create(support, o);
+    ASSERT_TRUE(sb.ok()) << sb.error().message;
+    const Sandbox& s = *sb.value();
+    scratch_dir = s.scratch();
+    ASSERT_EQ(s.projects().size(), 1u) << "a project inside another is covered by it";
+    const auto& pr = s.projects()[0];
+    ASSERT_FALSE(pr.view.empty()) << pr.why_not_copied;
+    auto bound = pr.bound;
+    std::sort(bound.begin(), bound.end());
+    EXPECT_EQ(bound, std::vector<std::string>({".git/objects/pack", "big.bin", "dist", "node_modules"}));
+    EXPECT_NE(s.describe().find("own PID namespace"), std::string::npos);
+    const auto lines = run_in(s, proj.string(),
+                              "cat /proc/1/comm; echo changed > README.md && echo wrote-readme; "
+                              "echo new > made.txt && echo made; "
+                              "(echo x > node_modules/dep/index.js) 2>/dev/null || echo node_modules-ro; "
+                              "(echo x > big.bin) 2>/dev/null || echo big-ro; "
+                              "cat dist/index.js; (echo x > dist/index.js) 2>/dev/null || echo dist-ro; "
+                              "(echo x > " + (outside / "x.txt").string() + ") 2>/dev/null || echo outside-ro; "
+                              "echo t > $TMPDIR/t && echo tmp-ok; "
+                              "[ \"$(cat /proc/1/comm)\" = bwrap ] && kill -9 -1 2>/dev/null; echo alive");
+    const std::vector<std::string> want = {"bwrap", "wrote-readme", "made", "node_modules-ro", "big-ro", "built",
+                                           "dist-ro", "outside-ro", "tmp-ok", "alive"};
+    EXPECT_EQ(lines, want);
+    // The copy took the writes; the project did not.
+    EXPECT_EQ(slurp(fs::path(pr.view) / "README.md"), "changed\n");
+    EXPECT_TRUE(fs::exists(fs::path(pr.view) / "made.txt"));
+  }
+  EXPECT_EQ(slurp(proj / "README.md"), "# the real one\n");
+  EXPECT_FALSE(fs::exists(proj / "made.txt"));
+  EXPECT_EQ(slurp(proj / "node_modules" / "dep" / "index.js"), "module.exports = 1;\n");
+  EXPECT_FALSE(fs::exists(outside / "x.txt"));
+  EXPECT_FALSE(fs::exists(scratch_dir)) << "the scratch directory is removed with the sandbox";
+}
+
+TEST(Sandbox, AProjectPastTheBoundsIsReadOnly) {
+  REQUIRE_SANDBOX();
+  const auto support = probe_sandbox();
+  const fs::path proj = scratch("large");
+  ASSERT_EQ(std::system(("git init -q '" + proj.string() + "'").c_str()), 0);
+  for (int i = 0; i < 20; ++i) std::ofstream(proj / ("f" + std::to_string(i))) << "x";
+  // (git's own files count too: the bound is what the copy would hold)
+  SandboxOptions o;
+  o.projects = {proj.string()};
+  o.max_copy_entries = 10;
+  auto sb = Sandbox::create(support, o);
+  ASSERT_TRUE(sb.ok());
+  const auto& pr = sb.value()->projects().at(0);
+  EXPECT_TRUE(pr.view.empty());
+  EXPECT_NE(pr.why_not_copied.find("more than 10 entries"), std::string::npos) << pr.why_not_copied;
+  EXPECT_NE(sb.value()->describe().find("read-only (not copied"), std::string::npos);
+  const auto lines = run_in(*sb.value(), proj.string(), "(echo x > f0) 2>/dev/null || echo ro");
+  EXPECT_EQ(lines, std::vector<std::string>({"ro"}));
+  EXPECT_EQ(slurp(proj / "f0"), "x");
+}
+
+TEST(Sandbox, ABuildDirectoryGitIgnoresIsNotCopied) {
+  REQUIRE_SANDBOX();
+  const auto support = probe_sandbox();
+  const fs::path repo = scratch("repo");
+  ASSERT_EQ(std::system(("git init -q '" + repo.string() + "'").c_str()), 0);
+  std::ofstream(repo / ".gitignore") << "/build/\n";
+  fs::create_directories(repo / "build" / "tests");
+  SandboxOptions o;
+  o.implicit = {(repo / "build" / "tests").string()};  // the current directory, not named
+  auto sb = Sandbox::create(support, o);
+  ASSERT_TRUE(sb.ok());
+  const auto& pr = sb.value()->projects().at(0);
+  EXPECT_TRUE(pr.view.empty());
+  EXPECT_EQ(pr.why_not_copied, "git ignores it (a build or output directory)");
+  // Named (--cwd, --root), it is the project all the same.
+  SandboxOptions named;
+  named.projects = o.implicit;
+  auto sb2 = Sandbox::create(support, named);
+  ASSERT_TRUE(sb2.ok());
+  EXPECT_FALSE(sb2.value()->projects().at(0).view.empty()) << sb2.value()->projects().at(0).why_not_copied;
+}
+
+TEST(Sandbox, OfflineHasOnlyItsOwnLoopback) {
+  REQUIRE_SANDBOX();
+  const auto support = probe_sandbox();
+  SandboxOptions o;
+  o.offline = true;
+  auto sb = Sandbox::create(support, o);
+  ASSERT_TRUE(sb.ok());
+  EXPECT_NE(sb.value()->describe().find("network loopback only"), std::string::npos);
+  const auto lines = run_in(*sb.value(), "", "tail -n +3 /proc/net/dev | cut -d: -f1 | tr -d ' '");
+  EXPECT_EQ(lines, std::vector<std::string>({"lo"}));
+}
+
+TEST(Sandbox, AMissingCommandIsOurErrorNotBwraps) {
+  REQUIRE_SANDBOX();
+  const auto support = probe_sandbox();
+  auto sb = Sandbox::create(support, {});
+  ASSERT_TRUE(sb.ok());
+  SpawnOptions so;
+  so.argv = {"no-such-server-ctxo"};
+  so.wrapper = sb.value()->prefix();
+  so.new_session = true;
+  auto t = spawn_stdio(so);
+  ASSERT_FALSE(t.ok());
+  EXPECT_EQ(t.error().code, "spawn");
+  EXPECT_NE(t.error().message.find("no-such-server-ctxo"), std::string::npos) << t.error().message;
+}
+
+TEST(Sandbox, ASignalledServerIsReportedAsSignalled) {
+  REQUIRE_SANDBOX();
+  const auto support = probe_sandbox();
+  auto sb = Sandbox::create(support, {});
+  ASSERT_TRUE(sb.ok());
+  SpawnOptions so;
+  so.argv = {"/bin/sh", "-c", "kill -SEGV $$"};
+  so.wrapper = sb.value()->prefix();
+  so.new_session = true;
+  auto t = spawn_stdio(so);
+  ASSERT_TRUE(t.ok());
+  EXPECT_EQ(t.value()->receive(5000ms).status, ReadStatus::kEof);
+  const ExitStatus st = t.value()->close(1000ms);
+  EXPECT_EQ(st.how, ExitStatus::How::kSignaled) << st.describe();
+  EXPECT_EQ(st.code, 11);
+}
+
+}  // namespace
+}  // namespace ctxo::transport
