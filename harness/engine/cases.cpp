@@ -109,6 +109,12 @@ Result<void> write_cases(RunReport& report, const RunOptions& options, const std
   std::error_code ec;
   std::filesystem::create_directories(dir, ec);
   if (ec) return make_error("io", "cannot create the case directory '" + dir + "': " + ec.message());
+  // The default place (.ctxo-conform/cases, in the project) is ignored by git, as pytest's and
+  // mypy's caches are: a run leaves `git status` as it found it.
+  if (const auto top = std::filesystem::path(dir).lexically_normal().parent_path();
+      top.filename() == ".ctxo-conform" && !std::filesystem::exists(top / ".gitignore", ec)) {
+    std::ofstream(top / ".gitignore") << "# Made by ctxo-conform: its case files are not the project's.\n*\n";
+  }
   for (auto& rf : report.findings) {
     const std::string path = (std::filesystem::path(dir) / case_file_name(rf.finding, redactor)).string();
     std::string text = case_json(rf, report, options, redactor).dump(2);

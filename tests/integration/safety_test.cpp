@@ -131,8 +131,11 @@ TEST(Safety, InTheSandboxEveryToolIsCalledAndNothingOutsideChanges) {
   const auto before = contents(p.dir);
   const auto home_before = contents(p.home);
   Sentinel sentinel;
-  auto r = run_harness({"--seed", "1", "--no-cases", "--cwd", p.dir.string(), "--root", p.dir.string(), "--env",
-                        "HOME=" + p.home.string(), "--env", "PEEK_WRITES=1", "--", "node", desktop()});
+  // Case files go where a run from inside the project puts them by default (.ctxo-conform/cases):
+  // git ignores them, so `git status` stays clean.
+  auto r = run_harness({"--seed", "1", "--cases", (p.dir / ".ctxo-conform" / "cases").string(), "--cwd", p.dir.string(),
+                        "--root", p.dir.string(), "--env", "HOME=" + p.home.string(), "--env", "PEEK_WRITES=1", "--",
+                        "node", desktop()});
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_TRUE(r.report["sandbox"]["used"].get<bool>()) << r.report["sandbox"].dump();
   EXPECT_NE(r.out.find("sandbox: bubblewrap"), std::string::npos) << "the banner names the sandbox\n" << r.out;
@@ -147,8 +150,11 @@ TEST(Safety, InTheSandboxEveryToolIsCalledAndNothingOutsideChanges) {
   // What the writers did was observed in the copy...
   EXPECT_GT(change_count(*row(r, "write_file")), 0u) << row(r, "write_file")->dump();
   // ...and only there: the project, its git state, the home and our process are as they were.
+  EXPECT_EQ(p.git_status(), "") << "case files and the server's writes leave git status clean";
+  EXPECT_TRUE(fs::exists(p.dir / ".ctxo-conform" / ".gitignore"));
+  EXPECT_FALSE(r.report["findings"].empty());
+  fs::remove_all(p.dir / ".ctxo-conform");  // the run's own case files: the rest is byte for byte
   EXPECT_EQ(contents(p.dir), before);
-  EXPECT_EQ(p.git_status(), "");
   EXPECT_EQ(contents(p.home), home_before);
   EXPECT_TRUE(sentinel.alive()) << "a kill from inside the sandbox reached a process outside it";
   // The server's state under $HOME is still read.
