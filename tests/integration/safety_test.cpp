@@ -13,6 +13,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <sstream>
 
@@ -133,9 +134,10 @@ TEST(Safety, InTheSandboxEveryToolIsCalledAndNothingOutsideChanges) {
   Sentinel sentinel;
   // Case files go where a run from inside the project puts them by default (.ctxo-conform/cases):
   // git ignores them, so `git status` stays clean.
+  const std::string md = (scratch("sandboxed-md") / "summary.md").string();
   auto r = run_harness({"--seed", "1", "--cases", (p.dir / ".ctxo-conform" / "cases").string(), "--cwd", p.dir.string(),
-                        "--root", p.dir.string(), "--env", "HOME=" + p.home.string(), "--env", "PEEK_WRITES=1", "--",
-                        "node", desktop()});
+                        "--root", p.dir.string(), "--env", "HOME=" + p.home.string(), "--env", "PEEK_WRITES=1",
+                        "--markdown", md, "--", "node", desktop()});
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_TRUE(r.report["sandbox"]["used"].get<bool>()) << r.report["sandbox"].dump();
   EXPECT_NE(r.out.find("sandbox: bubblewrap"), std::string::npos) << "the banner names the sandbox\n" << r.out;
@@ -147,12 +149,27 @@ TEST(Safety, InTheSandboxEveryToolIsCalledAndNothingOutsideChanges) {
     EXPECT_GT((*t)["calls"].get<int>(), 0) << tool << " was not called: " << t->dump();
     EXPECT_FALSE(t->contains("skipped_for_safety")) << tool;
   }
-  // What the writers did was observed in the copy...
+  // What the writers did was observed in the copy (the summary shows the count)...
   EXPECT_GT(change_count(*row(r, "write_file")), 0u) << row(r, "write_file")->dump();
+  std::ifstream mdin(md);
+  const std::string summary((std::istreambuf_iterator<char>(mdin)), std::istreambuf_iterator<char>());
+  EXPECT_NE(summary.find(std::to_string(change_count(*row(r, "write_file"))) + " file change(s)"), std::string::npos)
+      << summary;
   // ...and only there: the project, its git state, the home and our process are as they were.
   EXPECT_EQ(p.git_status(), "") << "case files and the server's writes leave git status clean";
   EXPECT_TRUE(fs::exists(p.dir / ".ctxo-conform" / ".gitignore"));
   EXPECT_FALSE(r.report["findings"].empty());
+  // The P-ANNOTATION case replays in a sandbox too, and says so; its printed replay line runs the
+  // server under bwrap.
+  for (const auto& f : r.report["findings"]) {
+    if (f["invariant"] != "P-ANNOTATION") continue;
+    EXPECT_NE(f["replay"].get<std::string>().find("bwrap --ro-bind / /"), std::string::npos) << f["replay"];
+    ASSERT_TRUE(f.contains("case_file")) << f.dump(2);
+    HarnessRun again = run_harness({"replay", f["case_file"].get<std::string>()}, false);
+    EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+    EXPECT_NE(again.out.find("sandbox: bubblewrap"), std::string::npos) << again.out;
+    EXPECT_NE(again.out.find("still fails: P-ANNOTATION on peek_stats"), std::string::npos) << again.out;
+  }
   fs::remove_all(p.dir / ".ctxo-conform");  // the run's own case files: the rest is byte for byte
   EXPECT_EQ(contents(p.dir), before);
   EXPECT_EQ(contents(p.home), home_before);
