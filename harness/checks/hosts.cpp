@@ -2,6 +2,8 @@
 #include "checks/hosts.h"
 
 #include <algorithm>
+#include <functional>
+#include <map>
 #include <optional>
 #include <set>
 
@@ -264,11 +266,48 @@ void call_strings(const json& request, std::set<std::string>& out) {
 
 }  // namespace
 
+const std::vector<std::string>& EchoStrings::of(const std::vector<json>& calls) {
+  const bool grown = calls_ == &calls && calls.size() >= seen_ && (seen_ == 0 || calls[seen_ - 1] == last_);
+  if (!grown) {
+    calls_ = &calls;
+    seen_ = 0;
+    strings_.clear();
+  }
+  for (; seen_ < calls.size(); ++seen_) {
+    if (strings_.size() >= kEchoStrings) continue;  // full: nothing more is looked at
+    // In the order long_strings meets them (as without_echoes' set fills: first come, first kept).
+    std::vector<const std::string*> in_order;
+    std::function<void(const json&, int)> walk = [&](const json& v, int depth) {
+      if (depth > 16) return;
+      if (v.is_string() && v.get_ref<const std::string&>().size() >= kEchoMin) in_order.push_back(&v.get_ref<const std::string&>());
+      if (v.is_structured())
+        for (const auto& x : v) walk(x, depth + 1);
+    };
+    const json& call = calls[seen_];
+    if (!call.is_object()) continue;
+    if (auto p = call.find("params"); p != call.end() && p->is_object())
+      if (auto a = p->find("arguments"); a != p->end()) walk(*a, 0);
+    for (const std::string* s : in_order)
+      if (strings_.size() < kEchoStrings && std::find(strings_.begin(), strings_.end(), *s) == strings_.end())
+        strings_.push_back(*s);
+  }
+  if (!calls.empty()) last_ = calls.back();
+  return strings_;
+}
+
 AnswerSize without_echoes(AnswerSize size, const mcp::Reply& reply, const std::vector<json>* before) {
+  EchoStrings gathered;
+  static const std::vector<std::string> kNone;
+  return without_echoes(size, reply, before ? gathered.of(*before) : kNone);
+}
+
+AnswerSize without_echoes(AnswerSize size, const mcp::Reply& reply, const std::vector<std::string>& before_strings) {
   std::set<std::string> strings;
   call_strings(reply.request, strings);
-  if (before)
-    for (const auto& call : *before) call_strings(call, strings);
+  for (const auto& s : before_strings) {
+    if (strings.size() >= kEchoStrings) break;
+    strings.insert(s);
+  }
   if (strings.empty()) return size;
   std::set<std::string> forms;  // as sent, and as JSON text quotes it
   for (const auto& s : strings) {
@@ -429,6 +468,8 @@ Outcomes check_instructions(const std::vector<Host>& hosts, const json& init_res
 
 struct HostMeter::State {
   std::vector<Host> hosts;
+  /// Each session's earlier calls' long strings, gathered as its calls grow (observe).
+  std::map<const std::vector<json>*, EchoStrings> echo_strings;
   bool result_chars = false, result_bytes = false;  ///< Some limit measures the serialised result so.
   /// The answer that went furthest past one limit (or declared ceiling), and how many did.
   struct Over {
@@ -513,7 +554,9 @@ const std::map<std::string, LargestAnswer>& HostMeter::largest() const { return 
 void HostMeter::observe(const std::string& tool, const json* listing, const mcp::Reply& reply,
                         const std::vector<json>* before) {
   if (reply.kind != mcp::Reply::Kind::kResult) return;
-  const AnswerSize size = without_echoes(measure_answer(reply, s_->result_chars, s_->result_bytes), reply, before);
+  static const std::vector<std::string> kNone;
+  const AnswerSize size = without_echoes(measure_answer(reply, s_->result_chars, s_->result_bytes), reply,
+                                         before ? s_->echo_strings[before].of(*before) : kNone);
   State::Tool& t = s_->tools[tool];
   if (t.answers++ == 0)
     for (const auto& h : s_->hosts) t.ceilings.push_back(declared_ceiling(h, listing));

@@ -48,6 +48,26 @@ inline constexpr std::int64_t kEchoCounted = 32;
 /// as it would be with a realistic value. Quotes are found as sent and JSON-escaped.
 AnswerSize without_echoes(AnswerSize size, const mcp::Reply& reply, const std::vector<nlohmann::json>* before);
 
+/// The long generated strings of a sequence of calls (those kEchoMin or longer, as without_echoes
+/// finds them), kept as the sequence grows: each call's arguments are walked once, not again for
+/// every answer (a session's earlier calls are up to a thousand, and most hold no long string).
+class EchoStrings {
+ public:
+  /// The first kEchoStrings distinct long strings of `calls`, in the order they come: `calls` is
+  /// read from where the last call stopped when it only grew since (its last element seen then is
+  /// still there), else from its start.
+  const std::vector<std::string>& of(const std::vector<nlohmann::json>& calls);
+
+ private:
+  const std::vector<nlohmann::json>* calls_ = nullptr;
+  std::size_t seen_ = 0;
+  nlohmann::json last_;
+  std::vector<std::string> strings_;
+};
+
+/// without_echoes with `before`'s long strings already gathered (`EchoStrings::of`).
+AnswerSize without_echoes(AnswerSize size, const mcp::Reply& reply, const std::vector<std::string>& before_strings);
+
 /// Measures a tools/call result; the serialised result's UTF-16 length and UTF-8 size only when
 /// asked (each is a pass over the whole answer).
 AnswerSize measure_answer(const mcp::Reply& reply, bool result_chars, bool result_bytes);

@@ -517,6 +517,38 @@ TEST(HostSize, EchoesOfGeneratedStringsAreMeasuredAsRealisticValues) {
   EXPECT_EQ(without_echoes(measure_answer(named, false, false), named, nullptr).chars, 60000);
 }
 
+// The long strings of a session's earlier calls are gathered as its calls grow (each call walked
+// once), and give what gathering them all again gives: the first 32 distinct, in order; a
+// sequence that was replaced (a restart) is read again from its start.
+TEST(HostMeter, EchoStringsGrowWithTheCallsAndMatchAFullWalk) {
+  auto call = [](const json& args) { return json{{"method", "tools/call"}, {"params", {{"name", "w"}, {"arguments", args}}}}; };
+  auto big = [](int i) { return std::string(kEchoMin + static_cast<std::size_t>(i), static_cast<char>('a' + i % 26)); };
+  std::vector<json> calls;
+  EchoStrings gathered;
+  for (int i = 0; i < 40; ++i) {
+    calls.push_back(call({{"x", big(i)}, {"short", "s"}, {"again", big(i / 2)}, {"deep", {{"y", json::array({big(i + 100)})}}}}));
+    const auto& got = gathered.of(calls);
+    // Gathered from scratch over every call: the same.
+    EchoStrings fresh;
+    EXPECT_EQ(got, fresh.of(calls)) << "after " << calls.size() << " calls";
+    EXPECT_LE(got.size(), 32u);
+  }
+  EXPECT_EQ(gathered.of(calls).size(), 32u);
+  EXPECT_EQ(gathered.of(calls).front(), big(0));
+  // Replaced by another session's calls (a restart): read again.
+  calls = {call({{"x", big(7) + "!"}})};
+  EXPECT_EQ(gathered.of(calls), std::vector<std::string>({big(7) + "!"}));
+  // The answer is measured the same with the gathered strings as with the calls themselves.
+  const std::vector<json> before = {call({{"body", big(3)}})};
+  Reply read = answer("[\"" + big(3) + "\",\"" + big(3) + "\"]");
+  EchoStrings g;
+  const AnswerSize a = without_echoes(measure_answer(read, false, false), read, &before);
+  const AnswerSize b = without_echoes(measure_answer(read, false, false), read, g.of(before));
+  EXPECT_EQ(a.echoes, 2);
+  EXPECT_EQ(a.chars, b.chars);
+  EXPECT_EQ(a.echoes, b.echoes);
+}
+
 // The judge sizes answers under the environment of its first call (the server as configured);
 // the limit sweep's answers under a raised limit are not what a host will be sent.
 TEST(HostJudge, SweepAnswersAreNotSizedAndListingsAreCheckedOnce) {
