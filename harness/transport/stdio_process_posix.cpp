@@ -571,25 +571,30 @@ class StdioProcess final : public Transport {
   // Under the sandbox the group also holds bwrap's own init (its PID namespace's pid 1), which
   // lives as long as anything the server left in the namespace: killing it would kill them all
   // at once, so T-LEFTOVER could never see a process the server leaves behind outside a sandbox.
-  // The group's other members are killed; the init ends by itself when its last child does.
+  // The group's other members are killed, and a bwrap with no live child (a sandbox still being
+  // set up, whose server would start after this: killed before it can) too; an init keeping
+  // what the server left ends by itself when its last child does.
   void kill_wrapped_remnants() {
     const auto deadline = Clock::now() + (is_subreaper() ? milliseconds(2000) : milliseconds(100));
     for (;;) {
-      bool others = false;
-      for (pid_t p : group_members(pid_)) {
-        others = true;
-        ::kill(p, SIGKILL);
-      }
+      const auto doomed = group_remnants(pid_);
+      for (pid_t p : doomed) ::kill(p, SIGKILL);
       while (::waitpid(-pid_, nullptr, WNOHANG) > 0) {
       }
-      if (!others || Clock::now() >= deadline) return;
+      if (doomed.empty() || Clock::now() >= deadline) return;
       std::this_thread::sleep_for(milliseconds(2));
     }
   }
 
-  // Live members of process group `pgid` that are not bwrap (Linux /proc; empty elsewhere).
-  static std::vector<pid_t> group_members(pid_t pgid) {
-    std::vector<pid_t> out;
+  struct ProcStat {
+    pid_t pid = 0, ppid = 0, pgrp = 0;
+    char state = 0;
+    bool bwrap = false;
+  };
+
+  // Every process's pid, parent, group, state and whether it is bwrap (Linux /proc; empty elsewhere).
+  static std::vector<ProcStat> processes() {
+    std::vector<ProcStat> out;
     DIR* d = ::opendir("/proc");
     if (d == nullptr) return out;
     while (const dirent* e = ::readdir(d)) {
@@ -609,14 +614,33 @@ class StdioProcess final : public Transport {
       const char* open_paren = std::strchr(buf, '(');
       const char* close_paren = std::strrchr(buf, ')');
       if (open_paren == nullptr || close_paren == nullptr || close_paren < open_paren) continue;
-      const std::string_view comm(open_paren + 1, static_cast<std::size_t>(close_paren - open_paren - 1));
-      char state = 0;
+      ProcStat ps;
+      ps.pid = static_cast<pid_t>(p);
+      ps.bwrap = std::string_view(open_paren + 1, static_cast<std::size_t>(close_paren - open_paren - 1)) == "bwrap";
       long ppid = 0, pgrp = 0;
-      if (std::sscanf(close_paren + 1, " %c %ld %ld", &state, &ppid, &pgrp) != 3) continue;
-      if (pgrp != pgid || state == 'Z' || comm == "bwrap") continue;
-      out.push_back(static_cast<pid_t>(p));
+      if (std::sscanf(close_paren + 1, " %c %ld %ld", &ps.state, &ppid, &pgrp) != 3) continue;
+      ps.ppid = static_cast<pid_t>(ppid);
+      ps.pgrp = static_cast<pid_t>(pgrp);
+      out.push_back(ps);
     }
     ::closedir(d);
+    return out;
+  }
+
+  // The live members of process group `pgid` to kill: all but a bwrap with a live child.
+  static std::vector<pid_t> group_remnants(pid_t pgid) {
+    const auto all = processes();
+    std::vector<pid_t> out;
+    for (const auto& m : all) {
+      if (m.pgrp != pgid || m.state == 'Z' || m.state == 'X') continue;
+      if (m.bwrap) {
+        const bool keeps = std::any_of(all.begin(), all.end(), [&](const ProcStat& c) {
+          return c.ppid == m.pid && c.state != 'Z' && c.state != 'X';
+        });
+        if (keeps) continue;
+      }
+      out.push_back(m.pid);
+    }
     return out;
   }
 
