@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -72,6 +73,10 @@ const json* first_of(const json& obj, const char* const (&keys)[N], bool (*ok)(c
 /// A finding on one tools/call answer: its request, and an excerpt of what the server sent (the
 /// raw message, else the result or error as JSON). Tool and replay are left empty.
 Finding reply_finding(const char* id, const mcp::Reply& r, std::string diagnosis, Severity sev = Severity::kError);
+
+/// E-SCHEMA's cause: the form and, for each violation, where (array indices as "*") and which
+/// rule (valijson's words, numbers blanked); never the values the envelope held.
+std::map<std::string, std::string> schema_cause(const profile::EnvelopeCheck& vc);
 
 /// A finding with the house fields filled (tool and replay left empty).
 /// `cause` (Finding::cause): the rule's form and the profile field or path it is about, never a

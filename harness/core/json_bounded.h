@@ -140,4 +140,29 @@ inline nlohmann::json parse_sampled(std::string_view text, std::size_t max_items
   return j;
 }
 
+/// One past the end of the JSON object or array that starts at `text[start]` (`{` or `[`), by its
+/// brackets, strings and escapes honoured (a JSON document at the head of a text part, with a
+/// footer after it); npos when it does not close, or a bracket closes what was never opened. The
+/// one scanner every reader of an answer uses: it only finds the end; parse_bounded() decides
+/// whether what it bounds is JSON.
+inline std::size_t json_value_end(std::string_view text, std::size_t start) {
+  int depth = 0;
+  bool in_string = false;
+  for (std::size_t i = start; i < text.size(); ++i) {
+    const char c = text[i];
+    if (in_string) {
+      if (c == '\\') ++i;
+      else if (c == '"') in_string = false;
+      continue;
+    }
+    if (c == '"') in_string = true;
+    else if (c == '{' || c == '[') ++depth;
+    else if (c == '}' || c == ']') {
+      if (--depth == 0) return i + 1;
+      if (depth < 0) return std::string_view::npos;
+    }
+  }
+  return std::string_view::npos;
+}
+
 }  // namespace ctxo

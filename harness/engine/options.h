@@ -66,7 +66,7 @@ struct RunOptions {
   std::chrono::milliseconds shrink_budget{60000};
   /// --tool-budget: the time one tool's calls may take (0 = no limit); past it the tool's
   /// remaining generated calls are not made, and the run says so.
-  std::chrono::milliseconds tool_budget{60000};
+  std::chrono::milliseconds tool_budget{30000};
   std::optional<ReplayCall> replay;           ///< Set by `replay`: make only this call.
   std::optional<double> time_budget_s;        ///< Stop generating calls after this many seconds.
   checks::Selection selection;

@@ -105,7 +105,7 @@ const char* verdict_word(Verdict v);
 /// The verdict a report's word names; nullopt for any other word.
 std::optional<Verdict> parse_verdict(std::string_view word);
 
-/// The exit codes of README's table. A run stopped by a signal exits 128 + its number.
+/// The exit codes of docs/reference/exit-codes.md. A run stopped by a signal exits 128 + its number.
 enum class ExitCode : int {
   kPass = 0,      ///< Conformant: no error finding outside the baseline.
   kFail = 1,      ///< An error finding.

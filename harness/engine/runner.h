@@ -251,8 +251,10 @@ class Runner {
   /// kProbeTimeout); nullopt when it could not be started or `deadline` came first.
   std::optional<Probe> probe(Worker& w, const std::map<std::string, std::string>& env, const std::vector<json>& calls,
                              Clock::time_point deadline);
-  std::optional<bool> stays_up(Worker& w, const std::map<std::string, std::string>& env, const std::vector<json>& calls,
-                               Clock::time_point deadline);
+  std::optional<Probe> probe_unlocked(const std::map<std::string, std::string>& env, const std::vector<json>& calls,
+                                      Clock::time_point deadline) const;
+  std::optional<bool> stays_up(const std::map<std::string, std::string>& env, const std::vector<json>& calls,
+                               Clock::time_point deadline) const;
   /// The fewest of `calls` after which `reproduces` still holds (fresh instances: at most
   /// kProbeTries of them, before `deadline`); nullopt when `calls` themselves no longer do.
   std::optional<std::vector<json>> fewest_calls(const std::vector<json>& calls, Clock::time_point deadline,
@@ -404,7 +406,13 @@ class Runner {
   static constexpr std::size_t kMaxSessionCalls = 1000;
   /// Fresh instances started to find the fewest calls a T-SHUTDOWN or H-SIZE case needs.
   static constexpr std::size_t kProbeTries = 12;
+  /// T-SHUTDOWN's probes: the parts a sequence is cut in, probed at once (shutdown_calls).
+  static constexpr std::size_t kShutdownSplit = 4;
+  static constexpr std::size_t kProbesAtOnce = 4;  ///< T-SHUTDOWN's probes running at once.
   static constexpr std::chrono::milliseconds kProbeTimeout{2000};  ///< A probe's wait for each answer.
+  /// What an instance started again (a restart, a worker's, a probe's) gets to answer initialize
+  /// when --timeout is shorter.
+  static constexpr std::chrono::milliseconds kStartAgain{10000};
 };
 
 }  // namespace ctxo::engine::detail

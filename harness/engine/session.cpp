@@ -3,6 +3,7 @@
 // retry), end (drain, close, T-SHUTDOWN), restart after a crash or hang, and what the client
 // observed on the wire.
 #include <algorithm>
+#include <atomic>
 #include <thread>
 
 #include "checks/liveness.h"
@@ -53,7 +54,10 @@ Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
   if (!t.ok()) return t.error();
   s.transport = std::move(t.value());
   mcp::ClientOptions co;
-  co.timeout = o_.timeout;
+  // The first start is held to --timeout (a server that does not answer is reported at once);
+  // one that started before, started again, gets kStartAgain to answer initialize: a short
+  // --timeout on a loaded machine must not lose a server that only starts slowly.
+  co.timeout = first ? o_.timeout : std::max(o_.timeout, kStartAgain);
   co.client_version = CTXO_VERSION;
   s.client = std::make_unique<mcp::Client>(*s.transport, co);
   std::vector<Reply> attempts;
@@ -61,6 +65,7 @@ Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
     Unlocked waiting(w);
     return s.client->handshake(forced, &attempts);
   }();
+  s.client->set_timeout(o_.timeout);
   if (!info.ok() && info.error().code == "init-probe") {
     // The server died on the server/discover probe: a legacy server that cannot take an
     // unknown method. Start it again and speak the legacy era from the first line.
@@ -184,18 +189,26 @@ void Runner::finish_session(Worker& w, End end) {
 std::optional<Probe> Runner::probe(Worker& w, const std::map<std::string, std::string>& env,
                                    const std::vector<json>& calls, Clock::time_point deadline) {
   Unlocked waiting(w);
+  return probe_unlocked(env, calls, deadline);
+}
+
+// probe()'s work, with the worker's lock not held: it reads only what the run set before it
+// began (options, the negotiated version), so several can run at once (shutdown_calls).
+std::optional<Probe> Runner::probe_unlocked(const std::map<std::string, std::string>& env, const std::vector<json>& calls,
+                                            Clock::time_point deadline) const {
   auto t = transport::spawn_stdio(spawn_options(env));
   if (!t.ok()) return std::nullopt;
   Probe p;
   p.transport = std::move(t.value());
   mcp::ClientOptions co;
-  co.timeout = std::min(o_.timeout, kProbeTimeout);
+  co.timeout = std::max(o_.timeout, kStartAgain);  // the handshake (see start()); the calls: below
   co.client_version = CTXO_VERSION;
   p.client = std::make_unique<mcp::Client>(*p.transport, co);
   if (!p.client->handshake(negotiated_).ok()) {
     (void)p.transport->close(std::chrono::milliseconds(0));
     return std::nullopt;
   }
+  p.client->set_timeout(std::min(o_.timeout, kProbeTimeout));
   p.transport->handshake_done();
   for (const auto& call : calls) {
     if (p.client->closed() || p.transport->exit_status()) break;
@@ -210,12 +223,11 @@ std::optional<Probe> Runner::probe(Worker& w, const std::map<std::string, std::s
 
 // Whether a fresh instance of the (stdio) server, sent `calls`, is still running `--grace` after
 // its stdin closed; nullopt when it could not be started or `deadline` came first. The probe
-// only answers T-SHUTDOWN's question.
-std::optional<bool> Runner::stays_up(Worker& w, const std::map<std::string, std::string>& env,
-                                     const std::vector<json>& calls, Clock::time_point deadline) {
-  std::optional<Probe> p = probe(w, env, calls, deadline);
+// only answers T-SHUTDOWN's question. Called with no lock held.
+std::optional<bool> Runner::stays_up(const std::map<std::string, std::string>& env, const std::vector<json>& calls,
+                                     Clock::time_point deadline) const {
+  std::optional<Probe> p = probe_unlocked(env, calls, deadline);
   if (!p) return std::nullopt;
-  Unlocked waiting(w);
   if (p->transport->exit_status()) {  // died on the way (a crash is another finding's business)
     (void)p->transport->close(std::chrono::milliseconds(0));
     return false;
@@ -256,15 +268,94 @@ std::optional<std::vector<json>> Runner::fewest_calls(const std::vector<json>& c
 }
 
 // T-SHUTDOWN's case made minimal: the fewest of `calls` after which a fresh instance stays up
-// too (each try can wait out --grace), within --shrink-budget.
+// too, within --shrink-budget. Each probe that stays up costs --grace, so the probes of a round
+// run at once, each on its own instance: after no call (alone), the first round tries the calls
+// to tools not annotated read-only, the first call of each such tool alone, and `calls` cut in
+// kShutdownSplit parts; each later round cuts the part that held (the latest such part: the
+// state that keeps a server up is usually made last).
 std::optional<std::vector<json>> Runner::shutdown_calls(Worker& w, const std::map<std::string, std::string>& env,
                                                         const std::vector<json>& calls) {
   const auto deadline = Clock::now() + o_.shrink_budget;
-  return fewest_calls(calls, deadline, [&](const std::vector<json>& seq) {
-    rep_.shrink_calls += seq.size();
-    const auto up = stays_up(w, env, seq, deadline);
-    return up && *up;
-  });
+  auto parts = [](const std::vector<json>& seq) {
+    std::vector<std::vector<json>> out;
+    const std::size_t n = std::min(kShutdownSplit, seq.size());
+    for (std::size_t i = 0; i < n; ++i)
+      out.emplace_back(seq.begin() + static_cast<std::ptrdiff_t>(seq.size() * i / n),
+                       seq.begin() + static_cast<std::ptrdiff_t>(seq.size() * (i + 1) / n));
+    return out;
+  };
+  // Every sequence of a round, probed at once; true where a fresh instance stayed up.
+  auto round = [&](const std::vector<std::vector<json>>& seqs) {
+    for (const auto& seq : seqs) rep_.shrink_calls += seq.size();
+    std::vector<char> up(seqs.size(), 0);
+    Unlocked waiting(w);
+    // kProbesAtOnce at a time: a probe that stays up spends --grace waiting, not the CPU, but
+    // many servers starting at once on a small machine miss the probe's handshake window.
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> probes;
+    for (std::size_t k = 0; k < std::min(kProbesAtOnce, seqs.size()); ++k)
+      probes.emplace_back([&] {
+        for (std::size_t i; (i = next++) < seqs.size();) {
+          const auto r = stays_up(env, seqs[i], deadline);
+          up[i] = r && *r;
+        }
+      });
+    for (auto& t : probes) t.join();
+    return up;
+  };
+  std::vector<json> writes;
+  for (const auto& c : calls) {
+    const ToolSummary* ts = summary_of(c.value("params", json::object()).value("name", std::string()));
+    if (!ts || !ts->read_only) writes.push_back(c);
+  }
+  // No call first, alone: a server that never exits at end-of-file needs none, and then every
+  // other probe would only wait out --grace too.
+  if (round({{}})[0]) return std::vector<json>{};
+  // The first round: the writes (when fewer), the first call of each tool that writes alone (a
+  // toggle called twice is off again: no part of the calls may hold where one call does), and
+  // the parts of `calls` (when more than one).
+  std::vector<std::vector<json>> first;
+  const bool try_writes = !writes.empty() && writes.size() < calls.size();
+  if (try_writes) first.push_back(writes);
+  const std::size_t singles_from = first.size();
+  std::set<std::string> seen;
+  for (const auto& c : writes)
+    if (first.size() - singles_from < kShutdownSplit && writes.size() > 1 &&
+        seen.insert(c.value("params", json::object()).value("name", std::string())).second)
+      first.push_back({c});
+  const std::size_t parts_from = first.size();
+  if (calls.size() > 1)
+    for (auto& p : parts(calls)) first.push_back(std::move(p));
+  else
+    first.push_back(calls);
+  std::vector<char> up = round(first);
+  for (std::size_t i = singles_from; i < parts_from; ++i)
+    if (up[i]) return first[i];
+  std::vector<json> seq;
+  bool found = false;
+  for (std::size_t i = first.size(); i-- > parts_from;)
+    if (up[i]) {
+      seq = first[i];
+      found = true;
+      break;
+    }
+  if (!found && try_writes && up[0]) {
+    seq = writes;
+    found = true;
+  }
+  if (!found) {
+    if (calls.size() > 1 && Clock::now() < deadline && round({calls})[0]) return calls;  // only all of them
+    return std::nullopt;  // not reproduced on a fresh instance: the case keeps every call
+  }
+  while (seq.size() > 1 && Clock::now() < deadline) {
+    std::vector<std::vector<json>> cut = parts(seq);
+    up = round(cut);
+    std::size_t i = cut.size();
+    while (i-- > 0 && !up[i]) {}
+    if (i >= cut.size()) break;  // no part alone: the calls work together
+    seq = std::move(cut[i]);
+  }
+  return seq;
 }
 
 // What the servers left running. Their process groups were killed when each session ended, so a

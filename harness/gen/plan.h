@@ -18,6 +18,7 @@
 #include <rapidcheck.h>
 
 #include "gen/schema_gen.h"
+#include "gen/values.h"
 #include "gen/workspace.h"
 
 namespace ctxo::profile {
@@ -39,25 +40,6 @@ struct PlannedCall {
   std::string label;              ///< e.g. "'limit' maximum", "random #3", "missing required 'path'".
   rc::Shrinkable<json> arguments; ///< value() is the arguments object; shrinks() the smaller candidates.
 };
-
-/// What a harvested value is, whatever the property it came under was called.
-enum class ValueKind {
-  kId,      ///< `id`, `*Id`, `symbolId`, `nodeId`, `uuid`: strings and integers.
-  kName,    ///< `name`, `symbol`, `symbolName`, `qualifiedName`, `*Name`; the name in a `path::name::kind` id.
-  kPath,    ///< `file`, `path`, `relativePath`, `*File`, `*Path`; the path of a `file:line` anchor or a `file://` uri.
-  kUri,     ///< `file://` uris (other schemes are never pooled: a generated call stays on this machine).
-  kCursor,  ///< `cursor`, `nextCursor`, page tokens.
-  kSnippet, ///< Short text for query parameters: identifiers and phrases of the workspace's lines (never from answers).
-  kGlob,    ///< `glob`, `filePattern`, `include`: globs that match workspace files (`*.ts`, `src/**`; never from answers).
-  kFileType,  ///< `fileType`, `extension`: the workspace files' extensions (`ts`, `py`; never from answers).
-  kSql,       ///< `sql`, `statement` (and `query` of a tool that says SQL): SELECTs over the tables answers named.
-  kRegex,     ///< `regex`, `regexp` (and a `pattern`/`query` described as a regex): patterns over names the workspace and answers hold.
-  kDirectory, ///< `root`, `projectRoot`, `cwd`, `dir`, `directory`, `folder`: the workspace root, then its directories (never from answers).
-  kModule,    ///< `module`, `moduleName`, `specifier`: the workspace's files as root-relative specifiers (`./src/util`), then what its imports name (never from answers).
-};
-
-/// "id", "name", "path", "uri", "cursor", "snippet", "glob", "file type", "sql", "regex", "directory", "module".
-const char* kind_name(ValueKind k);
 
 /// Where a parameter named `property` takes a position: a line (`line`, `lineNumber`, `startLine`,
 /// `row`, `lineNo`) or a column (`column`, `col`, `character`, `char`, `startColumn`,

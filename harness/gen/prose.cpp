@@ -628,23 +628,7 @@ TextSplit split_leading_json(std::string_view text) {
   std::size_t i = 0;
   while (i < text.size() && is_space(text[i])) ++i;
   if (i == text.size() || (text[i] != '{' && text[i] != '[')) return {{}, text};
-  int depth = 0;
-  bool string = false;
-  std::size_t end = sv::npos;
-  for (std::size_t j = i; j < text.size(); ++j) {
-    const char c = text[j];
-    if (string) {
-      if (c == '\\') ++j;
-      else if (c == '"') string = false;
-      continue;
-    }
-    if (c == '"') string = true;
-    else if (c == '{' || c == '[') ++depth;
-    else if ((c == '}' || c == ']') && --depth == 0) {
-      end = j + 1;
-      break;
-    }
-  }
+  const std::size_t end = json_value_end(text, i);
   if (end == sv::npos) return {{}, text};
   const sv head = text.substr(i, end - i);
   if (parse_bounded(head).is_discarded()) return {{}, text};  // "[FILE] a.ts" is not JSON

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "gen/plan.h"
+#include "gen/values.h"
 
 namespace ctxo::gen {
 

@@ -19,7 +19,7 @@
 #include <tuple>
 
 #include "core/text.h"
-#include "gen/plan.h"
+#include "gen/values.h"
 
 namespace ctxo::gen {
 

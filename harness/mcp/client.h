@@ -200,6 +200,9 @@ class Client {
   const TrafficStats& traffic() const { return traffic_; }
   /// True once the server's stdout closed or it exited.
   bool closed() const { return closed_; }
+  /// The per-request timeout from now on (ClientOptions::timeout): an instance started again,
+  /// whose handshake was given longer than its calls get.
+  void set_timeout(std::chrono::milliseconds timeout) { options_.timeout = timeout; }
   const std::string& era() const { return era_; }
   const std::string& protocol_version() const { return protocol_version_; }
   /// The JSON-RPC lines a replay must send before `request` (handshake), compact.

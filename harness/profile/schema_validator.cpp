@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
-// SchemaValidator and the JSON helpers it needs. valijson throws on many malformed schemas (and
-// recurses forever on cyclic $ref chains), so every call into it is guarded here and nowhere else.
+// SchemaValidator: the schema checks valijson needs before it compiles, large enums, and the
+// calls into valijson. It throws on many malformed schemas (and recurses forever on cyclic $ref
+// chains), so every call into it is guarded here and nowhere else. The JSON helpers declared
+// beside it are in json_helpers.cpp; compile_re2 and pattern_problem in patterns.cpp.
 #include "profile/schema_validator.h"
 
 #include <algorithm>
@@ -33,57 +35,6 @@
 // express, std::regex only for the rest (lookaround, backreferences...: the guarded path,
 // pattern_problem() and kMaxPatternSubject). The names go in namespace std because valijson calls
 // them qualified (std::regex_search).
-namespace ctxo::profile::detail {
-
-// An ECMA-262 pattern in RE2's syntax where the two differ only in spelling: \uXXXX is \x{XXXX},
-// a named group (?<name>...) is (?P<name>...). Everything else is left for RE2 to accept or refuse.
-std::string ecma_to_re2(const std::string& p) {
-  auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
-  std::string out;
-  out.reserve(p.size() + 8);
-  bool in_class = false;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    const char c = p[i];
-    if (c == '\\' && i + 1 < p.size()) {
-      if (p[i + 1] == 'u' && i + 5 < p.size() && hex(p[i + 2]) && hex(p[i + 3]) && hex(p[i + 4]) && hex(p[i + 5])) {
-        out += "\\x{" + p.substr(i + 2, 4) + "}";
-        i += 5;
-      } else {
-        out += c;
-        out += p[++i];
-      }
-      continue;
-    }
-    if (in_class) {
-      if (c == ']') in_class = false;
-    } else if (c == '[') {
-      in_class = true;
-    } else if (c == '(' && p.compare(i, 3, "(?<") == 0 && i + 3 < p.size() && p[i + 3] != '=' && p[i + 3] != '!') {
-      out += "(?P<";
-      i += 2;
-      continue;
-    }
-    out += c;
-  }
-  return out;
-}
-
-}  // namespace ctxo::profile::detail
-
-namespace ctxo::profile {
-
-std::shared_ptr<const RE2> compile_re2(const std::string& pattern) {
-  RE2::Options options;
-  options.set_log_errors(false);  // a pattern RE2 cannot express goes to std::regex, silently
-  auto re = std::make_shared<const RE2>(detail::ecma_to_re2(pattern), options);
-  if (!re->ok()) return nullptr;
-  return re;
-}
-
-bool re2_search(const RE2& re, const std::string& subject) { return RE2::PartialMatch(subject, re); }
-
-}  // namespace ctxo::profile
-
 namespace ctxo::profile::detail {
 
 // What valijson knows as std::regex: RE2 when it can, else std::regex (which throws, as before,
@@ -132,12 +83,6 @@ namespace ctxo::profile {
 namespace {
 
 using nlohmann::json;
-
-// Patterns are compiled by std::regex, whose parser recurses per nested group.
-constexpr std::size_t kMaxPatternLength = 2000;
-constexpr int kMaxPatternNesting = 32;
-// std::regex copies a counted repetition's states {n} times: bound the product of all counts.
-constexpr double kMaxPatternRepetition = 1e5;
 
 // Percent-decodes and unescapes one reference token the way valijson's json_pointer does, so that
 // cycle detection follows exactly the references valijson would. nullopt where valijson throws.
@@ -643,128 +588,5 @@ bool SchemaValidator::is_valid(const json& instance) const {
 }
 
 const json& SchemaValidator::schema() const { return impl_->borrowed ? *impl_->borrowed : impl_->document; }
-
-Result<json> parse_json_text(std::string_view text, bool allow_comments) {
-  json doc;
-  try {
-    doc = json::parse(text.begin(), text.end(), nullptr, true, allow_comments);
-  } catch (const json::exception& e) {
-    std::string what = e.what();
-    // "[json.exception.parse_error.101] parse error at line 1, column 2: ..." -> drop the tag.
-    if (auto pos = what.find("] "); pos != std::string::npos && what.front() == '[') what.erase(0, pos + 2);
-    return make_error("parse", what);
-  } catch (const std::exception& e) {
-    return make_error("parse", e.what());
-  }
-  if (json_depth(doc) > kMaxJsonDepth)
-    return make_error("parse", "JSON nested deeper than " + std::to_string(kMaxJsonDepth) + " levels");
-  return doc;
-}
-
-int json_depth(const json& doc) {
-  int max_depth = 0;
-  std::vector<std::pair<const json*, int>> stack{{&doc, 0}};
-  while (!stack.empty()) {
-    auto [node, depth] = stack.back();
-    stack.pop_back();
-    if (!node->is_structured()) continue;
-    max_depth = std::max(max_depth, depth + 1);
-    for (const auto& child : *node) stack.emplace_back(&child, depth + 1);
-  }
-  return max_depth;
-}
-
-const json* resolve_pointer(const json& doc, std::string_view pointer) {
-  const json* node = &doc;
-  std::size_t pos = 0;
-  while (pos < pointer.size()) {
-    if (pointer[pos] != '/') return nullptr;
-    std::size_t next = pointer.find('/', pos + 1);
-    if (next == std::string_view::npos) next = pointer.size();
-    std::string token;
-    for (std::size_t i = pos + 1; i < next; ++i) {
-      if (pointer[i] != '~') {
-        token += pointer[i];
-      } else if (i + 1 < next && (pointer[i + 1] == '0' || pointer[i + 1] == '1')) {
-        token += pointer[i + 1] == '0' ? '~' : '/';
-        ++i;
-      } else {
-        return nullptr;
-      }
-    }
-    pos = next;
-    if (node->is_object()) {
-      auto it = node->find(token);
-      if (it == node->end()) return nullptr;
-      node = &*it;
-    } else if (node->is_array()) {
-      if (token.empty() || token.size() > 18 || (token.size() > 1 && token[0] == '0')) return nullptr;
-      std::size_t index = 0;
-      for (char c : token) {
-        if (c < '0' || c > '9') return nullptr;
-        index = index * 10 + static_cast<std::size_t>(c - '0');
-      }
-      if (index >= node->size()) return nullptr;
-      node = &(*node)[index];
-    } else {
-      return nullptr;
-    }
-  }
-  return node;
-}
-
-std::string_view pattern_engine(const std::string& pattern) {
-  return compile_re2(pattern) ? "re2" : "std::regex";
-}
-
-std::optional<std::string> pattern_problem(const std::string& re) {
-  if (re.size() > kMaxPatternLength) return "pattern longer than " + std::to_string(kMaxPatternLength) + " characters";
-  int depth = 0, max_depth = 0;
-  double repetition = 1;
-  for (std::size_t i = 0; i < re.size(); ++i) {
-    if (re[i] == '\\') {
-      ++i;
-    } else if (re[i] == '(') {
-      max_depth = std::max(max_depth, ++depth);
-    } else if (re[i] == ')') {
-      --depth;
-    } else if (re[i] == '{') {
-      double bound = 0, count = 0;
-      for (std::size_t j = i + 1; j < re.size() && re[j] != '}'; ++j) {
-        if (re[j] >= '0' && re[j] <= '9') {
-          count = std::min(count * 10 + (re[j] - '0'), 1e12);
-          bound = std::max(bound, count);
-        } else {
-          count = 0;
-        }
-      }
-      repetition = std::min(repetition * std::max(bound, 1.0), 1e12);
-    }
-  }
-  if (repetition > kMaxPatternRepetition)
-    return "pattern repeats more than " + std::to_string(static_cast<long>(kMaxPatternRepetition)) + " times in total";
-  if (max_depth > kMaxPatternNesting) return "pattern nests groups deeper than " + std::to_string(kMaxPatternNesting);
-  try {
-    std::regex compiled(re);
-    (void)compiled;
-  } catch (const std::exception& e) {
-    return "pattern '" + re + "' is not a regex std::regex accepts: " + e.what();
-  }
-  return std::nullopt;
-}
-
-std::string escape_pointer_token(std::string_view token) {
-  std::string out;
-  out.reserve(token.size());
-  for (char c : token) {
-    if (c == '~')
-      out += "~0";
-    else if (c == '/')
-      out += "~1";
-    else
-      out += c;
-  }
-  return out;
-}
 
 }  // namespace ctxo::profile

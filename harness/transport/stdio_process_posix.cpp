@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: MIT
 // StdioProcess (POSIX): a server child in its own process group behind three non-blocking pipes,
-// driven by poll(); plus the signal-time cleanup registry. It frames bytes but never parses JSON.
+// driven by poll(), and its shutdown (what it left in its group killed). It frames bytes but never
+// parses JSON. The child is started by stdio_spawn_posix.cpp; the signal-time cleanup is
+// stdio_signals_posix.cpp.
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -16,285 +16,30 @@
 
 #include <algorithm>
 #include <array>
-#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
+#include <string>
 #include <string_view>
-#include <system_error>
 #include <thread>
 #include <utility>
 #include <vector>
 
 #include "core/interrupt.h"
-#include "core/text.h"
+#include "transport/stdio_process_internal.h"
 #include "transport/transport.h"
-
-extern char** environ;  // NOLINT: POSIX
 
 namespace ctxo::transport {
 namespace {
 
 using Clock = std::chrono::steady_clock;
 using std::chrono::milliseconds;
-
-std::string errno_text(int err) { return std::generic_category().message(err); }
-
-// ---------------------------------------------------------------------------------------------
-// Registry of live process groups, read by the signal handler. Fixed size and lock-free atomics
-// only, because a signal handler may not allocate or lock.
-
-constexpr std::size_t kMaxChildren = 256;
-std::array<std::atomic<pid_t>, kMaxChildren> g_groups{};
-static_assert(std::atomic<pid_t>::is_always_lock_free, "the signal handler needs lock-free atomics");
-
-void register_group(pid_t pgid) {
-  for (auto& slot : g_groups) {
-    pid_t expected = 0;
-    if (slot.compare_exchange_strong(expected, pgid)) return;
-  }
-  // Full: more than kMaxChildren live servers. Their cleanup then relies on close() only.
-}
-
-void unregister_group(pid_t pgid) {
-  for (auto& slot : g_groups) {
-    pid_t expected = pgid;
-    if (slot.compare_exchange_strong(expected, 0)) return;
-  }
-}
-
-constexpr std::array<int, 3> kCleanupSignals = {SIGINT, SIGTERM, SIGHUP};
-
-void kill_groups() {
-  for (auto& slot : g_groups) {
-    const pid_t g = slot.load();
-    if (g > 0) ::kill(-g, SIGKILL);
-  }
-}
-
-// The first SIGINT/SIGTERM/SIGHUP is recorded and the run winds down by itself (reports written);
-// a second one, or the watchdog's SIGALRM, ends the process now, with the first signal.
-void cleanup_handler(int sig) {
-  const int saved = errno;
-  int none = 0;
-  if (sig != SIGALRM && core::g_interrupt.compare_exchange_strong(none, sig)) {
-    static constexpr char kSaid[] = "\nctxo-conform: stopping; writing the reports (signal again to stop at once)\n";
-    ssize_t ignored = ::write(STDERR_FILENO, kSaid, sizeof kSaid - 1);  // async-signal-safe
-    (void)ignored;
-    ::alarm(kInterruptGraceSeconds);
-    errno = saved;
-    return;
-  }
-  kill_groups();
-  const int first = core::g_interrupt.load() != 0 ? core::g_interrupt.load() : sig;
-  struct sigaction sa {};
-  sa.sa_handler = SIG_DFL;
-  sigemptyset(&sa.sa_mask);
-  ::sigaction(first, &sa, nullptr);
-  errno = saved;
-  // Still blocked while this handler runs: delivered with the default action once it returns.
-  ::raise(first);
-}
-
-// Blocks the cleanup signals for the lifetime of the object, so that a Ctrl-C between fork() and
-// register_group() cannot leave an unregistered child behind.
-class SignalBlock {
- public:
-  SignalBlock() {
-    sigset_t set;
-    sigemptyset(&set);
-    for (int s : kCleanupSignals) sigaddset(&set, s);
-    pthread_sigmask(SIG_BLOCK, &set, &old_);
-  }
-  ~SignalBlock() { pthread_sigmask(SIG_SETMASK, &old_, nullptr); }
-  SignalBlock(const SignalBlock&) = delete;
-  SignalBlock& operator=(const SignalBlock&) = delete;
-
- private:
-  sigset_t old_;
-};
-
-// A broken stdin pipe must show up as EPIPE, not kill the harness. SIGPIPE has no per-write opt-out
-// for pipes (MSG_NOSIGNAL is for sockets), so it is ignored process-wide, once, unless someone
-// installed a handler. Children get SIG_DFL back before exec.
-void ignore_sigpipe() {
-  static std::atomic<bool> done{false};
-  if (done.exchange(true)) return;
-  struct sigaction old {};
-  if (::sigaction(SIGPIPE, nullptr, &old) == 0 && old.sa_handler == SIG_DFL) {
-    struct sigaction sa {};
-    sa.sa_handler = SIG_IGN;
-    sigemptyset(&sa.sa_mask);
-    ::sigaction(SIGPIPE, &sa, nullptr);
-  }
-}
-
-// ---------------------------------------------------------------------------------------------
-// Small fd helpers.
-
-class Fd {
- public:
-  Fd() = default;
-  explicit Fd(int fd) : fd_(fd) {}
-  Fd(Fd&& o) noexcept : fd_(o.release()) {}
-  Fd& operator=(Fd&& o) noexcept {
-    if (this != &o) reset(o.release());
-    return *this;
-  }
-  Fd(const Fd&) = delete;
-  Fd& operator=(const Fd&) = delete;
-  ~Fd() { reset(); }
-  int get() const { return fd_; }
-  bool open() const { return fd_ >= 0; }
-  int release() { return std::exchange(fd_, -1); }
-  void reset(int fd = -1) {
-    if (fd_ >= 0) ::close(fd_);
-    fd_ = fd;
-  }
-
- private:
-  int fd_ = -1;
-};
-
-bool make_pipe(Fd& read_end, Fd& write_end) {
-  int p[2];
-  if (::pipe2(p, O_CLOEXEC) != 0) return false;
-  read_end.reset(p[0]);
-  write_end.reset(p[1]);
-  return true;
-}
-
-void set_nonblocking(int fd) {
-  const int fl = ::fcntl(fd, F_GETFL);
-  if (fl >= 0) ::fcntl(fd, F_SETFL, fl | O_NONBLOCK);
-}
-
-// ---------------------------------------------------------------------------------------------
-// The child between fork() and exec: async-signal-safe calls only, everything prepared before.
-
-enum Stage : int { kStageSetup = 1, kStageChdir = 2, kStageExec = 3 };
-struct ChildFailure {
-  int stage;
-  int err;
-};
-
-[[noreturn]] void child_fail(int fd, int stage) {
-  ChildFailure f{stage, errno};
-  const ssize_t n = ::write(fd, &f, sizeof f);
-  (void)n;
-  ::_exit(127);
-}
-
-#ifndef CLOSE_RANGE_CLOEXEC
-#define CTXO_CLOSE_RANGE_CLOEXEC (1U << 2)
-#else
-#define CTXO_CLOSE_RANGE_CLOEXEC CLOSE_RANGE_CLOEXEC
-#endif
-
-[[noreturn]] void run_child(int in, int out, int err, int report, const char* cwd, const char* path,
-                            char* const* argv, char* const* envp, bool new_session) {
-  // Our handlers and ignored signals (SIGPIPE!) must not leak into the server.
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  sigemptyset(&dfl.sa_mask);
-  for (int s = 1; s < NSIG; ++s)
-    if (s != SIGKILL && s != SIGSTOP) ::sigaction(s, &dfl, nullptr);  // EINVAL for glibc-internal ones
-  sigset_t none;
-  sigemptyset(&none);
-  ::sigprocmask(SIG_SETMASK, &none, nullptr);
-
-  // setsid() also makes the child the leader of a new process group whose id is its pid.
-  if (new_session ? ::setsid() < 0 : ::setpgid(0, 0) != 0) child_fail(report, kStageSetup);
-  // Move the pipe ends above 2 first, so dup2 onto 0/1/2 cannot clobber one of them.
-  const int fds[3] = {::fcntl(in, F_DUPFD_CLOEXEC, 3), ::fcntl(out, F_DUPFD_CLOEXEC, 3),
-                      ::fcntl(err, F_DUPFD_CLOEXEC, 3)};
-  for (int i = 0; i < 3; ++i) {
-    if (fds[i] < 0 || ::dup2(fds[i], i) != i) child_fail(report, kStageSetup);
-  }
-#if defined(SYS_close_range)
-  // Belt and braces: descriptors someone opened without O_CLOEXEC do not reach the server.
-  ::syscall(SYS_close_range, 3U, ~0U, CTXO_CLOSE_RANGE_CLOEXEC);
-#endif
-  if (cwd != nullptr && ::chdir(cwd) != 0) child_fail(report, kStageChdir);
-  ::execve(path, argv, envp);
-  child_fail(report, kStageExec);
-}
-
-// ---------------------------------------------------------------------------------------------
-// Spawn preparation (parent side).
-
-std::map<std::string, std::string> child_environment(const std::map<std::string, std::string>& extra) {
-  std::map<std::string, std::string> env;
-  for (char** e = environ; e != nullptr && *e != nullptr; ++e) {
-    std::string_view kv(*e);
-    const auto eq = kv.find('=');
-    if (eq == std::string_view::npos || eq == 0) continue;
-    env.emplace(std::string(kv.substr(0, eq)), std::string(kv.substr(eq + 1)));
-  }
-  for (const auto& [k, v] : extra) env[k] = v;
-  return env;
-}
-
-bool is_executable_file(const std::string& p) {
-  struct stat st {};
-  return ::stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && ::access(p.c_str(), X_OK) == 0;
-}
-
-// Looks `name` up in `path_var` like execvp does. Relative PATH entries are taken relative to the
-// child's working directory. Returns the path, or an errno (ENOENT / EACCES) on failure.
-std::string search_path(const std::string& name, const std::string& path_var, const std::string& cwd,
-                        int& err) {
-  err = ENOENT;
-  std::size_t start = 0;
-  while (start <= path_var.size()) {
-    std::size_t end = path_var.find(':', start);
-    if (end == std::string::npos) end = path_var.size();
-    std::string dir = path_var.substr(start, end - start);
-    start = end + 1;
-    if (dir.empty()) dir = ".";
-    if (dir.front() != '/' && !cwd.empty()) dir = cwd + "/" + dir;
-    const std::string candidate = dir + "/" + name;
-    if (is_executable_file(candidate)) return candidate;
-    if (::access(candidate.c_str(), F_OK) == 0) {
-      struct stat st {};
-      if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) err = EACCES;
-    }
-  }
-  return {};
-}
-
-// 'name' for messages (always quoted, so an empty or odd name is still visible).
-std::string quoted(std::string_view s) { return "'" + std::string(s) + "'"; }
-
-Error spawn_error(const std::string& cmd, const std::string& cwd, int stage, int err) {
-  const std::string what = "cannot start " + quoted(cmd) + ": ";
-  if (stage == kStageChdir)
-    return make_error("spawn", what + "working directory " + quoted(cwd) + ": " +
-                                   errno_text(err) + " (check the --cwd directory exists and is accessible)");
-  std::string hint;
-  switch (err) {
-    case ENOENT:
-      hint = cmd.find('/') != std::string::npos
-                 ? " (is the path right? use -- CMD ARGS for commands on PATH)"
-                 : " (not found in PATH; check the spelling, or give a path such as ./" + cmd + ")";
-      break;
-    case EACCES:
-      hint = " (is it an executable file? try: chmod +x " + ctxo::shell_quote(cmd) + ")";
-      break;
-    case ENOEXEC:
-      hint = " (not a binary this system can run; a script needs a '#!' first line)";
-      break;
-    case ENOTDIR:
-      hint = " (a component of the path is not a directory)";
-      break;
-    default:
-      break;
-  }
-  return make_error("spawn", what + errno_text(err) + hint);
-}
+using detail::Fd;
+using detail::unregister_group;
 
 std::chrono::milliseconds::rep ceil_ms(Clock::duration d) {
   if (d <= Clock::duration::zero()) return 0;
@@ -673,105 +418,13 @@ class StdioProcess final : public Transport {
 
 }  // namespace
 
-Result<std::unique_ptr<Transport>> spawn_stdio(const SpawnOptions& opts) {
-  if (opts.argv.empty() || opts.argv[0].empty())
-    return make_error("spawn", "no server command given (use ./server or -- CMD ARGS)");
-  ignore_sigpipe();
+namespace detail {
 
-  const std::string& cmd = opts.argv[0];
-  auto env = child_environment(opts.env);
-  std::string path = cmd;
-  if (cmd.find('/') == std::string::npos) {
-    const auto it = env.find("PATH");
-    const std::string path_var = it != env.end() ? it->second : "/usr/local/bin:/usr/bin:/bin";
-    int err = 0;
-    path = search_path(cmd, path_var, opts.cwd, err);
-    if (path.empty()) return spawn_error(cmd, opts.cwd, kStageExec, err);
-  }
-
-  // Everything the child needs, built before fork(): it may only make async-signal-safe calls.
-  std::vector<std::string> env_strings;
-  env_strings.reserve(env.size());
-  for (const auto& [k, v] : env) env_strings.push_back(k + "=" + v);
-  std::vector<char*> envp;
-  for (auto& s : env_strings) envp.push_back(s.data());
-  envp.push_back(nullptr);
-  std::vector<std::string> argv_strings;
-  if (!opts.wrapper.empty()) {
-    // The server's command, resolved here (a missing one is our clear error, not the wrapper's),
-    // run by the wrapper.
-    argv_strings = opts.wrapper;
-    std::string resolved = path;
-    if (!resolved.empty() && resolved.front() != '/') {
-      std::string base = opts.cwd;
-      if (base.empty() || base.front() != '/') {
-        char here[PATH_MAX];
-        if (::getcwd(here, sizeof here) != nullptr) base = std::string(here) + (base.empty() ? "" : "/" + base);
-      }
-      resolved = base + "/" + resolved;
-    }
-    struct stat st {};
-    if (::stat(resolved.c_str(), &st) != 0) return spawn_error(cmd, opts.cwd, kStageExec, errno);
-    if (!S_ISREG(st.st_mode) || ::access(resolved.c_str(), X_OK) != 0) return spawn_error(cmd, opts.cwd, kStageExec, EACCES);
-    argv_strings.push_back(resolved);
-    argv_strings.insert(argv_strings.end(), opts.argv.begin() + 1, opts.argv.end());
-    path = opts.wrapper.front();
-  } else {
-    argv_strings.assign(opts.argv.begin(), opts.argv.end());
-  }
-  std::vector<char*> argv;
-  for (auto& s : argv_strings) argv.push_back(s.data());
-  argv.push_back(nullptr);
-  const char* cwd = opts.cwd.empty() ? nullptr : opts.cwd.c_str();
-
-  Fd in_r, in_w, out_r, out_w, err_r, err_w, rep_r, rep_w;
-  if (!make_pipe(in_r, in_w) || !make_pipe(out_r, out_w) || !make_pipe(err_r, err_w) ||
-      !make_pipe(rep_r, rep_w))
-    return make_error("spawn", "cannot start " + quoted(cmd) + ": pipe: " + errno_text(errno));
-
-  pid_t pid;
-  {
-    SignalBlock block;
-    pid = ::fork();
-    if (pid == 0)
-      run_child(in_r.get(), out_w.get(), err_w.get(), rep_w.get(), cwd, path.c_str(), argv.data(),
-                envp.data(), opts.new_session);
-    if (pid < 0)
-      return make_error("spawn", "cannot start " + quoted(cmd) + ": fork: " + errno_text(errno));
-    // Also from the parent, so the group exists before anyone signals it (EACCES once it exec'd).
-    // Not for a new session: setsid() fails in a process that already leads a group.
-    if (!opts.new_session) ::setpgid(pid, pid);
-    register_group(pid);
-  }
-  in_r.reset();
-  out_w.reset();
-  err_w.reset();
-  rep_w.reset();
-
-  // The report pipe closes on a successful exec (O_CLOEXEC), or carries why the child failed.
-  ChildFailure failure{};
-  std::size_t got = 0;
-  while (got < sizeof failure) {
-    const ssize_t n = ::read(rep_r.get(), reinterpret_cast<char*>(&failure) + got, sizeof failure - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    got += static_cast<std::size_t>(n);
-  }
-  if (got > 0) {
-    int st = 0;
-    while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-    }
-    unregister_group(pid);
-    if (got < sizeof failure) failure = ChildFailure{kStageSetup, EIO};
-    return spawn_error(cmd, opts.cwd, failure.stage, failure.err);
-  }
-
-  set_nonblocking(in_w.get());
-  set_nonblocking(out_r.get());
-  set_nonblocking(err_r.get());
-  return std::unique_ptr<Transport>(
-      std::make_unique<StdioProcess>(pid, std::move(in_w), std::move(out_r), std::move(err_r), opts));
+std::unique_ptr<Transport> make_stdio_process(pid_t pid, Fd in, Fd out, Fd err, const SpawnOptions& opts) {
+  return std::make_unique<StdioProcess>(pid, std::move(in), std::move(out), std::move(err), opts);
 }
+
+}  // namespace detail
 
 int child_pid(const Transport& t) {
   const auto* p = dynamic_cast<const StdioProcess*>(&t);
@@ -784,31 +437,6 @@ bool adopt_orphans() {
 #else
   return false;
 #endif
-}
-
-void kill_children() { kill_groups(); }
-
-void install_signal_cleanup() {
-  static std::atomic<bool> installed{false};
-  if (installed.exchange(true)) return;
-  for (int sig : kCleanupSignals) {
-    struct sigaction old {};
-    if (::sigaction(sig, nullptr, &old) != 0) continue;
-    if (!(old.sa_flags & SA_SIGINFO) && old.sa_handler == SIG_IGN) continue;  // e.g. nohup
-    struct sigaction sa {};
-    sa.sa_handler = cleanup_handler;
-    sigemptyset(&sa.sa_mask);
-    for (int s : kCleanupSignals) sigaddset(&sa.sa_mask, s);
-    sa.sa_flags = SA_RESTART;  // poll() still returns EINTR; other calls need not see it
-    ::sigaction(sig, &sa, nullptr);
-  }
-  // The watchdog armed by the first signal (alarm()): nothing else here uses SIGALRM.
-  struct sigaction sa {};
-  sa.sa_handler = cleanup_handler;
-  sigemptyset(&sa.sa_mask);
-  for (int s : kCleanupSignals) sigaddset(&sa.sa_mask, s);
-  sa.sa_flags = SA_RESTART;
-  ::sigaction(SIGALRM, &sa, nullptr);
 }
 
 }  // namespace ctxo::transport

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 // Internal (not part of the public API): the shape of the shortest round-trip decimal of a
 // double, i.e. of ECMAScript's Number::toString digits, without producing the digits as text.
-// Used by js_json.cpp to size numbers (inline: it runs once per number measured); js_number()
-// still formats through std::to_chars.
+// Used by js_json_measure.cpp to size numbers (inline: it runs once per number measured);
+// js_number() still formats through std::to_chars.
 //
 // After R. Giulietti, "The Schubfach way to render doubles" (2020): with k chosen so that the
 // rounding interval of v spans 1 to 10 units of 10^k, the shortest decimal in it is either a

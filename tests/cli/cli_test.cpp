@@ -263,19 +263,19 @@ TEST(Cli, ToolSelectionAndShards) {
   for (const auto& n : a) EXPECT_EQ(b.count(n), 0u) << n;
 }
 
-TEST(Cli, EveryHelpFlagIsInTheReadmeAndBack) {
+TEST(Cli, EveryHelpFlagIsInTheFlagReferenceAndBack) {
   auto h = run_harness({"--help"}, false);
-  std::string readme = slurp(std::string(CTXO_SOURCE_DIR) + "/README.md");
+  std::string readme = slurp(std::string(CTXO_SOURCE_DIR) + "/docs/reference/flags.md");
   std::regex flag(R"((--[a-z][a-z-]+))");
   std::set<std::string> in_help, in_readme_table;
   for (std::sregex_iterator it(h.out.begin(), h.out.end(), flag), end; it != end; ++it) in_help.insert((*it)[1]);
-  // README's flag table: lines starting with "| `--flag".
+  // The flag reference's table: lines starting with "| `--flag".
   std::regex row(R"(\n\| `(--[a-z][a-z-]+))");
   for (std::sregex_iterator it(readme.begin(), readme.end(), row), end; it != end; ++it)
     in_readme_table.insert((*it)[1]);
   in_help.erase("--help");
-  for (const auto& f : in_help) EXPECT_TRUE(in_readme_table.count(f)) << f << " is in --help but not in README";
-  for (const auto& f : in_readme_table) EXPECT_TRUE(in_help.count(f)) << f << " is in README but not in --help";
+  for (const auto& f : in_help) EXPECT_TRUE(in_readme_table.count(f)) << f << " is in --help but not in docs/reference/flags.md";
+  for (const auto& f : in_readme_table) EXPECT_TRUE(in_help.count(f)) << f << " is in docs/reference/flags.md but not in --help";
 }
 
 

@@ -72,5 +72,22 @@ TEST(JsonBounded, ManySmallObjectsParseInLinearTime) {
   EXPECT_LT(t2 - t1, 20 * (t1 - t0) + std::chrono::seconds(2));
 }
 
+// The one scanner every reader of an answer uses to find where a JSON document at the head of a
+// text part ends (a Markdown footer after it): brackets counted outside strings, escapes honoured.
+TEST(JsonValueEnd, FindsTheEndOfTheDocumentAndNothingElse) {
+  const std::string text = R"({"a": "} ] \" {", "b": [1, {"c": 2}]}
+---
+2 more results: pass offset 2)";
+  const std::size_t end = json_value_end(text, 0);
+  ASSERT_NE(end, std::string::npos);
+  EXPECT_EQ(text.substr(0, end), R"({"a": "} ] \" {", "b": [1, {"c": 2}]})");
+  EXPECT_FALSE(parse_bounded(std::string_view(text).substr(0, end)).is_discarded());
+  EXPECT_EQ(json_value_end("  [1, [2], 3] tail", 2), 13u);
+  EXPECT_EQ(json_value_end(R"({"open": [1, 2})", 0), std::string::npos) << "never closes";
+  EXPECT_EQ(json_value_end(R"({"cut": "a)", 0), std::string::npos) << "a string that never closes";
+  EXPECT_EQ(json_value_end("{}]", 0), 2u);
+  EXPECT_EQ(json_value_end("]", 0), std::string::npos) << "a close with nothing open";
+}
+
 }  // namespace
 }  // namespace ctxo

@@ -2,6 +2,7 @@
 // Values named in prose and Markdown answers (gen/prose.h): what real servers print, what must be
 // pooled from it, and what must not (English words, our own request quoted back).
 #include "gen/prose.h"
+#include "gen/plan.h"
 
 #include <gtest/gtest.h>
 

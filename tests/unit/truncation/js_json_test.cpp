@@ -243,7 +243,7 @@ TEST(JsonMeasurer, MeasureItemsMatchesMeasureAndKeepsAPrefix) {
 }
 
 // The measurer steps through an object's members with its own successor on the map's tree (see
-// next_member in js_json.cpp): every tree shape from 1 to 40 members, built in ascending,
+// next_member in js_json_measure.cpp): every tree shape from 1 to 40 members, built in ascending,
 // descending and shuffled key order, all scalars (the flat loop) or with a container at each
 // position (the walk), must measure what serialising prints.
 TEST(JsonMeasurer, EveryObjectTreeShapeMeasuresItsSerialisation) {
