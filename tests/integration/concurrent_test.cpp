@@ -38,7 +38,11 @@ std::string outcome(const HarnessRun& r, const std::string& tool) {
   return "no such tool";
 }
 
-const std::vector<std::string> kQuick = {"--seed", "7", "--calls", "6", "--tool-budget", "20"};
+// --no-sandbox: the fixtures' tools are read-only (called either way), and racy.mjs names its
+// scratch file by its pid: two sandboxed servers of `--jobs 2`, each pid 2 in its own PID
+// namespace, would share one /tmp file and race each other, not only their own calls (a known
+// limit of the sandbox with --jobs, docs/SAFETY.md).
+const std::vector<std::string> kQuick = {"--seed", "7", "--calls", "6", "--tool-budget", "20", "--no-sandbox"};
 
 std::vector<std::string> with(std::vector<std::string> extra, const std::string& server,
                               std::vector<std::string> env = {}) {
