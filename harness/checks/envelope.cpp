@@ -31,19 +31,14 @@ std::string trim(std::string_view s) {
   return std::string(s.substr(b, e - b));
 }
 
-/// A JSON object parsed from text; nullopt when the text is not exactly one JSON object.
-std::optional<json> parse_object(const std::string& text) {
-  json j = parse_bounded(text);
-  if (j.is_discarded() || !j.is_object()) return std::nullopt;
-  return j;
-}
-
 /// A JSON object embedded in text with something around it ("warning: ... {...}").
-std::optional<json> embedded_object(const std::string& text) {
+std::optional<json> embedded_object(std::string_view text) {
   auto b = text.find('{');
   auto e = text.rfind('}');
-  if (b == std::string::npos || e == std::string::npos || e <= b) return std::nullopt;
-  return parse_object(text.substr(b, e - b + 1));
+  if (b == std::string_view::npos || e == std::string_view::npos || e <= b) return std::nullopt;
+  json j = parse_bounded(text.substr(b, e - b + 1));
+  if (j.is_discarded() || !j.is_object()) return std::nullopt;
+  return j;
 }
 
 std::optional<std::int64_t> positive_env(const std::map<std::string, std::string>& env, const std::string& name) {
@@ -67,27 +62,28 @@ ParsedEnvelope extract_envelope(const EnvelopeInput& in) {
     out.request = in.reply->request;
     if (in.reply->kind != mcp::Reply::Kind::kResult || !in.reply->result.is_object()) return out;
     const json& result = in.reply->result;
-    std::vector<std::string> texts;
-    if (result.contains("content") && result["content"].is_array()) {
-      for (const auto& part : result["content"]) {
-        if (part.is_object() && part.value("type", json()).is_string() && part["type"] == "text" &&
-            part.contains("text") && part["text"].is_string())
-          texts.push_back(part["text"].get<std::string>());
-      }
-    }
+    // The answer's one reading (built here when the caller has none).
+    std::optional<mcp::Answer> own;
+    const mcp::Answer& answer = in.answer ? *in.answer : own.emplace(*in.reply);
+    // The parts whose content block says "type":"text".
+    std::vector<const mcp::AnswerPart*> typed;
+    for (const auto& part : answer.read())
+      if (part.typed_text) typed.push_back(&part);
+    std::vector<std::string_view> texts;
+    for (const auto* part : typed) texts.emplace_back(*part->text);
     // Which text part holds the envelope: the first that is exactly a JSON object, else the first
     // with one embedded in other text.
     std::optional<std::size_t> chosen;
     bool exact = false;
     std::size_t exact_objects = 0;
     std::optional<json> obj;
-    for (std::size_t i = 0; i < texts.size(); ++i) {
-      if (auto o = parse_object(texts[i])) {
+    for (std::size_t i = 0; i < typed.size(); ++i) {
+      if (typed[i]->whole.is_object()) {
         ++exact_objects;
         if (!exact) {
           chosen = i;
           exact = true;
-          obj = std::move(o);
+          obj = typed[i]->whole;
         }
       }
     }
@@ -110,8 +106,8 @@ ParsedEnvelope extract_envelope(const EnvelopeInput& in) {
     }
     if (!prof) return out;
     out.profile = prof;
-    if (chosen) out.text = texts[*chosen];
-    else if (!texts.empty()) out.text = texts.front();
+    if (chosen) out.text = std::string(texts[*chosen]);
+    else if (!texts.empty()) out.text = std::string(texts.front());
     else out.text = in.reply->raw.empty() ? result.dump() : in.reply->raw;
     // Limit in effect.
     if (prof->limit) {

@@ -14,6 +14,7 @@
 
 #include "checks/outcome.h"
 #include "core/finding.h"
+#include "mcp/answer.h"
 #include "mcp/client.h"
 #include "profile/profile.h"
 
@@ -31,6 +32,7 @@ struct EnvelopeInput {
   std::map<std::string, std::string> env;                     ///< Server environment overrides in effect.
   std::optional<std::string> root;                            ///< --root DIR (POS-UTF16).
   const mcp::Reply* reply = nullptr;                          ///< The answer (kind kResult to apply).
+  const mcp::Answer* answer = nullptr;  ///< `reply` read (nullptr: extract_envelope reads it).
 };
 
 /// The envelope found in an answer.

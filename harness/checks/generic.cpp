@@ -27,20 +27,12 @@ namespace generic_detail {
 
 bool blank(std::string_view s) { return trim_space(s).empty(); }
 
-/// The JSON object or array `text` is exactly; discarded otherwise.
-json structured(std::string_view text) {
-  std::string_view t = trim_space(text);
-  if (t.empty() || (t.front() != '{' && t.front() != '[')) return json(json::value_t::discarded);
-  json j = parse_bounded(t);
-  if (j.is_discarded() || !(j.is_object() || j.is_array())) return json(json::value_t::discarded);
-  return j;
-}
-
-std::string join_except(const std::vector<std::string>& parts, std::size_t skip, const std::string& own) {
+/// The parts but `skip` joined by "\n" after `own`, blank ones left out.
+std::string join_except(const std::vector<const std::string*>& parts, std::size_t skip, const std::string& own) {
   std::string out = own;
   for (std::size_t i = 0; i < parts.size(); ++i) {
-    if (i == skip || blank(parts[i])) continue;
-    out += (out.empty() ? "" : "\n") + parts[i];
+    if (i == skip || blank(*parts[i])) continue;
+    out += (out.empty() ? "" : "\n") + *parts[i];
   }
   return out;
 }
@@ -146,10 +138,10 @@ MarkdownShape scan_markdown(std::string_view text, std::vector<std::string>* lis
 
 MarkdownShape markdown_shape(std::string_view text) { return scan_markdown(text, nullptr, nullptr); }
 
-GenericAnswer read_answer(const std::vector<std::string>& parts, const json* structured_content) {
+GenericAnswer read_answer(const mcp::Answer& answer) {
   GenericAnswer a;
   try {
-    for (const auto& p : parts) a.text += (a.text.empty() ? "" : "\n") + p;
+    a.text = answer.text();
     const auto done = [&](Reading r, json data, std::string where, std::string rest) {
       a.reading = r;
       a.data = std::move(data);
@@ -158,53 +150,34 @@ GenericAnswer read_answer(const std::vector<std::string>& parts, const json* str
       a.markdown = markdown_shape(a.rest);
       return a;
     };
-    if (structured_content && (structured_content->is_object() || structured_content->is_array())) {
+    const auto& parts = answer.parts();
+    const auto& read = answer.read();
+    if (const json* sc = answer.structured(); sc && sc->is_structured()) {
       // Text parts that repeat it as JSON are not the rest.
       std::string rest;
-      for (const auto& p : parts)
-        if (!blank(p) && structured(p).is_discarded()) rest += (rest.empty() ? "" : "\n") + p;
-      return done(Reading::kJson, *structured_content, "structuredContent", std::move(rest));
+      for (const auto& p : read)
+        if (!blank(*p.text) && !p.whole.is_structured()) rest += (rest.empty() ? "" : "\n") + *p.text;
+      return done(Reading::kJson, *sc, "structuredContent", std::move(rest));
     }
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      json j = structured(parts[i]);
-      if (!j.is_discarded())
-        return done(Reading::kJson, std::move(j), "text part " + std::to_string(i + 1), join_except(parts, i, ""));
-    }
+    const auto part_name = [](std::size_t i) { return "text part " + std::to_string(i + 1); };
+    for (std::size_t i = 0; i < read.size(); ++i)
+      if (read[i].whole.is_structured())
+        return done(Reading::kJson, read[i].whole, part_name(i), join_except(parts, i, ""));
     // JSON at the start of a text part, with a footer after it.
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      std::string_view t = parts[i];
-      std::size_t b = t.find_first_not_of(" \t\r\n");
-      if (b == std::string_view::npos || (t[b] != '{' && t[b] != '[')) continue;
-      std::size_t e = json_value_end(t, b);
-      if (e == std::string_view::npos) continue;
-      json j = parse_bounded(t.substr(b, e - b));
-      if (j.is_discarded() || !(j.is_object() || j.is_array())) continue;
-      return done(Reading::kJsonMarkdown, std::move(j), "text part " + std::to_string(i + 1),
-                  join_except(parts, i, std::string(trim_space(t.substr(e)))));
-    }
+    for (std::size_t i = 0; i < read.size(); ++i)
+      if (!read[i].leading.is_discarded())
+        return done(Reading::kJsonMarkdown, read[i].leading, part_name(i),
+                    join_except(parts, i, std::string(trim_space(std::string_view(*read[i].text).substr(read[i].rest)))));
     // JSON in a fenced block.
-    for (std::size_t i = 0; i < parts.size(); ++i) {
-      const std::string& t = parts[i];
-      for (std::size_t f = t.find("```"); f != std::string::npos; f = t.find("```", f + 3)) {
-        std::size_t nl = t.find('\n', f);
-        if (nl == std::string::npos) break;
-        std::string lang(trim_space(std::string_view(t).substr(f + 3, nl - f - 3)));
-        for (auto& c : lang) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        std::size_t close = t.find("```", nl);
-        if (close == std::string::npos) break;
-        if (lang.empty() || lang == "json" || lang == "jsonc" || lang == "json5") {
-          json j = structured(std::string_view(t).substr(nl + 1, close - nl - 1));
-          if (!j.is_discarded()) {
-            std::string around = std::string(trim_space(std::string_view(t).substr(0, f)));
-            std::string after(trim_space(std::string_view(t).substr(close + 3)));
-            if (!after.empty()) around += (around.empty() ? "" : "\n") + after;
-            return done(Reading::kFencedJson, std::move(j), "text part " + std::to_string(i + 1),
-                        join_except(parts, i, around));
-          }
-        }
-        f = close;
+    for (std::size_t i = 0; i < read.size(); ++i)
+      for (const auto& b : read[i].fenced) {
+        if (b.value.is_discarded()) continue;
+        const std::string_view t = *read[i].text;
+        std::string around(trim_space(t.substr(0, b.open)));
+        const std::string after(trim_space(t.substr(b.end)));
+        if (!after.empty()) around += (around.empty() ? "" : "\n") + after;
+        return done(Reading::kFencedJson, b.value, part_name(i), join_except(parts, i, around));
       }
-    }
     if (blank(a.text)) return done(Reading::kNone, json(), "", "");
     MarkdownShape m = markdown_shape(a.text);
     return done(m.any() ? Reading::kMarkdown : Reading::kProse, json(), "", a.text);
@@ -216,15 +189,15 @@ GenericAnswer read_answer(const std::vector<std::string>& parts, const json* str
   return a;
 }
 
-GenericAnswer read_answer(const mcp::Reply& reply) {
-  std::vector<std::string> parts;
-  for (const std::string* p : reply.text_parts()) parts.push_back(*p);
-  const json* sc = nullptr;
-  if (reply.kind == mcp::Reply::Kind::kResult && reply.result.is_object()) {
-    auto it = reply.result.find("structuredContent");
-    if (it != reply.result.end()) sc = &*it;
-  }
-  return read_answer(parts, sc);
+GenericAnswer read_answer(const mcp::Reply& reply) { return read_answer(mcp::Answer(reply)); }
+
+GenericAnswer read_answer(const std::vector<std::string>& parts, const json* structured) {
+  mcp::Reply r;
+  r.kind = mcp::Reply::Kind::kResult;
+  r.result = json{{"content", json::array()}};
+  for (const auto& p : parts) r.result["content"].push_back({{"type", "text"}, {"text", p}});
+  if (structured) r.result["structuredContent"] = *structured;
+  return read_answer(mcp::Answer(r));
 }
 
 // ----- The vocabulary ----------------------------------------------------------------------------

@@ -24,6 +24,7 @@
 
 #include "checks/outcome.h"
 #include "core/result.h"
+#include "mcp/answer.h"
 #include "mcp/client.h"
 
 namespace re2 {
@@ -76,8 +77,10 @@ struct GenericAnswer {
   MarkdownShape markdown;  ///< Of `rest`.
 };
 
-/// Reads one answer (a tools/call result; an error or an isError result is read the same way).
-/// Never throws.
+/// Reads one answer (a tools/call result; an error or an isError result is read the same way):
+/// the first text part that is JSON, else JSON with a footer, else fenced JSON, else Markdown or
+/// prose (structuredContent before all). Never throws.
+GenericAnswer read_answer(const mcp::Answer& answer);
 GenericAnswer read_answer(const mcp::Reply& reply);
 /// The same from its parts: the text parts in order and structuredContent (nullptr: none).
 GenericAnswer read_answer(const std::vector<std::string>& text_parts, const json* structured);
@@ -220,6 +223,7 @@ Outcomes check_resumes(const std::vector<ListedCall>& calls, const std::function
 /// A success answer no profile matched says it holds less than there is (a more-flag true, "showing
 /// N of M" with N < M, "N more"), read under the built-in vocabulary: the coverage's `truncated`
 /// count. Answers over 4 MiB are not read for it.
+bool says_truncated(const mcp::Answer& answer, const GenericAnswer& read);
 bool says_truncated(const mcp::Reply& reply);
 
 /// The judge's part (checks/judge.cpp): every success answer no envelope profile matched is read
@@ -227,7 +231,8 @@ bool says_truncated(const mcp::Reply& reply);
 /// (none when the vocabulary cannot be loaded). isError answers and errors are left alone.
 class GenericJudge {
  public:
-  void judge(const mcp::Reply& reply, Outcomes& out);
+  /// `read`: read_answer(answer).
+  void judge(const mcp::Answer& answer, const GenericAnswer& read, Outcomes& out);
   /// Answers per reading (to_string(Reading) -> count), "none" left out.
   const std::map<std::string, std::size_t>& readings() const { return readings_; }
 

@@ -304,21 +304,28 @@ Outcomes check_resumes(const std::vector<ListedCall>& calls, const std::function
   return out;
 }
 
-bool says_truncated(const mcp::Reply& reply) {
+bool says_truncated(const mcp::Answer& answer, const GenericAnswer& read) {
+  const mcp::Reply& reply = answer.reply();
   const auto& v = builtin_vocabulary();
   if (!v || reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result() || reply.raw.size() > (4u << 20))
     return false;
   try {
-    return says_cut(list_facts(read_answer(reply), *v));
+    return says_cut(list_facts(read, *v));
   } catch (...) {
     return false;
   }
 }
 
-void GenericJudge::judge(const mcp::Reply& reply, Outcomes& out) {
+bool says_truncated(const mcp::Reply& reply) {
+  const mcp::Answer answer(reply);
+  if (reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result() || reply.raw.size() > (4u << 20)) return false;
+  return says_truncated(answer, read_answer(answer));
+}
+
+void GenericJudge::judge(const mcp::Answer& answer, const GenericAnswer& a, Outcomes& out) {
   try {
+    const mcp::Reply& reply = answer.reply();
     if (reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result()) return;
-    GenericAnswer a = read_answer(reply);
     if (a.reading == Reading::kNone) return;
     readings_[to_string(a.reading)]++;
     const auto& v = builtin_vocabulary();

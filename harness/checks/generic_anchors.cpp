@@ -252,63 +252,38 @@ std::vector<Anchor> text_anchors(std::string_view text) {
   return out;
 }
 
-AnswerDocs read_answer(const mcp::Reply& r) {
+AnswerDocs read_answer(const mcp::Answer& a) {
   AnswerDocs out;
-  bool structured = false;
-  if (r.result.is_object())
-    if (auto s = r.result.find("structuredContent"); s != r.result.end() && s->is_structured()) {
-      out.docs.push_back(*s);
-      structured = true;
-    }
-  for (const std::string* part : r.text_parts()) {
-    std::string_view t = *part;
-    json whole = parse_bounded(t);
-    if (!whole.is_discarded()) {
-      if (whole.is_structured() && !structured) out.docs.push_back(std::move(whole));
+  const json* sc = a.structured();
+  const bool structured = sc && sc->is_structured();
+  if (structured) out.docs.push_back(*sc);
+  for (const auto& part : a.read()) {
+    if (!part.whole.is_discarded()) {
+      if (part.whole.is_structured() && !structured) out.docs.push_back(part.whole);
       continue;
     }
     // JSON at the start, a Markdown footer after it.
-    std::size_t b = t.find_first_not_of(" \t\r\n");
-    if (b != std::string_view::npos && (t[b] == '{' || t[b] == '[')) {
-      std::size_t e = json_value_end(t, b);
-      if (e != std::string_view::npos) {
-        json head = parse_bounded(t.substr(b, e - b));
-        if (!head.is_discarded() && head.is_structured()) {
-          if (!structured) out.docs.push_back(std::move(head));
-          t = t.substr(e);
-        }
-      }
-    }
-    // Fenced JSON blocks; the rest is prose.
+    if (!part.leading.is_discarded() && !structured) out.docs.push_back(part.leading);
+    // Fenced JSON blocks; the rest is prose (a code block's anchors are text too).
+    const std::string_view t = *part.text;
     std::string prose;
-    std::size_t pos = 0;
-    while (pos < t.size()) {
-      std::size_t f = t.find("```", pos);
-      if (f == std::string_view::npos) {
-        prose.append(t.substr(pos));
-        break;
-      }
-      prose.append(t.substr(pos, f - pos));
-      std::size_t nl = t.find('\n', f);
-      std::size_t close = nl == std::string_view::npos ? std::string_view::npos : t.find("\n```", nl);
-      if (close == std::string_view::npos) {
-        prose.append(t.substr(f));
-        break;
-      }
-      std::string lang = lower(trim_ws(t.substr(f + 3, nl - f - 3)));
-      std::string_view body = t.substr(nl + 1, close - nl - 1);
-      json j = (lang.empty() || lang == "json" || lang == "jsonc") ? parse_bounded(body) : json(json::value_t::discarded);
-      if (!j.is_discarded() && j.is_structured()) {
-        if (!structured) out.docs.push_back(std::move(j));
+    std::size_t pos = part.rest;
+    for (const auto& b : part.fenced) {
+      prose.append(t.substr(pos, b.open - pos));
+      if (!b.value.is_discarded()) {
+        if (!structured) out.docs.push_back(b.value);
       } else {
-        prose.append(t.substr(f, close + 4 - f));  // a code block: its anchors are text too
+        prose.append(t.substr(b.open, b.end - b.open));
       }
-      pos = close + 4;
+      pos = b.end;
     }
+    prose.append(t.substr(pos));
     if (prose.find_first_not_of(" \t\r\n") != std::string::npos) out.prose.push_back(std::move(prose));
   }
   return out;
 }
+
+AnswerDocs read_answer(const mcp::Reply& r) { return read_answer(mcp::Answer(r)); }
 
 std::string code_point_label(char32_t cp) {
   char buf[16];

@@ -125,23 +125,9 @@ struct GenericPositions::State {
     if (!root) return "";
     std::string f = file;
     if (f.rfind("file://", 0) == 0) {
-      f = f.substr(7);
-      if (!f.empty() && f[0] != '/') {  // file://host/path
-        auto s = f.find('/');
-        if (s == std::string::npos) return "";
-        f = f.substr(s);
-      }
-      std::string d;  // percent-decoding
-      for (std::size_t i = 0; i < f.size(); ++i) {
-        if (f[i] == '%' && i + 2 < f.size() && std::isxdigit(static_cast<unsigned char>(f[i + 1])) &&
-            std::isxdigit(static_cast<unsigned char>(f[i + 2]))) {
-          d += static_cast<char>(std::stoi(f.substr(i + 1, 2), nullptr, 16));
-          i += 2;
-        } else {
-          d += f[i];
-        }
-      }
-      f = d;
+      const auto path = file_uri_path(f);  // another host's file is not the workspace's
+      if (!path) return "";
+      f = *path;
     } else if (f.find("://") != std::string::npos) {
       return "";
     }
@@ -209,14 +195,19 @@ std::string position_text(const Anchor& a) {
 
 Outcomes GenericPositions::check(const std::string& tool, const json* tool_json, const json& arguments,
                                  const mcp::Reply& reply) {
+  return check(tool, tool_json, arguments, mcp::Answer(reply));
+}
+
+Outcomes GenericPositions::check(const std::string& tool, const json* tool_json, const json& arguments,
+                                 const mcp::Answer& answer) {
+  const mcp::Reply& reply = answer.reply();
   Outcomes out;
   try {
     if (reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result()) return out;
     // A file read (the call names a workspace file and the answer holds its lines) relays the
     // file's text: positions written in it (a README's `src/a.ts:40`) are not the server's claims.
     if (s_->root) {
-      std::string all;
-      for (const std::string* part : reply.text_parts()) all += *part + "\n";
+      const std::string all = answer.parts().empty() ? std::string() : answer.text() + "\n";
       std::vector<const json*> todo{&arguments};
       for (std::size_t i = 0; i < todo.size() && i < 256; ++i) {
         if (todo[i]->is_structured()) {
@@ -242,7 +233,7 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
         if (seen >= 2 || (seen == 1 && lines == 1)) return out;
       }
     }
-    auto docs = generic::read_answer(reply);
+    const auto docs = generic::read_answer(answer);
     std::vector<Anchor> anchors;
     for (const auto& d : docs.docs)
       for (auto& a : generic::json_anchors(d)) anchors.push_back(std::move(a));

@@ -20,6 +20,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/outcome.h"
+#include "mcp/answer.h"
 #include "mcp/client.h"
 
 namespace ctxo::checks {
@@ -58,11 +59,12 @@ std::vector<Anchor> text_anchors(std::string_view text);
 
 /// The JSON documents and the prose of one answer: structuredContent; each text part that is JSON;
 /// JSON at the start of a text part (the rest is prose); fenced ```json blocks (the rest is prose).
-/// A local reader: checks/generic.h's shared one replaces it.
+/// Read from the answer's one reading (mcp/answer.h), as checks/generic.h's read_answer is.
 struct AnswerDocs {
   std::vector<json> docs;
   std::vector<std::string> prose;
 };
+AnswerDocs read_answer(const mcp::Answer& a);
 AnswerDocs read_answer(const mcp::Reply& r);
 
 /// TR-VERBATIM's comparison of a quoted text with the workspace file it is tied to.
@@ -99,6 +101,8 @@ class GenericPositions {
 
   /// POS-BASE, POS-UTF16 and TR-VERBATIM on one success answer of `tool` (its listing `tool_json`,
   /// may be null) to a call with `arguments`. Statuses only for a tool whose answer held a position.
+  Outcomes check(const std::string& tool, const nlohmann::json* tool_json, const nlohmann::json& arguments,
+                 const mcp::Answer& answer);
   Outcomes check(const std::string& tool, const nlohmann::json* tool_json, const nlohmann::json& arguments,
                  const mcp::Reply& reply);
 

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/outcome.h"
+#include "mcp/answer.h"
 #include "mcp/client.h"
 #include "profile/host.h"
 
@@ -67,9 +68,11 @@ class EchoStrings {
 
 /// without_echoes with `before`'s long strings already gathered (`EchoStrings::of`).
 AnswerSize without_echoes(AnswerSize size, const mcp::Reply& reply, const std::vector<std::string>& before_strings);
+AnswerSize without_echoes(AnswerSize size, const mcp::Answer& answer, const std::vector<std::string>& before_strings);
 
 /// Measures a tools/call result; the serialised result's UTF-16 length and UTF-8 size only when
 /// asked (each is a pass over the whole answer).
+AnswerSize measure_answer(const mcp::Answer& answer, bool result_chars, bool result_bytes);
 AnswerSize measure_answer(const mcp::Reply& reply, bool result_chars, bool result_bytes);
 
 /// How close one host limit came on a tool's largest answer.
@@ -126,6 +129,8 @@ class HostMeter {
   /// One answered tools/call of `tool` (`listing`: its tools/list entry, nullptr when unlisted;
   /// `before`: the calls made on the same server instance first, when they may have changed its
   /// state: a finding on this answer carries them as its sequence).
+  void observe(const std::string& tool, const nlohmann::json* listing, const mcp::Answer& answer,
+               const std::vector<nlohmann::json>* before = nullptr);
   void observe(const std::string& tool, const nlohmann::json* listing, const mcp::Reply& reply,
                const std::vector<nlohmann::json>* before = nullptr);
   /// Per tool: H-SIZE and H-DECLARED statuses and findings (one finding per tool and invariant,

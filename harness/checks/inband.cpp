@@ -286,8 +286,8 @@ bool asked_for_error(const json& arguments) {
 /// A batch: several content parts, sections between `---` lines, or a call that passes a list
 /// (server-filesystem's read_multiple_files answers one section per path). Each error in it is one item's answer, and
 /// the call that asked for them all did not fail.
-bool batch(const Reply& r, std::string_view text, const json& arguments) {
-  if (r.text_parts().size() > 1) return true;
+bool batch(const mcp::Answer& a, std::string_view text, const json& arguments) {
+  if (a.parts().size() > 1) return true;
   // A call that passes a list (read_multiple_files {paths: [...]}) is answered item by item, even
   // for one item (": Error - EISDIR: illegal operation on a directory, read" for the path "").
   if (arguments.is_object())
@@ -436,15 +436,20 @@ Inband::~Inband() = default;
 
 Outcomes Inband::judge(const std::string& name, const json* tool, const json& arguments, const Reply& r, bool valid,
                        const std::map<std::string, std::string>& env) {
+  return judge(name, tool, arguments, mcp::Answer(r), valid, env);
+}
+
+Outcomes Inband::judge(const std::string& name, const json* tool, const json& arguments, const mcp::Answer& a,
+                       bool valid, const std::map<std::string, std::string>& env) {
   Outcomes out;
+  const Reply& r = a.reply();
   if (r.kind != Reply::Kind::kResult || !r.result.is_object() || !valid) return out;
   const bool is_error = r.is_error_result();
-  const json* structured = r.result.contains("structuredContent") ? &r.result["structuredContent"] : nullptr;
-  if (structured && structured->is_null()) structured = nullptr;
-  std::string text;
-  for (const std::string* part : r.text_parts()) text += (text.empty() ? "" : "\n---\n") + *part;
+  const json* structured = a.structured();
+  // Text parts apart, as sections of one answer.
+  const std::string& text = a.sections();
   if (!structured && trim_space(text).empty()) return out;  // nothing in words (an image, an empty result)
-  const Reach reach = is_error ? Reach::kError : content_reach(text, structured);
+  const Reach reach = is_error ? Reach::kError : content_reach(a);
   out.pass("P-ISERROR");
   if (!is_error) out.pass("P-LEAK");
 
@@ -461,8 +466,8 @@ Outcomes Inband::judge(const std::string& name, const json* tool, const json& ar
     // "ReferenceError: zzz is not defined" naming the call's own argument: the tool ran it as code.
     std::vector<std::string> ours;
     string_args(arguments, 0, ours);
-    for (const auto& a : ours)
-      if (!a.empty() && ie.evidence.find(a + " is not defined") != std::string::npos) ie = {};
+    for (const auto& arg : ours)
+      if (!arg.empty() && ie.evidence.find(arg + " is not defined") != std::string::npos) ie = {};
   }
   if (ie.kind != InternalKind::kNone) {
     if (is_error) s_->flagged.insert(name);
@@ -499,7 +504,7 @@ Outcomes Inband::judge(const std::string& name, const json* tool, const json& ar
     s_->flagged.insert(name);
     return out;
   }
-  if (reach == Reach::kError && !asked_for_error(arguments) && !batch(r, text, arguments)) {
+  if (reach == Reach::kError && !asked_for_error(arguments) && !batch(a, text, arguments)) {
     auto& t = s_->unflagged[name];
     ++t.answers;
     if (t.held.size() < kHeldPerTool) {

@@ -51,6 +51,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/outcome.h"
+#include "mcp/answer.h"
 #include "mcp/client.h"
 
 namespace ctxo::checks {
@@ -98,6 +99,8 @@ class Inband {
   /// One answered tools/call that no envelope profile judged. `valid`: the call is valid for the
   /// tool's inputSchema; `env`: the server's environment overrides when it answered. Returns the
   /// statuses and the P-LEAK / P-NO-THROW findings; P-ISERROR findings are held until finish().
+  Outcomes judge(const std::string& name, const nlohmann::json* tool, const nlohmann::json& arguments,
+                 const mcp::Answer& answer, bool valid, const std::map<std::string, std::string>& env);
   Outcomes judge(const std::string& name, const nlohmann::json* tool, const nlohmann::json& arguments,
                  const mcp::Reply& reply, bool valid, const std::map<std::string, std::string>& env);
 

@@ -20,36 +20,21 @@ namespace {
 
 using mcp::Reply;
 
-std::string result_text(const Reply& r) {
-  std::string text;
-  for (const std::string* part : r.text_parts()) {
-    if (!text.empty()) text += "\n";
-    text += *part;
+/// An answer read once (mcp::Answer) and, when a check asks, its generic reading (made once).
+struct Read {
+  const mcp::Answer& a;
+  std::optional<GenericAnswer> g;
+  const GenericAnswer& generic() {
+    if (!g) g = read_answer(a);
+    return *g;
   }
-  return text;
-}
-
-/// result_text(r).size(), without building it.
-std::size_t result_text_bytes(const Reply& r) {
-  std::size_t n = 0;
-  for (const std::string* part : r.text_parts()) n += (n ? 1 : 0) + part->size();
-  return n;
-}
-
-/// A content part that is not text (an image, audio, a resource or a link to one).
-bool non_text_content(const Reply& r) {
-  if (!r.result.is_object() || !r.result.contains("content") || !r.result["content"].is_array()) return false;
-  for (const auto& part : r.result["content"])
-    if (part.is_object() && part.contains("type") && part["type"] != "text") return true;
-  return false;
-}
-
-/// The one text part of an answer when it is exactly a JSON object (an isError answer is an
-/// envelope only then: JSON quoted inside an error message is not one).
-bool exact_object_text(const Reply& r) {
-  json j = parse_bounded(result_text(r));
-  return !j.is_discarded() && j.is_object();
-}
+  /// says_truncated(), on the generic reading made once.
+  bool says_cut() {
+    const Reply& r = a.reply();
+    if (r.kind != Reply::Kind::kResult || r.is_error_result() || r.raw.size() > (4u << 20)) return false;
+    return says_truncated(a, generic());
+  }
+};
 
 Finding finding(const char* id, const Reply& r, std::map<std::string, std::string> cause, std::string diagnosis) {
   Finding f = detail::reply_finding(id, r, std::move(diagnosis));
@@ -61,20 +46,22 @@ std::string quote(const std::string& s) { return "`" + s + "`"; }
 
 /// How an invalid call was refused outside the envelope, as a cause (one design choice, one
 /// finding: the same on every tool, whatever the refusal's text quoted).
-std::map<std::string, std::string> refusal_cause(const Reply& r) {
+std::map<std::string, std::string> refusal_cause(const mcp::Answer& a) {
+  const Reply& r = a.reply();
   if (r.kind == Reply::Kind::kError) {
     const json* code = r.error.is_object() && r.error.contains("code") ? &r.error["code"] : nullptr;
     return {{"form", "invalid-refused-with-jsonrpc-error"},
             {"code", code && code->is_number_integer() ? std::to_string(code->get<long long>()) : "0"}};
   }
-  const std::string text = result_text(r);
+  const std::string& text = a.text();
   if (text.find("Input validation error") != std::string::npos || text.rfind("MCP error -32602", 0) == 0)
     return {{"form", "invalid-refused-by-sdk-validation"}};
   return {{"form", "invalid-refused-with-plain-text"}};
 }
 
 /// How an invalid call was refused outside the envelope, said so the author can act on it.
-std::string refusal_diagnosis(const Reply& r, const profile::Profile& p) {
+std::string refusal_diagnosis(const mcp::Answer& a, const profile::Profile& p) {
+  const Reply& r = a.reply();
   const std::string form = "profile " + quote(p.name) + "'s error envelope";
   if (r.kind == Reply::Kind::kError) {
     int code = r.error.is_object() && r.error.contains("code") && r.error["code"].is_number_integer()
@@ -84,7 +71,7 @@ std::string refusal_diagnosis(const Reply& r, const profile::Profile& p) {
            ": an agent that reads every answer as the envelope gets a protocol error. Validate the arguments inside "
            "the handler and answer with the envelope's error form";
   }
-  const std::string text = result_text(r);
+  const std::string& text = a.text();
   if (text.find("Input validation error") != std::string::npos || text.rfind("MCP error -32602", 0) == 0)
     return "invalid arguments were refused with the MCP SDK's plain-text validation error (isError:true) instead "
            "of " + form + ": the SDK checked the arguments against the tool's schema before the handler ran, so an "
@@ -97,12 +84,13 @@ std::string refusal_diagnosis(const Reply& r, const profile::Profile& p) {
 struct Pending {
   Exchange x;
   Reply reply;  ///< Owned copy (the sample of a huge answer): the caller's reply is gone by finish().
-  std::size_t text_bytes = 0;  ///< result_text_bytes() of the answer itself (not of its sample).
+  std::size_t text_bytes = 0;  ///< The text_bytes() of the answer itself (not of its sample).
   Reach provisional = Reach::kData;  ///< Counted in coverage until finish() judges it.
 };
 
 /// What an answer reached, from its envelope when it was judged as one, else from its shape.
-Reach reach_of(const Reply& r, const ParsedEnvelope& env, bool valid) {
+Reach reach_of(const mcp::Answer& a, const ParsedEnvelope& env, bool valid) {
+  const Reply& r = a.reply();
   const Reach failed = valid ? Reach::kError : Reach::kRefusal;
   if (r.kind == Reply::Kind::kError) return failed;
   if (r.kind != Reply::Kind::kResult) return Reach::kNoAnswer;
@@ -122,16 +110,12 @@ Reach reach_of(const Reply& r, const ParsedEnvelope& env, bool valid) {
   }
   // No envelope: what it carries says (checks/reach.h: error prose, a miss, an empty shape, a
   // leaked `undefined`, or data). Coverage here; the in-band rules (checks/inband.h) read it too.
-  const json* structured = r.result.is_object() && r.result.contains("structuredContent")
-                               ? &r.result["structuredContent"]
-                               : nullptr;
+  const json* structured = a.structured();
   // Text parts apart, as sections of one answer: one part that carries data makes it data.
-  std::string text;
-  for (const std::string* part : r.text_parts()) text += (text.empty() ? "" : "\n---\n") + *part;
-  if ((!structured || structured->is_null()) && text.find_first_not_of(" \t\r\n-") == std::string::npos &&
-      non_text_content(r))
+  const std::string& text = a.sections();
+  if (!structured && text.find_first_not_of(" \t\r\n-") == std::string::npos && a.non_text_content())
     return Reach::kData;  // an image, audio or resource: data, though no text says so
-  const Reach reach = content_reach(text, structured);
+  const Reach reach = content_reach(a);
   return reach == Reach::kError ? failed : reach;
 }
 
@@ -202,7 +186,7 @@ struct Judge::State {
     return *validators.emplace(name, std::move(v)).first->second;
   }
 
-  EnvelopeInput input(const Exchange& x, const Reply& r, const profile::Profile* p, const json* tool) const {
+  EnvelopeInput input(const Exchange& x, const mcp::Answer& a, const profile::Profile* p, const json* tool) const {
     EnvelopeInput in;
     in.forced = p;
     in.candidates = setup.candidates;
@@ -211,7 +195,8 @@ struct Judge::State {
     in.arguments = x.arguments;
     in.env = x.env;
     in.root = setup.root;
-    in.reply = &r;
+    in.reply = &a.reply();
+    in.answer = &a;
     return in;
   }
 
@@ -246,33 +231,36 @@ struct Judge::State {
 
   /// What an answer judged by no profile reached, read for coverage only: the miss or error form
   /// of a candidate profile that reads it as one (a lookup's `{found:false}`), else its shape.
-  Reach unprofiled_reach(const Exchange& x, const Reply& r, bool valid) const {
-    if (r.kind == Reply::Kind::kResult && !r.is_error_result() && setup.candidates && exact_object_text(r)) {
+  Reach unprofiled_reach(const Exchange& x, const mcp::Answer& a, bool valid) const {
+    const Reply& r = a.reply();
+    if (r.kind == Reply::Kind::kResult && !r.is_error_result() && setup.candidates && a.exact_object()) {
       const json* tj = tool_json(x.tool);
       const json unlisted = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
       for (const auto& p : *setup.candidates) {
-        ParsedEnvelope e = extract_envelope(input(x, r, &p, tj ? tj : &unlisted));
-        if (e.profile && e.form && *e.form != profile::FormKind::kSuccess) return reach_of(r, e, valid);
+        ParsedEnvelope e = extract_envelope(input(x, a, &p, tj ? tj : &unlisted));
+        if (e.profile && e.form && *e.form != profile::FormKind::kSuccess) return reach_of(a, e, valid);
       }
     }
-    return reach_of(r, {}, valid);
+    return reach_of(a, {}, valid);
   }
 
   /// Counts what one answer reached (and its size, and whether its envelope said it was cut).
-  /// `text_bytes`: the size of the answer's text (result_text_bytes of the answer, not of its sample).
-  void count(const std::string& tool, const Reply& r, const ParsedEnvelope& env, Reach reach, std::size_t text_bytes) {
+  /// `text_bytes`: the size of the answer's text (text_bytes() of the answer, not of its sample).
+  void count(const std::string& tool, Read& rd, const ParsedEnvelope& env, Reach reach, std::size_t text_bytes) {
     Coverage& c = coverage[tool];
     c.add(reach);
     c.largest_bytes = std::max(c.largest_bytes, text_bytes);
     if (reach == Reach::kData && (env.profile ? detail::truncated_flag(*env.profile, env.envelope).value_or(false)
-                                              : says_truncated(r)))
+                                              : rd.says_cut()))
       ++c.truncated;
   }
 
   // Everything past the protocol checks, under profile `p` (nullptr: not an envelope). `probe`: the
   // envelope detection already extracted from this answer, reused when it is of profile `p`.
-  void judge_under(const Exchange& x, const Reply& r, const profile::Profile* p, const CallContext& ctx,
+  void judge_under(const Exchange& x, Read& rd, const profile::Profile* p, const CallContext& ctx,
                    const Intent& intended, const ParsedEnvelope* probe, Judged& j) {
+    const mcp::Answer& a = rd.a;
+    const Reply& r = a.reply();
     const bool valid = intended.valid;
     const std::string& broken = intended.broken;
     const json empty_tool = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
@@ -285,20 +273,20 @@ struct Judge::State {
       const profile::Form* ef = p->form(profile::FormKind::kError);
       if (!valid && !broken.empty() && ef && ef->covers_invalid_input) {
         j.outcomes.pass("E-ERROR");
-        j.outcomes.fail(finding("E-ERROR", r, refusal_cause(r), refusal_diagnosis(r, *p)));
+        j.outcomes.fail(finding("E-ERROR", r, refusal_cause(a), refusal_diagnosis(a, *p)));
       }
       return;
     }
     if (r.kind != Reply::Kind::kResult) return;
     const bool is_error = r.is_error_result();
-    if (p && is_error && !exact_object_text(r)) {
+    if (p && is_error && !a.exact_object()) {
       // An isError answer that is not an envelope is never judged as a success envelope.
       const profile::Form* ef = p->form(profile::FormKind::kError);
       j.outcomes.pass("E-ERROR");
       if (!valid && !broken.empty()) {
         if (ef && ef->covers_invalid_input)
-          j.outcomes.fail(finding("E-ERROR", r, refusal_cause(r), refusal_diagnosis(r, *p)));
-      } else if (valid && reads_as_input_rejection(result_text(r))) {
+          j.outcomes.fail(finding("E-ERROR", r, refusal_cause(a), refusal_diagnosis(a, *p)));
+      } else if (valid && reads_as_input_rejection(a.text())) {
         // A valid call refused as invalid: P-ACCEPT (below) is the root cause.
       } else if (!p->is_error_text) {
         j.outcomes.fail(finding("E-ERROR", r, {{"form", "plain-text-error"}},
@@ -308,7 +296,7 @@ struct Judge::State {
       p = nullptr;
     }
     if (p) {
-      auto in = input(x, r, p, tool);
+      auto in = input(x, a, p, tool);
       j.envelope = probe && probe->profile == p ? *probe : extract_envelope(in);
       if (j.envelope.profile) {
         detected[j.envelope.profile->name]++;
@@ -352,18 +340,18 @@ struct Judge::State {
         }
       } else {
         unprofiled++;
-        j.outcomes.merge(generic_pos->check(x.tool, tool_json(x.tool), x.arguments, r));
-        generic.judge(r, j.outcomes);  // no profile matched: the generic reading (checks/generic.h)
+        j.outcomes.merge(generic_pos->check(x.tool, tool_json(x.tool), x.arguments, a));
+        generic.judge(a, rd.generic(), j.outcomes);  // no profile matched: the generic reading (checks/generic.h)
       }
     } else if (!is_error) {
       unprofiled++;
-      j.outcomes.merge(generic_pos->check(x.tool, tool_json(x.tool), x.arguments, r));
-      generic.judge(r, j.outcomes);
+      j.outcomes.merge(generic_pos->check(x.tool, tool_json(x.tool), x.arguments, a));
+      generic.judge(a, rd.generic(), j.outcomes);
     }
     // In-band failures (checks/inband.h): P-ISERROR (held until finish), P-LEAK and internal errors
     // as P-NO-THROW, on answers no envelope profile judged (a profile has its own error forms).
-    if (!j.envelope.profile) j.outcomes.merge(inband.judge(x.tool, tool_json(x.tool), x.arguments, r, valid, x.env));
-    j.outcomes.merge(check_acceptance(ctx, r, broken, envelope_error));
+    if (!j.envelope.profile) j.outcomes.merge(inband.judge(x.tool, tool_json(x.tool), x.arguments, a, valid, x.env));
+    j.outcomes.merge(check_acceptance(ctx, a, broken, envelope_error));
     if (r.sampled) drop_sample_findings(j.outcomes);
   }
 
@@ -438,32 +426,40 @@ Judged Judge::call(const Exchange& x) {
     }
     const Reply& whole = *x.reply;
     const Reply& r = j.sample ? *j.sample : whole;
-    const std::size_t text_bytes = result_text_bytes(whole);
+    // The answer read once: every check below and the harvest (Judged::read) take it.
+    auto read = std::make_shared<const mcp::Answer>(r);
+    j.read = read;
+    const mcp::Answer& a = *read;
+    Read rd{a, std::nullopt};
+    std::optional<mcp::Answer> whole_read;  // the host limits measure the answer itself
+    if (j.sample) whole_read.emplace(whole);
+    const mcp::Answer& whole_answer = j.sample ? *whole_read : a;
+    const std::size_t text_bytes = whole_answer.text_bytes();
     const json* tool = s_->tool_json(x.tool);
     ToolValidators& v = s_->validators_of(x.tool);
     const CallContext ctx = v.context(tool, x.arguments, s_->setup.era);
     // An answer the transport could not read (reported as T-HTTP-*) is no answer of the server's.
     if (!r.transport_failure.empty()) {
-      s_->count(x.tool, r, j.envelope, Reach::kNoAnswer, text_bytes);
+      s_->count(x.tool, rd, j.envelope, Reach::kNoAnswer, text_bytes);
       return j;
     }
     j.outcomes.merge(check_call(ctx, r));
     if (r.kind != Reply::Kind::kResult && r.kind != Reply::Kind::kError) {
-      s_->count(x.tool, r, j.envelope, Reach::kNoAnswer, text_bytes);
+      s_->count(x.tool, rd, j.envelope, Reach::kNoAnswer, text_bytes);
       return j;
     }
     if (s_->meter && r.kind == Reply::Kind::kResult) {
       // Sized as the server answers when configured as the user runs it: the limit sweep's
       // answers under other limits say nothing about what a host will be sent.
       if (!s_->sized_env) s_->sized_env = x.env;
-      if (x.env == *s_->sized_env) s_->meter->observe(x.tool, tool, whole, x.before);
+      if (x.env == *s_->sized_env) s_->meter->observe(x.tool, tool, whole_answer, x.before);
     }
     const State::Intent intended = s_->intent(x, ctx, v);
     // A call to a tool the server does not list has no envelope contract.
     if (!tool && s_->setup.tools_known) {
-      j.outcomes.merge(check_acceptance(ctx, r, intended.broken, std::nullopt));
-      j.reach = reach_of(r, j.envelope, intended.valid);
-      s_->count(x.tool, r, j.envelope, j.reach, text_bytes);
+      j.outcomes.merge(check_acceptance(ctx, a, intended.broken, std::nullopt));
+      j.reach = reach_of(a, j.envelope, intended.valid);
+      s_->count(x.tool, rd, j.envelope, j.reach, text_bytes);
       return j;
     }
     auto& st = s_->tools[x.tool];
@@ -471,7 +467,7 @@ Judged Judge::call(const Exchange& x) {
     ParsedEnvelope probe;
     if (!p && r.kind == Reply::Kind::kResult && !r.is_error_result() && s_->setup.candidates) {
       // Detection on this answer's own shape (profile::detect).
-      probe = extract_envelope(s_->input(x, r, nullptr, tool));
+      probe = extract_envelope(s_->input(x, a, nullptr, tool));
       // Detection rules name a profile's distinctive fields (at least two), so a match in any form
       // (a budget error carries tokenBudget) tells the tool's profile.
       if (probe.profile) {
@@ -482,7 +478,7 @@ Judged Judge::call(const Exchange& x) {
     }
     if (r.kind == Reply::Kind::kResult && !r.is_error_result()) {
       st.results++;
-      if (exact_object_text(r)) st.json_results++;
+      if (a.exact_object()) st.json_results++;
     }
     if (!p) p = st.profile;
     if (!p && !s_->settled && !s_->setup.forced && s_->setup.candidates && !s_->setup.candidates->empty()) {
@@ -490,8 +486,8 @@ Judged Judge::call(const Exchange& x) {
       // A first reading, under the profile the server's other tools were seen to speak most.
       const profile::Profile* guess = s_->most_seen();
       const json unlisted = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
-      j.reach = guess ? reach_of(r, extract_envelope(s_->input(x, r, guess, tool ? tool : &unlisted)), intended.valid)
-                      : s_->unprofiled_reach(x, r, intended.valid);
+      j.reach = guess ? reach_of(a, extract_envelope(s_->input(x, a, guess, tool ? tool : &unlisted)), intended.valid)
+                      : s_->unprofiled_reach(x, a, intended.valid);
       // What the kept answer takes in memory, not its text: its parsed tree is about 7 times the
       // text (nlohmann), and the request, the arguments and the bookkeeping about 1.5 KB more
       // (counted as text, 20,000 small answers held 26 MB against a 64 MiB bound that said 7 MB).
@@ -506,13 +502,13 @@ Judged Judge::call(const Exchange& x) {
         // without the envelope's error form).
         if (!r.is_error_result()) s_->unprofiled++;
       }
-      s_->count(x.tool, r, {}, j.reach, text_bytes);
+      s_->count(x.tool, rd, {}, j.reach, text_bytes);
       j.deferred = true;
       return j;
     }
-    s_->judge_under(x, r, p, ctx, intended, &probe, j);
-    j.reach = reach_of(r, j.envelope, intended.valid);
-    s_->count(x.tool, r, j.envelope, j.reach, text_bytes);
+    s_->judge_under(x, rd, p, ctx, intended, &probe, j);
+    j.reach = reach_of(a, j.envelope, intended.valid);
+    s_->count(x.tool, rd, j.envelope, j.reach, text_bytes);
   } catch (...) {
     // Never throws: what was judged so far stands.
   }
@@ -525,16 +521,17 @@ ParsedEnvelope Judge::parse(const Exchange& x, const profile::Profile* profile) 
   if (!p) return {};
   const std::optional<Reply> sample = sample_reply(*x.reply);  // read as call() read it
   const Reply& r = sample ? *sample : *x.reply;
-  if (r.is_error_result() && !exact_object_text(r)) {
+  const mcp::Answer a(r);
+  if (r.is_error_result() && !a.exact_object()) {
     ParsedEnvelope pe;
     pe.profile = p;
     pe.request = r.request;
-    pe.text = result_text(r);
+    pe.text = a.text();
     return pe;
   }
   const json* tool = s_->tool_json(x.tool);
   const json empty_tool = json{{"name", x.tool}, {"inputSchema", {{"type", "object"}}}};
-  auto in = s_->input(x, r, p, tool ? tool : &empty_tool);
+  auto in = s_->input(x, a, p, tool ? tool : &empty_tool);
   return extract_envelope(in);
 }
 
@@ -598,10 +595,11 @@ std::map<std::string, Outcomes> Judge::settle() {
   auto consistent = [&](const std::string& name, const State::Tool& t) {
     if (!server || t.pending.empty()) return false;
     for (const auto& pd : t.pending) {
-      if (!exact_object_text(pd.reply)) continue;
+      const mcp::Answer a(pd.reply);
+      if (!a.exact_object()) continue;
       const json* tj = s_->tool_json(name);
       const json unlisted = json{{"name", name}, {"inputSchema", {{"type", "object"}}}};
-      ParsedEnvelope e = extract_envelope(s_->input(pd.x, pd.reply, server, tj ? tj : &unlisted));
+      ParsedEnvelope e = extract_envelope(s_->input(pd.x, a, server, tj ? tj : &unlisted));
       if (!e.profile || !e.form || *e.form == profile::FormKind::kSuccess) return false;
     }
     return true;
@@ -633,12 +631,13 @@ std::map<std::string, Outcomes> Judge::settle() {
       const ToolValidators& v = s_->validators_of(name);
       const CallContext ctx = v.context(s_->tool_json(name), pd.x.arguments, s_->setup.era);
       const State::Intent intended = s_->intent(pd.x, ctx, v);
-      s_->judge_under(pd.x, pd.reply, p, ctx, intended, nullptr, j);
+      const mcp::Answer a(pd.reply);
+      Read rd{a, std::nullopt};
+      s_->judge_under(pd.x, rd, p, ctx, intended, nullptr, j);
       out[name].merge(std::move(j.outcomes));
       // Counted again under the profile it was judged by.
       s_->coverage[name].remove(pd.provisional);
-      s_->count(name, pd.reply, j.envelope,
-                p ? reach_of(pd.reply, j.envelope, intended.valid) : s_->unprofiled_reach(pd.x, pd.reply, intended.valid),
+      s_->count(name, rd, j.envelope, p ? reach_of(a, j.envelope, intended.valid) : s_->unprofiled_reach(pd.x, a, intended.valid),
                 pd.text_bytes);
     }
     t.pending.clear();

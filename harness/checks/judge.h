@@ -20,6 +20,7 @@
 #include "checks/hosts.h"
 #include "checks/outcome.h"
 #include "checks/protocol.h"
+#include "mcp/answer.h"
 #include "mcp/client.h"
 #include "profile/profile.h"
 
@@ -94,6 +95,9 @@ struct Judged {
   /// The sample the answer was checked on when it was over the checks' budget (checks/sample.h;
   /// null otherwise): what else reads the answer (the harvest) reads the same sample.
   std::shared_ptr<const mcp::Reply> sample;
+  /// The answer as the checks read it (of `sample` when there is one, else of the caller's reply,
+  /// which must outlive it): what else reads the answer (the harvest) reads it from here.
+  std::shared_ptr<const mcp::Answer> read;
 };
 
 /// The profile a tool was judged by, and why.

@@ -303,14 +303,20 @@ bool reads_as_input_rejection(std::string_view text) {
 
 Outcomes check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const std::string& broken,
                           const std::optional<std::string>& envelope_error) {
+  return check_acceptance(ctx, mcp::Answer(reply), broken, envelope_error);
+}
+
+Outcomes check_acceptance(const CallContext& ctx, const mcp::Answer& answer, const std::string& broken,
+                          const std::optional<std::string>& envelope_error) {
   Outcomes out;
+  const mcp::Reply& reply = answer.reply();
   if (reply.kind != mcp::Reply::Kind::kResult || !reply.result.is_object()) return out;
-  const json& r = reply.result;
   const bool is_error = reply.is_error_result();
+  // The text parts, each ended by "\n" (read only where a refusal is looked for).
+  const bool reads_text = ctx.schema_valid ? !envelope_error && is_error : !broken.empty();
   std::string text;
-  if (r.contains("content") && r["content"].is_array())
-    for (const auto& part : r["content"])
-      if (part.is_object() && part.contains("text") && part["text"].is_string()) text += part["text"].get<std::string>() + "\n";
+  if (reads_text)
+    for (const std::string* part : answer.parts()) text += *part + "\n";
   if (ctx.schema_valid) {
     out.pass("P-ACCEPT");
     // The refusal may be a plain isError text or the profile's own error envelope (a handler that
@@ -330,7 +336,7 @@ Outcomes check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const
     out.pass("P-REJECT");
     // A JSON answer that says it failed ({"error": ...} or {"ok": false}) refused the call in its
     // payload, even where no envelope profile names that form.
-    json payload = parse_bounded(text);
+    const json& payload = answer.whole();
     const bool refused_in_payload =
         payload.is_object() && ((payload.contains("error") && !payload["error"].is_null() && payload["error"] != false) ||
                                 (payload.contains("ok") && payload["ok"] == false));

@@ -13,6 +13,7 @@
 
 #include "checks/outcome.h"
 #include "core/finding.h"
+#include "mcp/answer.h"
 #include "mcp/client.h"
 #include "profile/schema_validator.h"
 
@@ -80,6 +81,8 @@ Outcomes check_call(const CallContext& ctx, const mcp::Reply& reply);
 /// and pydantic strip unknown keys) answered with an ordinary success.
 /// `envelope_error`: when the answer is the profile's error envelope, its code and message (a
 /// rejection, not a success); nullopt otherwise.
+Outcomes check_acceptance(const CallContext& ctx, const mcp::Answer& answer, const std::string& broken,
+                          const std::optional<std::string>& envelope_error);
 Outcomes check_acceptance(const CallContext& ctx, const mcp::Reply& reply, const std::string& broken,
                           const std::optional<std::string>& envelope_error);
 

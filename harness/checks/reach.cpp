@@ -550,4 +550,15 @@ Reach content_reach(std::string_view text, const json* structured) {
   return text_reach(text, 0);
 }
 
+Reach content_reach(const mcp::Answer& answer) {
+  if (answer.structured()) return json_reach_at(*answer.structured(), 0);
+  // One part that is one JSON value holds no separator line (JSON has no line of dashes): it is
+  // one section, read as JSON when section_reach would parse it.
+  if (answer.parts().size() == 1) {
+    const json& whole = answer.read().front().whole;
+    if (whole.is_structured() || whole.is_string() || whole.is_null()) return json_reach_at(whole, 0);
+  }
+  return text_reach(answer.sections(), 0);
+}
+
 }  // namespace ctxo::checks

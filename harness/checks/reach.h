@@ -71,6 +71,7 @@
 #include <nlohmann/json.hpp>
 
 #include "checks/outcome.h"
+#include "mcp/answer.h"
 
 namespace ctxo::checks {
 
@@ -79,6 +80,9 @@ namespace ctxo::checks {
 /// refusal). `structured`: the answer's structuredContent (nullptr or JSON null: none), read
 /// instead of the text when present; `text`: its text parts (joined by "\n---\n" to read apart).
 Reach content_reach(std::string_view text, const nlohmann::json* structured = nullptr);
+/// The same of an answer read once: its structuredContent, else its sections; the JSON one part
+/// is read from the reading already made.
+Reach content_reach(const mcp::Answer& answer);
 
 /// content_reach() of a JSON value (the answer's structuredContent, or its text parsed).
 Reach json_reach(const nlohmann::json& value);

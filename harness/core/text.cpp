@@ -187,4 +187,24 @@ std::optional<std::string_view> line_text(std::string_view text, std::int64_t li
   return lt;
 }
 
+std::optional<std::string> file_uri_path(std::string_view uri) {
+  if (uri.substr(0, 7) != "file://") return std::nullopt;
+  std::string_view rest = uri.substr(7);
+  if (rest.substr(0, 10) == "localhost/") rest.remove_prefix(9);
+  if (rest.empty() || rest[0] != '/') return std::nullopt;
+  const auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
+  const auto value = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
+  std::string out;
+  out.reserve(rest.size());
+  for (std::size_t i = 0; i < rest.size(); ++i) {
+    if (rest[i] == '%' && i + 2 < rest.size() && hex(rest[i + 1]) && hex(rest[i + 2])) {
+      out += static_cast<char>(value(rest[i + 1]) * 16 + value(rest[i + 2]));
+      i += 2;
+    } else {
+      out += rest[i];
+    }
+  }
+  return out;
+}
+
 }  // namespace ctxo

@@ -56,6 +56,11 @@ std::string_view trim_space(std::string_view s);
 /// or past the end.
 std::optional<std::string_view> line_text(std::string_view text, std::int64_t line);
 
+/// The local path a `file://` URI names, `%XX` decoded: "file:///w/a%20b.ts" and
+/// "file://localhost/w/a.ts" give "/w/a b.ts" and "/w/a.ts"; nullopt for any other text, a URI
+/// without a path, or one naming another host (not a file of this machine's).
+std::optional<std::string> file_uri_path(std::string_view uri);
+
 /// Joins argv into a copy-pasteable command line.
 std::string shell_join(const std::vector<std::string>& argv);
 

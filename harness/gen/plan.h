@@ -21,6 +21,10 @@
 #include "gen/values.h"
 #include "gen/workspace.h"
 
+namespace ctxo::mcp {
+class Answer;
+}
+
 namespace ctxo::profile {
 class SchemaValidator;
 }
@@ -86,6 +90,8 @@ class Harvest {
   /// (see prose_values in gen/prose.h), pooled by kind; `exclude` holds the strings of the request
   /// that got this answer, never pooled from prose (a server that quotes its input).
   void take_result(const json& result, bool prose = false, const std::vector<std::string>& exclude = {});
+  /// take_result on an answer already read (mcp/answer.h): its text parts are not parsed again.
+  void take_answer(const mcp::Answer& answer, bool prose = false, const std::vector<std::string>& exclude = {});
   /// Walks any JSON value.
   void take(const json& value);
   /// Adds what `other` pooled, pool by pool in its order, and the scores it gathered since it was

@@ -9,6 +9,7 @@
 #include <string_view>
 
 #include "core/json_bounded.h"
+#include "mcp/answer.h"
 #include "core/text.h"
 #include "gen/prose.h"
 #include "gen/simple.h"
@@ -39,24 +40,6 @@ std::optional<std::string> anchor_path(const std::string& s) {
   return path;
 }
 
-// The path of a file:// uri ("file:///w/src/a.ts" -> "/w/src/a.ts"), '%XX' decoded.
-std::optional<std::string> file_uri_path(const std::string& s) {
-  if (s.rfind("file://", 0) != 0) return std::nullopt;
-  std::string rest = s.substr(7);
-  if (rest.rfind("localhost/", 0) == 0) rest = rest.substr(9);
-  if (rest.empty() || rest[0] != '/') return std::nullopt;
-  std::string out;
-  for (std::size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i] == '%' && i + 2 < rest.size() && std::isxdigit(static_cast<unsigned char>(rest[i + 1])) &&
-        std::isxdigit(static_cast<unsigned char>(rest[i + 2]))) {
-      out += static_cast<char>(std::stoi(rest.substr(i + 1, 2), nullptr, 16));
-      i += 2;
-    } else {
-      out += rest[i];
-    }
-  }
-  return out;
-}
 
 void offer_once(std::vector<json>& out, std::set<std::string>& given, const json& v) {
   if (given.insert(v.dump()).second) out.push_back(v);
@@ -73,28 +56,31 @@ bool identifier_text(const std::string& s) {
 }  // namespace
 
 void Harvest::take_result(const json& result, bool prose, const std::vector<std::string>& exclude) {
+  mcp::Reply r;
+  r.kind = mcp::Reply::Kind::kResult;
+  r.result = result;
+  take_answer(mcp::Answer(r), prose, exclude);
+}
+
+void Harvest::take_answer(const mcp::Answer& answer, bool prose, const std::vector<std::string>& exclude) {
+  const json& result = answer.reply().result;
   if (!result.is_object()) return;
   mentioned_.clear();  // one answer names a value once, however often it prints it
   if (auto it = result.find("structuredContent"); it != result.end()) walk(*it, 0);
-  if (auto it = result.find("content"); it != result.end() && it->is_array()) {
-    for (const auto& part : *it) {
-      if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string())
-        continue;
-      const std::string& text = part["text"].get_ref<const std::string&>();
-      json doc = parse_bounded(text);
-      if (!doc.is_discarded()) {
-        walk(doc, 0);
-        continue;
-      }
-      // Not JSON as a whole: JSON followed by a Markdown footer, or prose.
-      const TextSplit split = split_leading_json(text);
-      if (!split.json.empty()) walk(parse_bounded(split.json), 0);
-      if (!prose || split.prose.empty()) continue;
-      for (const ProseValue& v : prose_values(split.prose, exclude)) {
-        const json x(v.value);
-        if (v.kind == ValueKind::kUri || v.kind == ValueKind::kId) derive(v.value, v.kind);  // its path and name
-        if (v.kind != ValueKind::kUri) keep_kind(v.kind, x);
-      }
+  for (const auto& part : answer.read()) {
+    if (!part.typed_text) continue;
+    if (!part.whole.is_discarded()) {
+      walk(part.whole, 0);
+      continue;
+    }
+    // Not JSON as a whole: JSON followed by a Markdown footer, or prose.
+    if (!part.leading.is_discarded()) walk(part.leading, 0);
+    const std::string_view rest = std::string_view(*part.text).substr(part.rest);
+    if (!prose || rest.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) continue;
+    for (const ProseValue& v : prose_values(rest, exclude)) {
+      const json x(v.value);
+      if (v.kind == ValueKind::kUri || v.kind == ValueKind::kId) derive(v.value, v.kind);  // its path and name
+      if (v.kind != ValueKind::kUri) keep_kind(v.kind, x);
     }
   }
 }
