@@ -57,7 +57,8 @@ Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
   // The first start is held to --timeout (a server that does not answer is reported at once);
   // one that started before, started again, gets kStartAgain to answer initialize: a short
   // --timeout on a loaded machine must not lose a server that only starts slowly.
-  co.timeout = first ? o_.timeout : std::max(o_.timeout, kStartAgain);
+  co.timeout = o_.timeout;
+  if (!first) co.handshake_timeout = std::max(o_.timeout, kStartAgain);
   co.client_version = CTXO_VERSION;
   s.client = std::make_unique<mcp::Client>(*s.transport, co);
   std::vector<Reply> attempts;
@@ -65,7 +66,6 @@ Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
     Unlocked waiting(w);
     return s.client->handshake(forced, &attempts);
   }();
-  s.client->set_timeout(o_.timeout);
   if (!info.ok() && info.error().code == "init-probe") {
     // The server died on the server/discover probe: a legacy server that cannot take an
     // unknown method. Start it again and speak the legacy era from the first line.
@@ -201,14 +201,14 @@ std::optional<Probe> Runner::probe_unlocked(const std::map<std::string, std::str
   Probe p;
   p.transport = std::move(t.value());
   mcp::ClientOptions co;
-  co.timeout = std::max(o_.timeout, kStartAgain);  // the handshake (see start()); the calls: below
+  co.handshake_timeout = std::max(o_.timeout, kStartAgain);  // see start()
+  co.timeout = std::min(o_.timeout, kProbeTimeout);
   co.client_version = CTXO_VERSION;
   p.client = std::make_unique<mcp::Client>(*p.transport, co);
   if (!p.client->handshake(negotiated_).ok()) {
     (void)p.transport->close(std::chrono::milliseconds(0));
     return std::nullopt;
   }
-  p.client->set_timeout(std::min(o_.timeout, kProbeTimeout));
   p.transport->handshake_done();
   for (const auto& call : calls) {
     if (p.client->closed() || p.transport->exit_status()) break;
