@@ -176,6 +176,18 @@ struct Probe {
   std::unique_ptr<mcp::Client> client;  ///< On `transport` (destroyed first).
 };
 
+/// How Runner::fewest_calls tries and cuts: `holds` says which of several candidate call
+/// sequences (best first) still reproduce the case (1 where one does); it may stop at the first
+/// that does, or when it has spent its tries or time (those it did not try: 0). T-SHUTDOWN's tries
+/// them all, kProbesAtOnce at a time; H-SIZE's one at a time, stopping at the first that holds.
+struct FewestCalls {
+  std::function<std::vector<char>(const std::vector<std::vector<json>>&)> holds;
+  std::size_t parts = 2;     ///< A sequence is cut in this many parts (2: halves).
+  std::size_t singles = 0;   ///< Tools that write whose first call is tried alone first, at most.
+  bool writes_first = true;  ///< The calls to tools that write tried before the parts (else after).
+  Clock::time_point deadline;  ///< No round is started after it (the first two excepted).
+};
+
 /// What shrinking a call came to: the smallest failing value found, and the smaller values that
 /// still failed on the way to it.
 struct Shrunk {
@@ -255,10 +267,9 @@ class Runner {
                                       Clock::time_point deadline) const;
   std::optional<bool> stays_up(const std::map<std::string, std::string>& env, const std::vector<json>& calls,
                                Clock::time_point deadline) const;
-  /// The fewest of `calls` after which `reproduces` still holds (fresh instances: at most
-  /// kProbeTries of them, before `deadline`); nullopt when `calls` themselves no longer do.
-  std::optional<std::vector<json>> fewest_calls(const std::vector<json>& calls, Clock::time_point deadline,
-                                                const std::function<bool(const std::vector<json>&)>& reproduces);
+  /// The fewest of `calls` after which the case still holds (T-SHUTDOWN's and H-SIZE's, each
+  /// try a fresh instance: `how`); nullopt when `calls` themselves no longer do.
+  std::optional<std::vector<json>> fewest_calls(const std::vector<json>& calls, const FewestCalls& how);
   std::optional<std::vector<json>> shutdown_calls(Worker& w, const std::map<std::string, std::string>& env,
                                                   const std::vector<json>& calls);
   /// `batch`: the requests in flight together when they were made (a T-ID carries it).
@@ -404,9 +415,11 @@ class Runner {
   static constexpr std::size_t kShrinkExamined = 8192;    ///< Shrinks looked at per step, kept or skipped.
   std::vector<std::string> shrinks_cut_;  ///< Shrinks stopped by --shrink-budget ("INV on tool").
   static constexpr std::size_t kMaxSessionCalls = 1000;
-  /// Fresh instances started to find the fewest calls a T-SHUTDOWN or H-SIZE case needs.
+  /// Fresh instances started, one at a time, to find the fewest calls an H-SIZE (or H-DECLARED)
+  /// case needs (T-SHUTDOWN's probes, run at once, are bounded by --shrink-budget alone).
   static constexpr std::size_t kProbeTries = 12;
-  /// T-SHUTDOWN's probes: the parts a sequence is cut in, probed at once (shutdown_calls).
+  /// T-SHUTDOWN's probes: the parts a sequence is cut in, probed at once (shutdown_calls), and the
+  /// tools that write whose first call is probed alone.
   static constexpr std::size_t kShutdownSplit = 4;
   static constexpr std::size_t kProbesAtOnce = 4;  ///< T-SHUTDOWN's probes running at once.
   static constexpr std::chrono::milliseconds kProbeTimeout{2000};  ///< A probe's wait for each answer.

@@ -57,7 +57,8 @@ Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
   // The first start is held to --timeout (a server that does not answer is reported at once);
   // one that started before, started again, gets kStartAgain to answer initialize: a short
   // --timeout on a loaded machine must not lose a server that only starts slowly.
-  co.timeout = first ? o_.timeout : std::max(o_.timeout, kStartAgain);
+  co.timeout = o_.timeout;
+  if (!first) co.handshake_timeout = std::max(o_.timeout, kStartAgain);
   co.client_version = CTXO_VERSION;
   s.client = std::make_unique<mcp::Client>(*s.transport, co);
   std::vector<Reply> attempts;
@@ -65,7 +66,6 @@ Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
     Unlocked waiting(w);
     return s.client->handshake(forced, &attempts);
   }();
-  s.client->set_timeout(o_.timeout);
   if (!info.ok() && info.error().code == "init-probe") {
     // The server died on the server/discover probe: a legacy server that cannot take an
     // unknown method. Start it again and speak the legacy era from the first line.
@@ -201,14 +201,14 @@ std::optional<Probe> Runner::probe_unlocked(const std::map<std::string, std::str
   Probe p;
   p.transport = std::move(t.value());
   mcp::ClientOptions co;
-  co.timeout = std::max(o_.timeout, kStartAgain);  // the handshake (see start()); the calls: below
+  co.handshake_timeout = std::max(o_.timeout, kStartAgain);  // see start()
+  co.timeout = std::min(o_.timeout, kProbeTimeout);
   co.client_version = CTXO_VERSION;
   p.client = std::make_unique<mcp::Client>(*p.transport, co);
   if (!p.client->handshake(negotiated_).ok()) {
     (void)p.transport->close(std::chrono::milliseconds(0));
     return std::nullopt;
   }
-  p.client->set_timeout(std::min(o_.timeout, kProbeTimeout));
   p.transport->handshake_done();
   for (const auto& call : calls) {
     if (p.client->closed() || p.transport->exit_status()) break;
@@ -235,57 +235,73 @@ std::optional<bool> Runner::stays_up(const std::map<std::string, std::string>& e
   return !p->transport->close(o_.grace).after_eof;
 }
 
-// The fewest of `calls` a case needs: none when `reproduces` holds with no call; else the calls
-// to tools not annotated read-only (what can change the server's state), when they are enough
-// alone; then, halving, the later or the earlier half while it still holds. nullopt when it did
-// not hold with `calls` either (a race: the case keeps every call). Each try starts the server:
-// at most kProbeTries, before `deadline`.
-std::optional<std::vector<json>> Runner::fewest_calls(const std::vector<json>& calls, Clock::time_point deadline,
-                                                      const std::function<bool(const std::vector<json>&)>& reproduces) {
-  std::size_t tries = 0;
-  auto within = [&] { return tries < kProbeTries && Clock::now() < deadline; };
-  auto holds = [&](const std::vector<json>& seq) {
-    ++tries;
-    return reproduces(seq);
+// The fewest of `calls` a case needs, in rounds of candidates, best first, the first that holds
+// kept: no call; then the first call of each of `how.singles` tools not annotated read-only alone
+// (a toggle called twice is off again: no part of the calls may hold where one call does), `calls`
+// cut in `how.parts` parts, the latest first (the state a case needs is usually made last), and
+// the calls to tools not annotated read-only (what can change the server's state) when fewer,
+// before the parts or after them (`how.writes_first`); then, while one held, that one cut again. When nothing of the first round held, `calls` themselves are tried
+// (only all of them), and nullopt is returned when they do not hold either (a race: the case keeps
+// every call). `how.holds` decides how the candidates are tried and when it has spent its tries.
+std::optional<std::vector<json>> Runner::fewest_calls(const std::vector<json>& calls, const FewestCalls& how) {
+  auto first_held = [&](const std::vector<std::vector<json>>& seqs) -> std::optional<std::size_t> {
+    const std::vector<char> held = how.holds(seqs);
+    for (std::size_t i = 0; i < seqs.size() && i < held.size(); ++i)
+      if (held[i]) return i;
+    return std::nullopt;
   };
-  if (holds({})) return std::vector<json>{};
-  std::vector<json> seq = calls;
+  auto cut = [&](const std::vector<json>& seq) {  // the parts, the latest first
+    std::vector<std::vector<json>> out;
+    const std::size_t n = std::min(std::max<std::size_t>(how.parts, 2), seq.size());
+    for (std::size_t i = n; i-- > 0;)
+      out.emplace_back(seq.begin() + static_cast<std::ptrdiff_t>(seq.size() * i / n),
+                       seq.begin() + static_cast<std::ptrdiff_t>(seq.size() * (i + 1) / n));
+    return out;
+  };
+  // No call first, alone: a case that needs none makes every other try useless.
+  if (first_held({{}})) return std::vector<json>{};
   std::vector<json> writes;
   for (const auto& c : calls) {
     const ToolSummary* ts = summary_of(c.value("params", json::object()).value("name", std::string()));
     if (!ts || !ts->read_only) writes.push_back(c);
   }
-  if (!writes.empty() && writes.size() < seq.size() && within() && holds(writes)) seq = std::move(writes);
-  while (seq.size() > 1 && within()) {
-    const auto half = static_cast<std::ptrdiff_t>(seq.size() / 2);
-    std::vector<json> later(seq.begin() + half, seq.end()), earlier(seq.begin(), seq.begin() + half);
-    if (holds(later)) seq = std::move(later);
-    else if (within() && holds(earlier)) seq = std::move(earlier);
-    else break;
+  std::vector<std::vector<json>> first;
+  std::set<std::string> seen;
+  for (const auto& c : writes)
+    if (first.size() < how.singles && writes.size() > 1 &&
+        seen.insert(c.value("params", json::object()).value("name", std::string())).second)
+      first.push_back({c});
+  const bool try_writes = !writes.empty() && writes.size() < calls.size();
+  if (try_writes && how.writes_first) first.push_back(writes);
+  for (auto& p : cut(calls)) first.push_back(std::move(p));
+  if (try_writes && !how.writes_first) first.push_back(std::move(writes));
+  std::optional<std::size_t> held = first_held(first);
+  if (!held) {
+    if (calls.size() > 1 && Clock::now() < how.deadline && first_held({calls})) return calls;
+    return std::nullopt;
   }
-  if (seq.size() == calls.size() && within() && !holds(seq)) return std::nullopt;
+  std::vector<json> seq = std::move(first[*held]);
+  while (seq.size() > 1 && Clock::now() < how.deadline) {
+    std::vector<std::vector<json>> parts = cut(seq);
+    held = first_held(parts);
+    if (!held) break;  // no part alone: the calls work together
+    seq = std::move(parts[*held]);
+  }
   return seq;
 }
 
 // T-SHUTDOWN's case made minimal: the fewest of `calls` after which a fresh instance stays up
-// too, within --shrink-budget. Each probe that stays up costs --grace, so the probes of a round
-// run at once, each on its own instance: after no call (alone), the first round tries the calls
-// to tools not annotated read-only, the first call of each such tool alone, and `calls` cut in
-// kShutdownSplit parts; each later round cuts the part that held (the latest such part: the
-// state that keeps a server up is usually made last).
+// too, within --shrink-budget (fewest_calls, cutting in kShutdownSplit parts). Each probe that
+// stays up costs --grace, so every candidate of a round is probed, each on its own instance,
+// kProbesAtOnce at a time on threads of their own.
 std::optional<std::vector<json>> Runner::shutdown_calls(Worker& w, const std::map<std::string, std::string>& env,
                                                         const std::vector<json>& calls) {
-  const auto deadline = Clock::now() + o_.shrink_budget;
-  auto parts = [](const std::vector<json>& seq) {
-    std::vector<std::vector<json>> out;
-    const std::size_t n = std::min(kShutdownSplit, seq.size());
-    for (std::size_t i = 0; i < n; ++i)
-      out.emplace_back(seq.begin() + static_cast<std::ptrdiff_t>(seq.size() * i / n),
-                       seq.begin() + static_cast<std::ptrdiff_t>(seq.size() * (i + 1) / n));
-    return out;
-  };
-  // Every sequence of a round, probed at once; true where a fresh instance stayed up.
-  auto round = [&](const std::vector<std::vector<json>>& seqs) {
+  FewestCalls how;
+  how.parts = kShutdownSplit;
+  how.singles = kShutdownSplit;
+  how.writes_first = false;  // all are probed at once: a part is the smaller step
+  how.deadline = Clock::now() + o_.shrink_budget;
+  how.holds = [&](const std::vector<std::vector<json>>& seqs) {
     for (const auto& seq : seqs) rep_.shrink_calls += seq.size();
     std::vector<char> up(seqs.size(), 0);
     Unlocked waiting(w);
@@ -296,66 +312,14 @@ std::optional<std::vector<json>> Runner::shutdown_calls(Worker& w, const std::ma
     for (std::size_t k = 0; k < std::min(kProbesAtOnce, seqs.size()); ++k)
       probes.emplace_back([&] {
         for (std::size_t i; (i = next++) < seqs.size();) {
-          const auto r = stays_up(env, seqs[i], deadline);
+          const auto r = stays_up(env, seqs[i], how.deadline);
           up[i] = r && *r;
         }
       });
     for (auto& t : probes) t.join();
     return up;
   };
-  std::vector<json> writes;
-  for (const auto& c : calls) {
-    const ToolSummary* ts = summary_of(c.value("params", json::object()).value("name", std::string()));
-    if (!ts || !ts->read_only) writes.push_back(c);
-  }
-  // No call first, alone: a server that never exits at end-of-file needs none, and then every
-  // other probe would only wait out --grace too.
-  if (round({{}})[0]) return std::vector<json>{};
-  // The first round: the writes (when fewer), the first call of each tool that writes alone (a
-  // toggle called twice is off again: no part of the calls may hold where one call does), and
-  // the parts of `calls` (when more than one).
-  std::vector<std::vector<json>> first;
-  const bool try_writes = !writes.empty() && writes.size() < calls.size();
-  if (try_writes) first.push_back(writes);
-  const std::size_t singles_from = first.size();
-  std::set<std::string> seen;
-  for (const auto& c : writes)
-    if (first.size() - singles_from < kShutdownSplit && writes.size() > 1 &&
-        seen.insert(c.value("params", json::object()).value("name", std::string())).second)
-      first.push_back({c});
-  const std::size_t parts_from = first.size();
-  if (calls.size() > 1)
-    for (auto& p : parts(calls)) first.push_back(std::move(p));
-  else
-    first.push_back(calls);
-  std::vector<char> up = round(first);
-  for (std::size_t i = singles_from; i < parts_from; ++i)
-    if (up[i]) return first[i];
-  std::vector<json> seq;
-  bool found = false;
-  for (std::size_t i = first.size(); i-- > parts_from;)
-    if (up[i]) {
-      seq = first[i];
-      found = true;
-      break;
-    }
-  if (!found && try_writes && up[0]) {
-    seq = writes;
-    found = true;
-  }
-  if (!found) {
-    if (calls.size() > 1 && Clock::now() < deadline && round({calls})[0]) return calls;  // only all of them
-    return std::nullopt;  // not reproduced on a fresh instance: the case keeps every call
-  }
-  while (seq.size() > 1 && Clock::now() < deadline) {
-    std::vector<std::vector<json>> cut = parts(seq);
-    up = round(cut);
-    std::size_t i = cut.size();
-    while (i-- > 0 && !up[i]) {}
-    if (i >= cut.size()) break;  // no part alone: the calls work together
-    seq = std::move(cut[i]);
-  }
-  return seq;
+  return fewest_calls(calls, how);
 }
 
 // What the servers left running. Their process groups were killed when each session ended, so a

@@ -127,7 +127,7 @@ Finding Runner::shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrink
 // findings are shrunk, on fresh instances (the run's servers are stopped when the host limits are
 // settled): first the fewest of the calls made before it on its instance that a fresh one needs
 // for the answer to still cross the limit (or ceiling) its evidence crossed
-// (none, the writes alone, then halves: fewest_calls); then the smallest call of the same tool
+// (none, the writes alone, then halves: fewest_calls, one instance at a time); then the smallest call of the same tool
 // whose answer, after those, still crosses it. Measured as the run measured it (quotes of long
 // generated strings discounted: HostMeter::crosses). Everything within --shrink-budget; when a
 // fresh instance does not reproduce it, the finding stays as the run saw it.
@@ -165,11 +165,33 @@ void Runner::minimal_size_case(Worker& w, Finding& f) {
     (void)p->transport->close(std::chrono::milliseconds(0));
     return crossed;
   };
-  std::optional<std::vector<json>> needed = before.empty() ? std::optional<std::vector<json>>(std::vector<json>{})
-                                                           : fewest_calls(before, deadline, [&](const std::vector<json>& seq) {
-                                                               return crosses_after(seq, args);
-                                                             });
-  if (!needed) return;  // not reproduced on a fresh instance: the case stays as the run saw it
+  // The earlier calls, one fresh instance at a time (each may take a while to answer), the first
+  // that still crosses kept: at most kProbeTries instances (the first, with no call, always).
+  FewestCalls how;
+  how.deadline = deadline;
+  std::size_t tries = 0;
+  how.holds = [&](const std::vector<std::vector<json>>& seqs) {
+    std::vector<char> held(seqs.size(), 0);
+    for (std::size_t i = 0; i < seqs.size(); ++i) {
+      if (tries > 0 && (tries >= kProbeTries || Clock::now() >= deadline)) break;
+      ++tries;
+      if (crosses_after(seqs[i], args)) {
+        held[i] = 1;
+        break;
+      }
+    }
+    return held;
+  };
+  std::optional<std::vector<json>> needed =
+      before.empty() ? std::optional<std::vector<json>>(std::vector<json>{}) : fewest_calls(before, how);
+  auto not_in_time = [&] {
+    note(w, "the " + f.invariant + " case of tool " + f.tool + " was not reproduced on a fresh server within --shrink-budget: "
+            "it is the call and the calls before it as the run made them");
+  };
+  if (!needed) {  // not reproduced on a fresh instance: the case stays as the run saw it
+    if (Clock::now() > deadline) not_in_time();
+    return;
+  }
   // The smallest call: on one fresh instance for them all when nothing before it is needed and
   // its tool only reads (its calls change nothing); else a fresh instance, sent `needed`, each.
   const ToolSummary* ts = summary_of(f.tool);
@@ -199,9 +221,7 @@ void Runner::minimal_size_case(Worker& w, Finding& f) {
   const bool cut = s.out_of_time || Clock::now() > deadline;
   // Nothing crossed on a fresh instance (a large answer it gave alone, but not again): as seen.
   if (answer.kind != Reply::Kind::kResult) {
-    if (cut)
-      note(w, "the " + f.invariant + " case of tool " + f.tool + " was not reproduced on a fresh server within --shrink-budget: "
-              "it is the call and the calls before it as the run made them");
+    if (cut) not_in_time();
     return;
   }
   if (cut)

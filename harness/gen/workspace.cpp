@@ -1,14 +1,9 @@
 // SPDX-License-Identifier: MIT
 #include "gen/workspace.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -20,14 +15,13 @@
 
 #include "core/text.h"
 #include "gen/values.h"
+#include "transport/run_command.h"
 
 namespace ctxo::gen {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 bool ignored_dir(const std::string& name) {
   return name.empty() || name[0] == '.' || name == "node_modules" || name == "dist" || name == "target" ||
@@ -261,74 +255,20 @@ std::optional<std::string> on_path(const std::string& name) {
 
 // Runs Universal Ctags over `files` (relative to `root`) and returns (path, name, line) of each
 // tag; nullopt when it is not there, fails, times out or says too much. The child is killed and
-// reaped whatever happens.
+// reaped whatever happens (transport::run_command).
 std::optional<std::vector<std::tuple<std::string, std::string, std::size_t>>> run_ctags(
     const std::string& root, const std::vector<std::string>& files, const WorkspaceOptions& o) {
   auto program = on_path(o.ctags_program);
   if (!program || files.empty()) return std::nullopt;
   std::vector<std::string> argv = {*program, "--output-format=json", "--fields=+n", "--sort=no", "-f", "-"};
   for (const auto& f : files) argv.push_back("./" + f);
-  std::vector<char*> cargv;
-  for (auto& a : argv) cargv.push_back(a.data());
-  cargv.push_back(nullptr);
-  int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) return std::nullopt;
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(out[0]);
-    ::close(out[1]);
-    return std::nullopt;
-  }
-  if (pid == 0) {
-    // The child: async-signal-safe calls only until exec.
-    ::setpgid(0, 0);
-    const int devnull = ::open("/dev/null", O_RDWR);
-    if (devnull >= 0) {
-      ::dup2(devnull, 0);
-      ::dup2(devnull, 2);
-    }
-    ::dup2(out[1], 1);
-    if (::chdir(root.c_str()) != 0) ::_exit(127);
-    ::execv(cargv[0], cargv.data());
-    ::_exit(127);
-  }
-  ::close(out[1]);
-  std::string text;
-  bool ok = true;
-  const auto deadline = Clock::now() + o.ctags_timeout;
-  char buf[65536];
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-    if (left <= 0) {
-      ok = false;
-      break;
-    }
-    pollfd p{out[0], POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left, 1000)));
-    if (r < 0 && errno == EINTR) continue;
-    if (r < 0) {
-      ok = false;
-      break;
-    }
-    if (r == 0) continue;
-    const ssize_t n = ::read(out[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    text.append(buf, static_cast<std::size_t>(n));
-    if (text.size() > o.max_ctags_output) {
-      ok = false;
-      break;
-    }
-  }
-  ::close(out[0]);
-  if (!ok) {
-    ::kill(-pid, SIGKILL);
-    ::kill(pid, SIGKILL);
-  }
-  int status = 0;
-  while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (!ok || !WIFEXITED(status) || WEXITSTATUS(status) != 0) return std::nullopt;
+  transport::CommandOptions co;
+  co.cwd = root;
+  co.limit = o.ctags_timeout;
+  co.max_output = o.max_ctags_output;
+  const transport::CommandResult run = transport::run_command(argv, co);
+  if (!run.started || run.timed_out || run.too_long || run.exit_code != 0) return std::nullopt;
+  const std::string& text = run.output;
   std::vector<std::tuple<std::string, std::string, std::size_t>> tags;
   std::stringstream lines(text);
   std::string line;

@@ -96,6 +96,9 @@ struct ServerInfo {
 
 struct ClientOptions {
   std::chrono::milliseconds timeout{10000};  ///< Per request, restarted by each progress notification.
+  /// The handshake's instead (server/discover, initialize): an instance started again may be
+  /// given longer to answer initialize than its calls get. nullopt: `timeout`.
+  std::optional<std::chrono::milliseconds> handshake_timeout;
   /// A request that keeps reporting progress is still abandoned after this long in all.
   std::chrono::milliseconds max_total{120000};
   /// Hang confirmation: when a window of `timeout` passes in silence, a confirming request keeps
@@ -200,9 +203,6 @@ class Client {
   const TrafficStats& traffic() const { return traffic_; }
   /// True once the server's stdout closed or it exited.
   bool closed() const { return closed_; }
-  /// The per-request timeout from now on (ClientOptions::timeout): an instance started again,
-  /// whose handshake was given longer than its calls get.
-  void set_timeout(std::chrono::milliseconds timeout) { options_.timeout = timeout; }
   const std::string& era() const { return era_; }
   const std::string& protocol_version() const { return protocol_version_; }
   /// The JSON-RPC lines a replay must send before `request` (handshake), compact.

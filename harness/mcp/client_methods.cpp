@@ -11,6 +11,13 @@
 namespace ctxo::mcp {
 
 Result<ServerInfo> Client::handshake(const std::string& forced, std::vector<Reply>* attempts) {
+  // Every request of the handshake waits ClientOptions::handshake_timeout; `timeout` again after.
+  struct Restore {
+    std::chrono::milliseconds& timeout;
+    std::chrono::milliseconds saved;
+    ~Restore() { timeout = saved; }
+  } restore{options_.timeout, options_.timeout};
+  options_.timeout = options_.handshake_timeout.value_or(options_.timeout);
   auto keep = [&](const Reply& r) {
     if (attempts) attempts->push_back(r);
   };

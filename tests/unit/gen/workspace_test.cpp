@@ -210,6 +210,33 @@ TEST(Workspace, AMissingOrBrokenCtagsFallsBackToTheTokenizer) {
   ws = scan_workspace(t.path.string(), o);
   ASSERT_TRUE(ws);
   EXPECT_EQ(ws->source, "tokenizer");
+  o.ctags_program = "/usr/bin/yes";  // says too much: killed at max_ctags_output
+  o.max_ctags_output = 4096;
+  ws = scan_workspace(t.path.string(), o);
+  ASSERT_TRUE(ws);
+  EXPECT_EQ(ws->source, "tokenizer");
+}
+
+// A ctags that does not end is killed at its time limit (and reaped); the tokenizer takes over.
+TEST(Workspace, ACtagsPastItsTimeLimitFallsBackToTheTokenizer) {
+  Tree t;
+  const std::filesystem::path slow =
+      std::filesystem::temp_directory_path() / ("ctxo-slow-ctags-" + std::to_string(::getpid()) + ".sh");
+  {
+    std::ofstream f(slow);
+    f << "#!/bin/sh\nsleep 30\n";
+  }
+  std::filesystem::permissions(slow, std::filesystem::perms::owner_all);
+  WorkspaceOptions o = small(true);
+  o.ctags_program = slow.string();
+  o.ctags_timeout = std::chrono::milliseconds(300);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto ws = scan_workspace(t.path.string(), o);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  std::filesystem::remove(slow);
+  ASSERT_TRUE(ws);
+  EXPECT_EQ(ws->source, "tokenizer");
+  expect_declared(*ws);
 }
 
 TEST(Workspace, PositionsOnWideLinesComeFirstWithExactUtf16Columns) {

@@ -438,6 +438,28 @@ TEST(Client, HangConfirmDefaultsToFiveTimeoutsAtMostAMinute) {
   EXPECT_EQ(hang_confirm_bound(o), 0ms);
 }
 
+// ClientOptions::handshake_timeout is how long the handshake waits; every request after it waits
+// `timeout` (an instance started again gets longer to answer initialize than its calls get).
+TEST(Client, HandshakeTimeoutIsTheHandshakesOnly) {
+  ClientOptions o;
+  o.timeout = 50ms;
+  o.hang_confirm = 0ms;
+  {
+    ScriptedTransport t(answers_once());
+    t.pace = 200ms;
+    Client c(t, o);
+    auto info = c.handshake("legacy");
+    ASSERT_FALSE(info.ok());
+    EXPECT_NE(info.error().message.find("within 50 ms"), std::string::npos) << info.error().message;
+  }
+  o.handshake_timeout = 5000ms;
+  ScriptedTransport t(answers_once());
+  t.pace = 200ms;
+  Client c(t, o);
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  EXPECT_EQ(c.call_tool("slow", json::object()).kind, Reply::Kind::kTimeout);
+}
+
 TEST(Client, AnswerDuringConfirmationIsALateResult) {
   ScriptedTransport t(answers_once());
   ClientOptions o;
