@@ -150,7 +150,6 @@ namespace {
 bool tok_char(char c) {
   return std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.';
 }
-bool ident_char(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
 std::string first_segment(std::string_view s) {
   auto p = s.find_first_of("_-.");
@@ -271,7 +270,7 @@ void check_hint_refs(const EnvelopeInput& in, const ParsedEnvelope& env, const s
         if (s[i] != '-' || s[i + 1] != '-' || (i > 0 && tok_char(s[i - 1]))) continue;
         std::size_t b = i + 2, e = b;
         if (e >= s.size() || !std::isalpha(static_cast<unsigned char>(s[e]))) continue;
-        while (e < s.size() && (ident_char(s[e]) || s[e] == '-')) ++e;
+        while (e < s.size() && (ident_char(static_cast<unsigned char>(s[e])) || s[e] == '-')) ++e;
         report_param("--" + s.substr(b, e - b), s.substr(b, e - b));
         i = e;
       }
@@ -294,11 +293,11 @@ void check_hint_refs(const EnvelopeInput& in, const ParsedEnvelope& env, const s
       for (std::size_t i = 0; i < s.size(); ++i) {
         if (!(std::isalpha(static_cast<unsigned char>(s[i])) || s[i] == '_')) continue;
         if (i > 0 && (tok_char(s[i - 1]) || s[i - 1] == '?' || s[i - 1] == '&')) {
-          while (i < s.size() && ident_char(s[i])) ++i;
+          while (i < s.size() && ident_char(static_cast<unsigned char>(s[i]))) ++i;
           continue;
         }
         std::size_t b = i;
-        while (i < s.size() && ident_char(s[i])) ++i;
+        while (i < s.size() && ident_char(static_cast<unsigned char>(s[i]))) ++i;
         if (i >= s.size()) break;
         std::string name = s.substr(b, i - b);
         char sep = s[i];

@@ -47,8 +47,6 @@ bool is_int(const json& j) {
   return false;
 }
 
-bool ident_start(unsigned char c) { return std::isalpha(c) || c == '_' || c == '$'; }
-bool ident_char(unsigned char c) { return std::isalnum(c) || c == '_' || c == '$'; }
 
 
 

@@ -56,6 +56,14 @@ std::string_view trim_space(std::string_view s);
 /// or past the end.
 std::optional<std::string_view> line_text(std::string_view text, std::int64_t line);
 
+/// The one identifier rule (a symbol's name in an answer, a hint's parameter, a name in prose):
+/// ASCII letters, '_' and '$', and any byte of a non-ASCII UTF-8 character (Unicode letters, as
+/// JavaScript, Python, Go and Rust allow them), then digits too.
+inline bool ident_start(unsigned char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$' || c >= 0x80;
+}
+inline bool ident_char(unsigned char c) { return ident_start(c) || (c >= '0' && c <= '9'); }
+
 /// The local path a `file://` URI names, `%XX` decoded: "file:///w/a%20b.ts" and
 /// "file://localhost/w/a.ts" give "/w/a b.ts" and "/w/a.ts"; nullopt for any other text, a URI
 /// without a path, or one naming another host (not a file of this machine's).

@@ -27,8 +27,6 @@ bool is_lower(char c) { return c >= 'a' && c <= 'z'; }
 bool is_upper(char c) { return c >= 'A' && c <= 'Z'; }
 bool is_alpha(char c) { return is_lower(c) || is_upper(c); }
 bool is_high(char c) { return static_cast<unsigned char>(c) >= 0x80; }
-bool ident_start(char c) { return is_alpha(c) || c == '_' || c == '$' || is_high(c); }
-bool ident_char(char c) { return ident_start(c) || is_digit(c); }
 
 sv trim(sv s) {
   while (!s.empty() && is_space(s.front())) s.remove_prefix(1);
@@ -65,8 +63,8 @@ sv strip_back(sv s, sv set) {
 }
 
 bool is_identifier(sv s) {
-  if (s.empty() || s.size() > 128 || !ident_start(s[0])) return false;
-  return std::all_of(s.begin(), s.end(), ident_char);
+  if (s.empty() || s.size() > 128 || !ident_start(static_cast<unsigned char>(s[0]))) return false;
+  return std::all_of(s.begin(), s.end(), [](char c) { return ident_char(static_cast<unsigned char>(c)); });
 }
 
 // The extension of a path's last segment ("ts" of "src/app.ts"; "gitignore" of ".gitignore"),

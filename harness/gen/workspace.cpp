@@ -16,6 +16,7 @@
 #include "core/text.h"
 #include "gen/values.h"
 #include "transport/run_command.h"
+#include "truncation/unicode.h"
 
 namespace ctxo::gen {
 
@@ -315,16 +316,6 @@ bool clean_identifier(const std::string& s) {
 
 }  // namespace
 
-std::size_t utf16_length(const std::string& text) {
-  std::size_t n = 0;
-  for (std::size_t i = 0; i < text.size();) {
-    Utf8Char c = utf8_char_at(text, i);
-    n += c.length == 4 ? 2 : 1;
-    i += std::max<std::size_t>(c.length, 1);
-  }
-  return n;
-}
-
 std::string Workspace::absolute(const std::string& path) const { return path.empty() ? root : root + "/" + path; }
 
 std::string Workspace::uri(const std::string& path) const { return "file://" + percent_encode_path(absolute(path)); }
@@ -541,7 +532,7 @@ std::optional<Workspace> scan_workspace(const std::string& dir, const WorkspaceO
     std::set<std::string> have(ws.identifiers.begin(), ws.identifiers.end());
     std::vector<std::string> frequent;
     for (const auto& [word, n] : count)
-      if (!have.count(word) && utf16_length(word) >= 3 && !keywords().count(word) && n >= 2) frequent.push_back(word);
+      if (!have.count(word) && truncation::utf16_length(word) >= 3 && !keywords().count(word) && n >= 2) frequent.push_back(word);
     std::sort(frequent.begin(), frequent.end(), rank);
     for (const auto& w : frequent) {
       if (ws.identifiers.size() >= o.max_identifiers) break;
@@ -567,7 +558,7 @@ std::optional<Workspace> scan_workspace(const std::string& dir, const WorkspaceO
         p.name = tok.text;
         p.line = i + 1;
         const std::string before = line.substr(0, tok.begin);
-        p.column = utf16_length(before) + 1;
+        p.column = truncation::utf16_length(before) + 1;  // as a JavaScript string counts
         for (std::size_t b = 0; b < before.size();) {
           Utf8Char c = utf8_char_at(before, b);
           if (c.length == 4 || (c.length > 0 && cjk(c.code_point))) p.wide = true;

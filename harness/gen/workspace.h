@@ -88,7 +88,4 @@ std::optional<Workspace> scan_workspace(const std::string& dir, const WorkspaceO
 /// `./src/util` for src/util.ts (`./util` from its own directory), `pkg.mod` for pkg/mod.py.
 std::optional<std::string> module_of(const std::string& path, bool from_its_directory = false);
 
-/// UTF-16 code units of UTF-8 `text` (a byte that starts no well-formed sequence counts as one).
-std::size_t utf16_length(const std::string& text);
-
 }  // namespace ctxo::gen
