@@ -36,6 +36,7 @@
 #include "engine/transcript.h"
 #include "gen/plan.h"
 #include "mcp/client.h"
+#include "transport/sandbox.h"
 #include "transport/transport.h"
 
 namespace ctxo::engine::detail {
@@ -55,6 +56,9 @@ struct Session {
   bool wrote = false;  ///< A tool not annotated read-only was called on this instance.
   bool alive = true;   ///< False once the server could not be (re)started.
   bool main = true;    ///< The run's first session: it probes (HTTP) and starts the --url command.
+  /// Its sandbox slot (transport::Sandbox::prefix(slot)): every server this session starts,
+  /// restarts included, has the same /tmp, and no other session's. 0: the first session's.
+  std::size_t tmp_slot = 0;
 };
 
 /// A finding held for shrinking when its phase ends.
@@ -172,6 +176,8 @@ struct Attempt {
 /// A fresh instance of the (stdio) server a probe started (T-SHUTDOWN, H-SIZE's minimal case),
 /// initialized and sent the calls the probe asked for. Nothing it does is judged.
 struct Probe {
+  /// Its /tmp in the sandbox, fresh and its own, released after the server (declared first).
+  transport::SandboxSlot tmp;
   std::unique_ptr<transport::Transport> transport;
   std::unique_ptr<mcp::Client> client;  ///< On `transport` (destroyed first).
 };
@@ -255,7 +261,7 @@ class Runner {
   bool feeds_harvest(const json& tool) const;
 
   // --- session.cpp ---------------------------------------------------------------------------
-  transport::SpawnOptions spawn_options(const std::map<std::string, std::string>& env) const;
+  transport::SpawnOptions spawn_options(const std::map<std::string, std::string>& env, std::size_t tmp_slot) const;
   Result<void> start(Worker& w, const std::string& forced, bool first);
   void finish_session(Worker& w, End end);
   bool restart(Worker& w);

@@ -14,9 +14,10 @@
 
 namespace ctxo::engine::detail {
 
-// How the server's command is started, under `env`: one place for a session's start and a
-// T-SHUTDOWN probe's.
-transport::SpawnOptions Runner::spawn_options(const std::map<std::string, std::string>& env) const {
+// How the server's command is started, under `env`, in sandbox slot `tmp_slot` (its /tmp): one
+// place for a session's start and a T-SHUTDOWN probe's.
+transport::SpawnOptions Runner::spawn_options(const std::map<std::string, std::string>& env,
+                                              std::size_t tmp_slot) const {
   transport::SpawnOptions so;
   so.argv = o_.command;
   so.env = env;
@@ -25,7 +26,7 @@ transport::SpawnOptions Runner::spawn_options(const std::map<std::string, std::s
   so.cwd = o_.cwd;
   so.max_line_bytes = o_.max_message_bytes;
   if (o_.sandbox) {
-    so.wrapper = o_.sandbox->prefix();
+    so.wrapper = o_.sandbox->prefix(tmp_slot);
     so.new_session = true;
     for (const auto& [k, v] : o_.sandbox->env()) so.env.emplace(k, v);  // --env wins
   }
@@ -34,7 +35,7 @@ transport::SpawnOptions Runner::spawn_options(const std::map<std::string, std::s
 
 Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
   Session& s = w.s;
-  const transport::SpawnOptions so = spawn_options(s.env);
+  const transport::SpawnOptions so = spawn_options(s.env, s.tmp_slot);
   Result<std::unique_ptr<transport::Transport>> t = make_error("spawn", "no transport");
   if (http()) {
     transport::HttpOptions ho;
@@ -193,12 +194,16 @@ std::optional<Probe> Runner::probe(Worker& w, const std::map<std::string, std::s
 }
 
 // probe()'s work, with the worker's lock not held: it reads only what the run set before it
-// began (options, the negotiated version), so several can run at once (shutdown_calls).
+// began (options, the negotiated version), so several can run at once (shutdown_calls). In a
+// sandbox each probe has a fresh /tmp of its own, as a fresh instance would (and as the replay
+// line's tmpfs is): not what the sessions or other probes left there.
 std::optional<Probe> Runner::probe_unlocked(const std::map<std::string, std::string>& env, const std::vector<json>& calls,
                                             Clock::time_point deadline) const {
-  auto t = transport::spawn_stdio(spawn_options(env));
+  transport::SandboxSlot tmp(o_.sandbox);
+  auto t = transport::spawn_stdio(spawn_options(env, tmp.id()));
   if (!t.ok()) return std::nullopt;
   Probe p;
+  p.tmp = std::move(tmp);
   p.transport = std::move(t.value());
   mcp::ClientOptions co;
   co.handshake_timeout = std::max(o_.timeout, kStartAgain);  // see start()

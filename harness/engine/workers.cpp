@@ -105,6 +105,7 @@ void Runner::for_each_worker(Worker& w, std::size_t n, const std::function<void(
     sessions_.push_back(std::make_unique<Session>());
     sessions_.back()->main = false;
     sessions_.back()->env = o_.env;
+    if (o_.sandbox) sessions_.back()->tmp_slot = o_.sandbox->new_slot();  // a /tmp of its own
   }
   std::mutex gil;
   std::size_t next = 0;

@@ -244,6 +244,24 @@ bool layer(std::vector<std::string>& a, const std::string& dir, const std::strin
   return true;
 }
 
+// Removes `dir` and what it holds. A copy a server made read-only (chmod 0500 on a directory)
+// cannot be emptied until its permissions are given back. A symlink (a server's, in its /tmp) is
+// removed itself, never followed.
+void remove_tree(const std::string& dir) {
+  std::error_code ec;
+  if (fs::is_symlink(fs::symlink_status(dir, ec))) {
+    fs::remove(dir, ec);
+    return;
+  }
+  fs::recursive_directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end;
+  for (; !ec && it != end; it.increment(ec)) {
+    std::error_code e2;
+    if (it->is_directory(e2) && !it->is_symlink(e2)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, e2);
+  }
+  fs::permissions(dir, fs::perms::owner_all, fs::perm_options::add, ec);
+  fs::remove_all(dir, ec);
+}
+
 }  // namespace
 
 SandboxSupport probe_sandbox() {
@@ -296,7 +314,8 @@ Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxSupport& support, 
   sb->scratch_ = templ;
   std::error_code ec;
   fs::create_directories(sb->scratch_ + "/tmp", ec);
-  fs::create_directories(sb->scratch_ + "/tmp/npm-cache", ec);
+  fs::create_directories(sb->scratch_ + "/tmp/npm-cache", ec);  // the mount point of npm's cache
+  fs::create_directories(sb->scratch_ + "/npm-cache", ec);
   ::chmod((sb->scratch_ + "/tmp").c_str(), 01777);
 
   // The projects, outermost first; one inside another is covered by it.
@@ -350,11 +369,20 @@ Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxSupport& support, 
   a = {support.bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc"};
   // /tmp is the scratch's, with what the real /tmp holds bound read-only into it (servers and
   // projects live there too); a /tmp of too many entries stays read-only, TMPDIR the scratch.
+  // Slot 0's /tmp; prefix(slot) puts another slot's directory at tmp_arg_ (the bind's source).
   std::string tmpdir = "/tmp";
+  sb->tmp_arg_ = a.size() + 1;
   if (!layer(a, "/tmp", sb->scratch_ + "/tmp", sb->scratch_)) {
     tmpdir = sb->scratch_ + "/tmp";
     a.insert(a.end(), {"--bind", tmpdir, tmpdir});
   }
+  // The mount points bwrap makes at the top of a slot's /tmp (release() keeps them).
+  for (std::size_t i = sb->tmp_arg_ + 2; tmpdir == "/tmp" && i + 2 < a.size(); i += 3)
+    sb->mount_points_[fs::path(a[i + 2]).filename().string()] = a[i] == "--symlink" ? a[i + 1] : std::string();
+  sb->mount_points_["npm-cache"] = "";
+  // One npm cache for every slot (npm's cache takes concurrent use): a package is fetched once
+  // per run, not once per instance.
+  a.insert(a.end(), {"--bind", sb->scratch_ + "/npm-cache", tmpdir + "/npm-cache"});
   // $HOME the same way: what it holds is read (an index registry, a config, a model cache) and
   // stays unchanged; a file or directory a server makes at its top lands in the scratch.
   if (!home.empty() && home != "/" && fs::is_directory(home, ec)) {
@@ -379,18 +407,58 @@ Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxSupport& support, 
   return sb;
 }
 
-Sandbox::~Sandbox() {
-  if (scratch_.empty()) return;
-  std::error_code ec;
-  // A copy a server made read-only (chmod 0500 on a directory) cannot be emptied until its
-  // permissions are given back.
-  fs::recursive_directory_iterator it(scratch_, fs::directory_options::skip_permission_denied, ec), end;
-  for (; !ec && it != end; it.increment(ec)) {
-    std::error_code e2;
-    if (it->is_directory(e2) && !it->is_symlink(e2)) fs::permissions(it->path(), fs::perms::owner_all, fs::perm_options::add, e2);
+std::string Sandbox::slot_dir(std::size_t slot) const {
+  return slot == 0 ? scratch_ + "/tmp" : scratch_ + "/tmp-" + std::to_string(slot);
+}
+
+std::vector<std::string> Sandbox::prefix(std::size_t slot) const {
+  if (slot == 0 || tmp_arg_ == 0 || tmp_arg_ >= prefix_.size()) return prefix_;
+  const std::string dir = slot_dir(slot);
+  // Made once (an instance started again finds it); mkdir is atomic, so two threads may race.
+  if (::mkdir(dir.c_str(), 0700) == 0) {
+    ::chmod(dir.c_str(), 01777);
+    ::mkdir((dir + "/npm-cache").c_str(), 0700);
   }
-  fs::permissions(scratch_, fs::perms::owner_all, fs::perm_options::add, ec);
-  fs::remove_all(scratch_, ec);
+  std::vector<std::string> a = prefix_;
+  a[tmp_arg_] = dir;
+  return a;
+}
+
+std::size_t Sandbox::fresh_slot() const {
+  {
+    std::lock_guard<std::mutex> hold(free_mutex_);
+    if (!free_.empty()) {
+      const std::size_t slot = free_.back();
+      free_.pop_back();
+      return slot;
+    }
+  }
+  return new_slot();
+}
+
+void Sandbox::release(std::size_t slot) const {
+  if (slot == 0 || scratch_.empty()) return;
+  // What an instance made at the top of its /tmp goes; the mount points bwrap made stay, unless
+  // the instance changed them (a bind's is an empty file or directory; a symlink, its target).
+  const std::string dir = slot_dir(slot);
+  std::error_code ec;
+  std::vector<fs::path> made;
+  for (fs::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    std::error_code e2;
+    const auto mp = mount_points_.find(it->path().filename().string());
+    bool kept = mp != mount_points_.end();
+    if (kept && it->is_symlink(e2)) kept = fs::read_symlink(it->path(), e2).string() == mp->second;
+    else if (kept) kept = mp->second.empty() && fs::is_empty(it->path(), e2) && !e2;
+    if (!kept) made.push_back(it->path());
+  }
+  if (ec) return;  // not emptied: not lent again
+  for (const auto& p : made) remove_tree(p.string());
+  std::lock_guard<std::mutex> hold(free_mutex_);
+  free_.push_back(slot);
+}
+
+Sandbox::~Sandbox() {
+  if (!scratch_.empty()) remove_tree(scratch_);
 }
 
 std::string Sandbox::describe() const {
@@ -407,7 +475,7 @@ std::string Sandbox::describe() const {
   }
   s += home_layered_ ? "; $HOME read-only, new entries at its top in scratch; the rest read-only; "
                      : "; $HOME and the rest read-only; ";
-  s += tmpdir_ + " scratch; network ";
+  s += tmpdir_ + " scratch, its own per instance; network ";
   s += offline_ ? "loopback only" : "shared";
   return s;
 }

@@ -38,11 +38,9 @@ std::string outcome(const HarnessRun& r, const std::string& tool) {
   return "no such tool";
 }
 
-// --no-sandbox: the fixtures' tools are read-only (called either way), and racy.mjs names its
-// scratch file by its pid: two sandboxed servers of `--jobs 2`, each pid 2 in its own PID
-// namespace, would share one /tmp file and race each other, not only their own calls (a known
-// limit of the sandbox with --jobs, docs/SAFETY.md).
-const std::vector<std::string> kQuick = {"--seed", "7", "--calls", "6", "--tool-budget", "20", "--no-sandbox"};
+// In the sandbox where one can be made: racy.mjs names its scratch file by its pid, the same pid 2
+// in each server's PID namespace, and the two servers of `--jobs 2` each have a /tmp of their own.
+const std::vector<std::string> kQuick = {"--seed", "7", "--calls", "6", "--tool-budget", "20"};
 
 std::vector<std::string> with(std::vector<std::string> extra, const std::string& server,
                               std::vector<std::string> env = {}) {

@@ -4,7 +4,8 @@
 // SDK, whose defects show only when a call carries a value another tool's answer gave) gives the
 // same report and the same case files with --jobs 1 and --jobs 3. The workers' calls really do
 // run at once (slow-tools.mjs logs each call's start and end per process), and a signal stops
-// every worker, writes the report and leaves no server behind.
+// every worker, writes the report and leaves no server behind. In the sandbox each worker's
+// server has a /tmp of its own, kept across its restarts (tmp-slot.mjs).
 #include <gtest/gtest.h>
 #include <chrono>
 #include <filesystem>
@@ -14,6 +15,7 @@
 
 #include "../support/npm.h"
 #include "../support/run_harness.h"
+#include "../support/sandbox.h"
 #include "../support/signals.h"
 
 namespace ctxo::test {
@@ -22,6 +24,7 @@ namespace {
 std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
 std::string reach() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/reach"; }
 std::string slow_tools() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/jobs/slow-tools.mjs"; }
+std::string tmp_slot() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/jobs/tmp-slot.mjs"; }
 
 std::string scratch(const std::string& name) {
   const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/jobs-" + name;
@@ -128,6 +131,44 @@ TEST(Jobs, TwoJobsAreTwoServersCallingAtTheSameTime) {
   ASSERT_TRUE(r1.report.is_object()) << r1.err;
   EXPECT_EQ(files_in(one).size(), 1u);
   EXPECT_EQ(comparable(r1.report, one), comparable(r.report, log));
+}
+
+// Sandboxed, the two servers of --jobs 2 are the same pid, each in its own PID namespace, and
+// tmp-slot.mjs names its scratch file by its pid: each still has its file to itself (a /tmp of
+// its own: with one /tmp, the second server started took over the first one's file), and the
+// server load_index stopped, started again by its worker, finds the file the one before it left
+// (its /tmp kept across the restart). The answers are read from --record.
+TEST(Jobs, EachSandboxedServerHasATmpOfItsOwnKeptAcrossItsRestarts) {
+  REQUIRE_NPM(sdk_dir());
+  REQUIRE_SANDBOX();
+  const std::string dir = scratch("tmp-slot");
+  const std::string transcript = dir + "/record.jsonl";
+  auto r = run_harness({"--seed", "1", "--jobs", "2", "--calls", "6", "--no-cases", "--sandbox", "require", "--record",
+                        transcript, "--", "node", tmp_slot()});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_GE(r.report["stats"]["restarts"].get<int>(), 1) << r.out;
+  std::set<std::string> slots;  // the first server of each /tmp (the first token of its histories)
+  std::size_t answers = 0, restarted = 0;
+  std::istringstream in(slurp(transcript));
+  for (std::string line; std::getline(in, line);) {
+    const auto j = nlohmann::json::parse(line, nullptr, false);
+    if (!j.is_object() || j["request"].value("method", "") != "tools/call") continue;
+    const auto result = j["response"].value("result", nlohmann::json::object());
+    if (result.value("isError", false) || !result.contains("content")) continue;  // refused arguments
+    const auto a = nlohmann::json::parse(result["content"][0].value("text", ""), nullptr, false);
+    ASSERT_TRUE(a.is_object()) << line;
+    ++answers;
+    EXPECT_EQ(a["now"], a["history"]) << "another server wrote this one's file: " << line;
+    const std::string history = a["history"];
+    slots.insert(history.substr(0, history.find(' ')));
+    if (j["request"]["params"]["name"] == "load_index") {
+      EXPECT_NE(a["before"], "none") << line;
+      ++restarted;
+    }
+  }
+  EXPECT_GT(answers, 10u) << r.out;
+  EXPECT_EQ(slots.size(), 2u) << "two servers at once, each starting with an empty /tmp";
+  EXPECT_GT(restarted, 0u) << "load_index never answered on a server started again in its /tmp\n" << r.out;
 }
 
 TEST(Jobs, ABadValueIsAUsageError) {

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 
 #include "../../support/sandbox.h"
 #include "transport/sandbox.h"
@@ -38,12 +39,13 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-// Runs `script` with /bin/sh in `sb`, cwd `cwd`: its stdout lines.
-std::vector<std::string> run_in(const Sandbox& sb, const std::string& cwd, const std::string& script) {
+// Runs `script` with /bin/sh in `sb` (in `slot`), cwd `cwd`: its stdout lines.
+std::vector<std::string> run_in(const Sandbox& sb, const std::string& cwd, const std::string& script,
+                                std::size_t slot = 0) {
   SpawnOptions so;
   so.argv = {"/bin/sh", "-c", script};
   so.cwd = cwd;
-  so.wrapper = sb.prefix();
+  so.wrapper = sb.prefix(slot);
   so.new_session = true;
   for (const auto& [k, v] : sb.env()) so.env[k] = v;
   auto t = spawn_stdio(so);
@@ -108,6 +110,89 @@ TEST(Sandbox, TheProjectIsACopyAndEverythingElseIsReadOnly) {
   EXPECT_EQ(slurp(proj / "node_modules" / "dep" / "index.js"), "module.exports = 1;\n");
   EXPECT_FALSE(fs::exists(outside / "x.txt"));
   EXPECT_FALSE(fs::exists(scratch_dir)) << "the scratch directory is removed with the sandbox";
+}
+
+// Instances in different slots, each the same pid in its own PID namespace, write the same /tmp
+// file name and do not meet, also while they run at once; an instance started again in its slot
+// finds what the earlier one left; npm's cache is one for all; a released slot is emptied and
+// lent again; the sandbox takes every slot's /tmp with it.
+TEST(Sandbox, EachSlotHasATmpOfItsOwnKeptAcrossItsInstances) {
+  REQUIRE_SANDBOX();
+  const auto support = probe_sandbox();
+  const fs::path outside = scratch("slots-outside");
+  fs::create_directories(outside / "inner");
+  std::ofstream(outside / "inner" / "kept") << "x";
+  fs::permissions(outside / "inner", fs::perms::owner_read | fs::perms::owner_exec);
+  std::string scratch_dir;
+  {
+    auto sb = Sandbox::create(support, {});
+    ASSERT_TRUE(sb.ok()) << sb.error().message;
+    const Sandbox& s = *sb.value();
+    scratch_dir = s.scratch();
+    EXPECT_NE(s.describe().find("scratch, its own per instance"), std::string::npos) << s.describe();
+    const std::size_t a = s.new_slot(), b = s.new_slot();
+    EXPECT_NE(a, b);
+    EXPECT_NE(a, 0u);
+    EXPECT_EQ(s.prefix(0), s.prefix());
+    EXPECT_EQ(s.prefix(a).size(), s.prefix().size()) << "only the /tmp bind's source differs";
+    // Each writes its pid-named file, waits for the other to have written its own, and reads.
+    const std::string script = "f=/tmp/x-$$; echo $1 > $f; echo $1 > $TMPDIR/same; : > /tmp/ready-$1; "
+                               "i=0; while [ ! -e /tmp/go ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i+1)); done; "
+                               "echo $$; cat $f; cat $TMPDIR/same; ls /tmp | grep -c '^ready-'";
+    std::vector<std::string> in_a, in_b;
+    std::thread ta([&] { in_a = run_in(s, "", "set -- a; " + script, a); });
+    std::thread tb([&] { in_b = run_in(s, "", "set -- b; " + script, b); });
+    // Both wrote (each in its own /tmp), then both read.
+    const auto until = std::chrono::steady_clock::now() + 20s;
+    while (!(fs::exists(s.scratch() + "/tmp-" + std::to_string(a) + "/ready-a") &&
+             fs::exists(s.scratch() + "/tmp-" + std::to_string(b) + "/ready-b")) &&
+           std::chrono::steady_clock::now() < until)
+      std::this_thread::sleep_for(20ms);
+    for (std::size_t slot : {a, b}) std::ofstream(s.scratch() + "/tmp-" + std::to_string(slot) + "/go").close();
+    ta.join();
+    tb.join();
+    ASSERT_EQ(in_a.size(), 4u);
+    ASSERT_EQ(in_b.size(), 4u);
+    EXPECT_EQ(in_a[0], in_b[0]) << "the same pid in each PID namespace: the same file name";
+    EXPECT_EQ(std::vector<std::string>(in_a.begin() + 1, in_a.end()), (std::vector<std::string>{"a", "a", "1"}));
+    EXPECT_EQ(std::vector<std::string>(in_b.begin() + 1, in_b.end()), (std::vector<std::string>{"b", "b", "1"}));
+    // Started again in its slot, an instance finds what the earlier one left; slot 0 saw none.
+    EXPECT_EQ(run_in(s, "", "cat /tmp/x-$$ $TMPDIR/same", a), (std::vector<std::string>{"a", "a"}));
+    EXPECT_EQ(run_in(s, "", "cat /tmp/x-$$ 2>/dev/null || echo none"), (std::vector<std::string>{"none"}));
+    // What the real /tmp holds is there in every slot; npm's cache is one.
+    EXPECT_EQ(run_in(s, "", "echo cached > $npm_config_cache/pkg; [ -d /tmp/npm-cache ] && echo ok", a),
+              (std::vector<std::string>{"ok"}));
+    EXPECT_EQ(run_in(s, "", "cat $npm_config_cache/pkg", b), (std::vector<std::string>{"cached"}));
+    EXPECT_EQ(run_in(s, "", "cat $npm_config_cache/pkg"), (std::vector<std::string>{"cached"}));
+    // Released, a slot keeps no file an instance made there, and is the next fresh one.
+    const fs::path b_dir = s.scratch() + "/tmp-" + std::to_string(b);
+    s.release(b);
+    for (const char* made : {"same", "ready-b", "go"}) EXPECT_FALSE(fs::exists(b_dir / made)) << made;
+    EXPECT_TRUE(fs::exists(b_dir / "npm-cache")) << "bwrap's mount points stay";
+    EXPECT_EQ(run_in(s, "", "cat $npm_config_cache/pkg", a), (std::vector<std::string>{"cached"}));
+    {
+      // A SandboxSlot is a fresh slot, released when it ends.
+      SandboxSlot fresh(sb.value());
+      EXPECT_EQ(fresh.id(), b);
+      EXPECT_EQ(run_in(s, "", "cat /tmp/x-$$ 2>/dev/null || echo none; ls /tmp | grep -c '^ready-'; : > /tmp/mine",
+                       fresh.id()),
+                (std::vector<std::string>{"none", "0"}));
+      EXPECT_TRUE(fs::exists(b_dir / "mine"));
+      // A symlink it made out of its /tmp is removed, never followed.
+      EXPECT_TRUE(run_in(s, "", "ln -s " + outside.string() + " /tmp/link", fresh.id()).empty());
+      SandboxSlot other(sb.value());
+      EXPECT_NE(other.id(), b);
+      EXPECT_NE(other.id(), a);
+    }
+    EXPECT_FALSE(fs::exists(b_dir / "mine"));
+    EXPECT_FALSE(fs::is_symlink(b_dir / "link"));
+    EXPECT_TRUE(fs::exists(outside / "inner" / "kept"));
+    EXPECT_EQ(fs::status(outside / "inner").permissions() & fs::perms::owner_write, fs::perms::none);
+    EXPECT_EQ(run_in(s, "", "cat /tmp/x-$$", a), (std::vector<std::string>{"a"})) << "a session's slot is not lent";
+    EXPECT_EQ(SandboxSlot().id(), 0u) << "no sandbox: slot 0, nothing to remove";
+  }
+  EXPECT_FALSE(fs::exists(scratch_dir)) << "every slot's /tmp is removed with the sandbox";
+  fs::permissions(outside / "inner", fs::perms::owner_all);
 }
 
 TEST(Sandbox, AProjectPastTheBoundsIsReadOnly) {
