@@ -249,15 +249,22 @@ std::string json_leak(const json& v, const std::string& pointer, int depth, cons
   return "";
 }
 
-std::string leak_evidence_of(std::string_view text, const json* structured, const json& arguments, bool text_lines) {
+/// `read`: the answer `text` is the sections of, read once (nullptr: `text` is parsed here).
+std::string leak_evidence_of(std::string_view text, const json* structured, const json& arguments, bool text_lines,
+                             const mcp::Answer* read = nullptr) {
   std::vector<std::string> ours;
   string_args(arguments, 0, ours);
   std::size_t budget = 20000;
   if (structured && !structured->is_null()) return json_leak(*structured, "", 0, ours, budget);
   const std::string_view t = trim_space(text);
   if (!t.empty() && (t.front() == '{' || t.front() == '[')) {
-    const json doc = parse_bounded(t);
-    if (!doc.is_discarded()) return json_leak(doc, "", 0, ours, budget);
+    // One part read once: its JSON, not parsed again.
+    if (read && read->parts().size() == 1) {
+      if (read->read().front().whole.is_structured()) return json_leak(read->read().front().whole, "", 0, ours, budget);
+    } else {
+      const json doc = parse_bounded(t);
+      if (!doc.is_discarded()) return json_leak(doc, "", 0, ours, budget);
+    }
   }
   if (!text_lines) return "";
   // Our own argument printed back ("Echo: undefined") is not the server's leak.
@@ -519,7 +526,7 @@ Outcomes Inband::judge(const std::string& name, const json* tool, const json& ar
   }
   // A leak: an answer that is one (content_reach), or a JSON value that is exactly one.
   if (reach == Reach::kLeak || reach == Reach::kData || reach == Reach::kEmpty) {
-    std::string ev = leak_evidence_of(text, structured, arguments, reach == Reach::kLeak);
+    std::string ev = leak_evidence_of(text, structured, arguments, reach == Reach::kLeak, &a);
     if (ev.empty() && reach == Reach::kLeak) ev = said(text, structured);
     if (!ev.empty()) {
       Finding f = make("P-LEAK", r,
