@@ -64,6 +64,8 @@ def strip(x):
         x = re.sub(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", "UUID", x)  # a session id
         # The sandbox's copy of the current directory, which a change being measured changes.
         x = re.sub(r"copied \(\d+ files, [\d.]+ [KMG]?B\)", "copied (# files)", x)
+        # The sandbox's own description, which a change to the sandbox rewords.
+        x = re.sub(r"^bubblewrap [^:]*: own PID namespace;.*", "bubblewrap (described)", x)
         return re.sub(r"\b\d+ ms\b", "# ms", x)
     return x
 d = strip(d)
