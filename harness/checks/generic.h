@@ -223,7 +223,8 @@ Outcomes check_resumes(const std::vector<ListedCall>& calls, const std::function
 /// A success answer no profile matched says it holds less than there is (a more-flag true, "showing
 /// N of M" with N < M, "N more"), read under the built-in vocabulary: the coverage's `truncated`
 /// count. Answers over 4 MiB are not read for it.
-bool says_truncated(const mcp::Answer& answer, const GenericAnswer& read);
+/// `read`: read_answer(answer) when the caller made it (nullptr: made here, when it applies).
+bool says_truncated(const mcp::Answer& answer, const GenericAnswer* read = nullptr);
 bool says_truncated(const mcp::Reply& reply);
 
 /// The judge's part (checks/judge.cpp): every success answer no envelope profile matched is read

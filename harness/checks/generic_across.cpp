@@ -304,23 +304,19 @@ Outcomes check_resumes(const std::vector<ListedCall>& calls, const std::function
   return out;
 }
 
-bool says_truncated(const mcp::Answer& answer, const GenericAnswer& read) {
+bool says_truncated(const mcp::Answer& answer, const GenericAnswer* read) {
   const mcp::Reply& reply = answer.reply();
   const auto& v = builtin_vocabulary();
   if (!v || reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result() || reply.raw.size() > (4u << 20))
     return false;
   try {
-    return says_cut(list_facts(read, *v));
+    return says_cut(list_facts(read ? *read : read_answer(answer), *v));
   } catch (...) {
     return false;
   }
 }
 
-bool says_truncated(const mcp::Reply& reply) {
-  const mcp::Answer answer(reply);
-  if (reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result() || reply.raw.size() > (4u << 20)) return false;
-  return says_truncated(answer, read_answer(answer));
-}
+bool says_truncated(const mcp::Reply& reply) { return says_truncated(mcp::Answer(reply)); }
 
 void GenericJudge::judge(const mcp::Answer& answer, const GenericAnswer& a, Outcomes& out) {
   try {

@@ -28,12 +28,8 @@ struct Read {
     if (!g) g = read_answer(a);
     return *g;
   }
-  /// says_truncated(), on the generic reading made once.
-  bool says_cut() {
-    const Reply& r = a.reply();
-    if (r.kind != Reply::Kind::kResult || r.is_error_result() || r.raw.size() > (4u << 20)) return false;
-    return says_truncated(a, generic());
-  }
+  /// says_truncated(), on the generic reading when one was made.
+  bool says_cut() const { return says_truncated(a, g ? &*g : nullptr); }
 };
 
 Finding finding(const char* id, const Reply& r, std::map<std::string, std::string> cause, std::string diagnosis) {
@@ -111,10 +107,9 @@ Reach reach_of(const mcp::Answer& a, const ParsedEnvelope& env, bool valid) {
   // No envelope: what it carries says (checks/reach.h: error prose, a miss, an empty shape, a
   // leaked `undefined`, or data). Coverage here; the in-band rules (checks/inband.h) read it too.
   const json* structured = a.structured();
-  // Text parts apart, as sections of one answer: one part that carries data makes it data.
-  const std::string& text = a.sections();
-  if (!structured && text.find_first_not_of(" \t\r\n-") == std::string::npos && a.non_text_content())
-    return Reach::kData;  // an image, audio or resource: data, though no text says so
+  // An image, audio or resource is data, though no text (only blanks and section rules) says so.
+  if (!structured && a.non_text_content() && a.sections().find_first_not_of(" \t\r\n-") == std::string::npos)
+    return Reach::kData;
   const Reach reach = content_reach(a);
   return reach == Reach::kError ? failed : reach;
 }
@@ -341,7 +336,8 @@ struct Judge::State {
       } else {
         unprofiled++;
         j.outcomes.merge(generic_pos->check(x.tool, tool_json(x.tool), x.arguments, a));
-        generic.judge(a, rd.generic(), j.outcomes);  // no profile matched: the generic reading (checks/generic.h)
+        // No profile matched: the generic reading (checks/generic.h), of success answers only.
+        if (!is_error) generic.judge(a, rd.generic(), j.outcomes);
       }
     } else if (!is_error) {
       unprofiled++;

@@ -409,9 +409,8 @@ Attempt Runner::attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const jso
     // A huge answer is harvested from the sample it was checked on (checks/sample.h).
     if (main && o_.harvest && reply.kind == Reply::Kind::kResult && !reply.is_error_result()) {
       const bool prose = tr.tool && gen::reading_tool(*tr.tool);
-      const std::vector<std::string> exclude = prose ? gen::argument_strings(args) : std::vector<std::string>{};
-      if (j.read) harvest(w).take_answer(*j.read, prose, exclude);
-      else harvest(w).take_result(j.sample ? j.sample->result : reply.result, prose, exclude);
+      if (j.read)
+        harvest(w).take_answer(*j.read, prose, prose ? gen::argument_strings(args) : std::vector<std::string>{});
     }
     a.envelope = j.envelope;
     a.reach = j.reach;

@@ -241,11 +241,12 @@ std::optional<bool> Runner::stays_up(const std::map<std::string, std::string>& e
 }
 
 // The fewest of `calls` a case needs, in rounds of candidates, best first, the first that holds
-// kept: no call; then the first call of each of `how.singles` tools not annotated read-only alone
-// (a toggle called twice is off again: no part of the calls may hold where one call does), `calls`
-// cut in `how.parts` parts, the latest first (the state a case needs is usually made last), and
-// the calls to tools not annotated read-only (what can change the server's state) when fewer,
-// before the parts or after them (`how.writes_first`); then, while one held, that one cut again. When nothing of the first round held, `calls` themselves are tried
+// kept. The first round: no call, alone; then the first call of each of `how.singles` tools not
+// annotated read-only, alone (a toggle called twice is off again: no part of the calls may hold
+// where one call does), `calls` cut in `how.parts` parts, the latest first (the state a case needs
+// is usually made last), and the calls to tools not annotated read-only (what can change the
+// server's state) when fewer, before the parts or after them (`how.writes_first`). Later rounds cut
+// the one that held again. When nothing of the first round held, `calls` themselves are tried
 // (only all of them), and nullopt is returned when they do not hold either (a race: the case keeps
 // every call). `how.holds` decides how the candidates are tried and when it has spent its tries.
 std::optional<std::vector<json>> Runner::fewest_calls(const std::vector<json>& calls, const FewestCalls& how) {
