@@ -236,6 +236,13 @@ Result<Vocabulary> load_vocabulary(const json& doc) {
   v.found = patterns(doc["prose"]["found"], 1);
   v.showing = patterns(doc["prose"]["showing"], 2);
   v.more = patterns(doc["prose"]["more"], 1);
+  std::string any;
+  for (const auto* list : {&v.footer, &v.found, &v.showing, &v.more})
+    for (const auto& re : *list) any += (any.empty() ? "(?:" : "|(?:") + re->pattern() + ")";
+  if (!any.empty()) {
+    auto re = std::make_shared<const re2::RE2>(any, RE2::Quiet);
+    if (re->ok()) v.any_prose = std::move(re);
+  }
   v.pages = strings(doc["pages"]);
   if (doc.contains("resume"))
     for (const auto& r : doc["resume"]) v.resume.push_back(Vocabulary::Resume{strings(r["answer"]), strings(r["argument"])});

@@ -102,6 +102,9 @@ struct Vocabulary {
   std::vector<std::shared_ptr<const re2::RE2>> found;    ///< One group: N found.
   std::vector<std::shared_ptr<const re2::RE2>> showing;  ///< Two groups: N shown of M.
   std::vector<std::shared_ptr<const re2::RE2>> more;     ///< One group: N more left out.
+  /// footer, found, showing and more in one pattern: a text it does not match is matched by none
+  /// of them (one pass over the text of nearly every answer, instead of one per pattern).
+  std::shared_ptr<const re2::RE2> any_prose;
   std::vector<std::string> pages;  ///< Past the first page when above 0 (page: above 1) or a cursor.
   /// TR-RESUME: a field of the answer that names the next page by value (`nextCursor`,
   /// `nextOffset`) and the arguments that take it (`cursor`, `offset`).

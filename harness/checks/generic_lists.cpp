@@ -227,6 +227,7 @@ ListFacts list_facts(const GenericAnswer& a, const Vocabulary& v) {
       f.list = a.markdown.table_rows ? "Markdown table rows" : "Markdown list items";
     }
     // What the text says (the footer, or the whole text of a Markdown or prose answer).
+    if (v.any_prose && !RE2::PartialMatch(a.rest, *v.any_prose)) return f;
     f.found = first_number(v.found, a.rest);
     for (const auto& re : v.showing) {
       std::string n, m;

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: MIT
 #include "cli/safety.h"
 
+#include <cstring>
 #include <filesystem>
 #include <system_error>
 
 #include "engine/safety.h"
 #include "transport/sandbox.h"
+
+extern char** environ;  // NOLINT: POSIX
 
 namespace ctxo::cli {
 
@@ -26,6 +29,43 @@ void add_safety_options(CLI::App& app, SafetyFlags& f) {
       ->delimiter(',')
       ->allow_extra_args(false);
 }
+
+namespace {
+
+// The paths the server is given, absolute: each argument that names one (whole, after a
+// `--flag=`, or relative to where it runs and there), and each absolute path in an environment
+// value (ours and --env's; `:` separates a list).
+std::vector<std::string> given_paths(const engine::RunOptions& o) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  std::error_code ec;
+  const fs::path base = o.cwd.empty() ? fs::current_path(ec) : fs::absolute(o.cwd, ec);
+  for (const auto& arg : o.command) {
+    std::string v = arg;
+    if (v.rfind("-", 0) == 0) {
+      const auto eq = v.find('=');
+      if (eq == std::string::npos) continue;
+      v = v.substr(eq + 1);
+    }
+    if (v.empty()) continue;
+    if (v.front() == '/') out.push_back(v);
+    else if (fs::exists(base / v, ec)) out.push_back((base / v).lexically_normal().string());
+  }
+  const auto values = [&](const std::string& value) {
+    std::size_t start = 0;
+    while (start <= value.size()) {
+      const std::size_t end = std::min(value.find(':', start), value.size());
+      if (end > start && value[start] == '/') out.push_back(value.substr(start, end - start));
+      start = end + 1;
+    }
+  };
+  for (char** e = environ; e && *e; ++e)
+    if (const char* eq = std::strchr(*e, '=')) values(eq + 1);
+  for (const auto& [k, v] : o.env) values(v);
+  return out;
+}
+
+}  // namespace
 
 Result<void> apply_safety(const SafetyFlags& f, engine::RunOptions& o) {
   if (f.sandbox != "auto" && f.sandbox != "require" && f.sandbox != "offline")
@@ -51,6 +91,7 @@ Result<void> apply_safety(const SafetyFlags& f, engine::RunOptions& o) {
     so.offline = f.sandbox == "offline";
     if (auto h = o.env.find("HOME"); h != o.env.end()) so.home = h->second;
     std::error_code ec;
+    so.given = given_paths(o);
     if (o.root) so.projects.push_back(*o.root);
     if (!o.cwd.empty()) so.projects.push_back(std::filesystem::absolute(o.cwd, ec).string());
     else so.implicit.push_back(std::filesystem::current_path(ec).string());

@@ -41,6 +41,11 @@ struct SandboxOptions {
   /// Of `projects`, those the user did not name (the current directory): one git ignores (a
   /// build directory) is not copied.
   std::vector<std::string> implicit;
+  /// Paths the server is given (its command and arguments, its environment's values): an entry
+  /// of /tmp or $HOME that holds one is bound at its own path, so its real path is what the
+  /// server was given; the others are symlinks into one read-only bind of the real directory (a
+  /// bind per entry costs bwrap a reading of the whole mount table: half a second for 200).
+  std::vector<std::string> given;
   bool offline = false;  ///< Only the sandbox's own loopback: no network.
   /// A project larger than this (bytes of regular files, or entries) is not copied: it is bound
   /// read-only, and writes to it fail.
@@ -77,12 +82,14 @@ class Sandbox {
   /// resolved to an absolute path first). Slot 0's (see below).
   const std::vector<std::string>& prefix() const { return prefix_; }
   /// The command line of an instance in `slot`: its /tmp is the slot's own directory in the
-  /// scratch (made here on first use), with the real /tmp's entries bound read-only into it as in
-  /// every slot. Instances that run at once each take a slot of their own (two servers that name
-  /// a file by their pid, the same small pid in each PID namespace, do not meet); one started
-  /// again in the same slot finds what the earlier one left there. npm's cache is one for every
-  /// slot. Only the /tmp bind differs from prefix(): the real /tmp was read once, by create().
-  /// Thread-safe.
+  /// scratch (made here on first use), with the real /tmp's entries in it read-only (a symlink
+  /// into the real /tmp bound read-only at /tmp/.ctxo-host, or a bind at its own path for an
+  /// entry holding a path the server is given), as in every slot; a symlink an instance removed
+  /// is made again here. Instances that run at once each take a slot of their own (two servers
+  /// that name a file by their pid, the same small pid in each PID namespace, do not meet); one
+  /// started again in the same slot finds what the earlier one left there. npm's cache is one for
+  /// every slot. Only the /tmp bind differs from prefix(): the real /tmp was read once, by
+  /// create(). Thread-safe.
   std::vector<std::string> prefix(std::size_t slot) const;
   /// A slot no instance has had (1, 2, ...): a session's, for all its instances. Thread-safe.
   std::size_t new_slot() const { return ++slots_; }
@@ -115,6 +122,9 @@ class Sandbox {
   /// What bwrap puts at the top of every slot's /tmp: the real /tmp's entries (their names, and a
   /// symlink's target, "" for a bind's mount point) and npm's cache; release() keeps these.
   std::map<std::string, std::string> mount_points_;
+  /// The real /tmp's entries as symlinks at the top of every slot's /tmp, and $HOME's at the top
+  /// of its scratch: name, target.
+  std::map<std::string, std::string> links_, home_links_;
   std::map<std::string, std::string> env_;
   std::vector<SandboxProject> projects_;
   std::string scratch_, version_, tmpdir_;

@@ -220,28 +220,53 @@ bool copy_tree(const fs::path& from, const fs::path& to, const SandboxOptions& o
   return true;
 }
 
-// `dir` as a scratch directory (`scratch`, bound at its path) holding read-only binds of what
-// `dir` holds: its contents are read and kept, what is made at its top lands in the scratch.
-// False (nothing added) past kMaxLayerEntries entries or when `dir` cannot be read.
-bool layer(std::vector<std::string>& a, const std::string& dir, const std::string& scratch, const std::string& skip) {
+// The name, in a layered directory, of the read-only bind of the real one.
+constexpr const char* kHostView = ".ctxo-host";
+
+// `dir` as a scratch directory (`scratch`, bound at its path) in which what `dir` holds is read
+// and kept: what is made at its top lands in the scratch. A bind per entry would make bwrap read
+// the whole mount table again for each (half a second for 200 entries, at every server start), so
+// the real `dir` is bound once, read-only, at `dir`/.ctxo-host, and each of its entries is a
+// symlink into it (`links`: name to target, made by make_links in the scratch; no mount). An
+// entry that holds a path the server is given (`given`: its command, arguments, environment,
+// projects) is bound read-only at its own path instead: its real path stays its own (a server
+// that compares real paths with the paths it was given sees no difference; the real path of any
+// other entry is still under `dir`). A symlink of the real `dir` stays the symlink it is. `skip`
+// (the scratch directory) is neither an entry nor seen through the view. False (nothing added)
+// past kMaxLayerEntries entries or when `dir` cannot be read.
+bool layer(std::vector<std::string>& a, const std::string& dir, const std::string& scratch, const std::string& skip,
+           const std::vector<std::string>& given, std::map<std::string, std::string>& links) {
   std::vector<std::pair<std::string, std::string>> entries;  // (path, symlink target or "")
   std::error_code ec;
   for (fs::directory_iterator it(dir, fs::directory_options::skip_permission_denied, ec), end; !ec && it != end;
        it.increment(ec)) {
-    const std::string path = (dir == "/" ? std::string() : dir) + "/" + it->path().filename().string();
-    if (is_under(skip, path)) continue;
+    const std::string name = it->path().filename().string();
+    const std::string path = dir + "/" + name;
+    if (is_under(skip, path) || name == kHostView) continue;
     if (entries.size() >= kMaxLayerEntries) return false;
     std::error_code e2;
     if (it->is_symlink(e2)) entries.emplace_back(path, fs::read_symlink(it->path(), e2).string());
     else entries.emplace_back(path, std::string());
   }
   if (ec) return false;
-  a.insert(a.end(), {"--bind", scratch, dir});
+  const std::string view = dir + "/" + kHostView;
+  a.insert(a.end(), {"--bind", scratch, dir, "--ro-bind", dir, view});
+  if (is_under(skip, dir)) a.insert(a.end(), {"--tmpfs", view + skip.substr(dir.size())});
   for (const auto& [path, target] : entries) {
-    if (!target.empty()) a.insert(a.end(), {"--symlink", target, path});
-    else a.insert(a.end(), {"--ro-bind-try", path, path});
+    const std::string name = path.substr(dir.size() + 1);
+    bool held = false;
+    for (const auto& g : given) held = held || is_under(g, path);
+    if (!target.empty()) links[name] = target;
+    else if (held) a.insert(a.end(), {"--ro-bind-try", path, path});
+    else links[name] = view + "/" + name;
   }
   return true;
+}
+
+// The symlinks of `links` in `dir` (a slot's /tmp on this side), those missing made again (an
+// instance may have removed one). A name an instance made something else at is left as it is.
+void make_links(const std::string& dir, const std::map<std::string, std::string>& links) {
+  for (const auto& [name, target] : links) (void)::symlink(target.c_str(), (dir + "/" + name).c_str());
 }
 
 // Removes `dir` and what it holds. A copy a server made read-only (chmod 0500 on a directory)
@@ -372,14 +397,26 @@ Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxSupport& support, 
   // Slot 0's /tmp; prefix(slot) puts another slot's directory at tmp_arg_ (the bind's source).
   std::string tmpdir = "/tmp";
   sb->tmp_arg_ = a.size() + 1;
-  if (!layer(a, "/tmp", sb->scratch_ + "/tmp", sb->scratch_)) {
+  std::vector<std::string> given = o.given;
+  given.insert(given.end(), dirs.begin(), dirs.end());
+  if (!layer(a, "/tmp", sb->scratch_ + "/tmp", sb->scratch_, given, sb->links_)) {
     tmpdir = sb->scratch_ + "/tmp";
     a.insert(a.end(), {"--bind", tmpdir, tmpdir});
   }
-  // The mount points bwrap makes at the top of a slot's /tmp (release() keeps them).
-  for (std::size_t i = sb->tmp_arg_ + 2; tmpdir == "/tmp" && i + 2 < a.size(); i += 3)
-    sb->mount_points_[fs::path(a[i + 2]).filename().string()] = a[i] == "--symlink" ? a[i + 1] : std::string();
+  // What bwrap and make_links put at the top of a slot's /tmp (release() keeps them): mount
+  // points (""), symlinks (their target).
+  for (std::size_t i = sb->tmp_arg_ + 2; tmpdir == "/tmp" && i + 2 < a.size(); i += 3) {
+    if (a[i] == "--tmpfs") {
+      --i;  // one argument
+      continue;
+    }
+    const fs::path dest(a[i + 2]);
+    if (dest.parent_path() == "/tmp")
+      sb->mount_points_[dest.filename().string()] = a[i] == "--symlink" ? a[i + 1] : std::string();
+  }
+  for (const auto& [name, target] : sb->links_) sb->mount_points_[name] = target;
   sb->mount_points_["npm-cache"] = "";
+  make_links(sb->scratch_ + "/tmp", sb->links_);
   // One npm cache for every slot (npm's cache takes concurrent use): a package is fetched once
   // per run, not once per instance.
   a.insert(a.end(), {"--bind", sb->scratch_ + "/npm-cache", tmpdir + "/npm-cache"});
@@ -387,7 +424,8 @@ Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxSupport& support, 
   // stays unchanged; a file or directory a server makes at its top lands in the scratch.
   if (!home.empty() && home != "/" && fs::is_directory(home, ec)) {
     fs::create_directories(sb->scratch_ + "/home", ec);
-    sb->home_layered_ = layer(a, home, sb->scratch_ + "/home", sb->scratch_);
+    sb->home_layered_ = layer(a, home, sb->scratch_ + "/home", sb->scratch_, given, sb->home_links_);
+    make_links(sb->scratch_ + "/home", sb->home_links_);
   }
   for (const auto& pr : sb->projects_) {
     if (pr.view.empty()) continue;  // read-only, as everything else
@@ -412,13 +450,16 @@ std::string Sandbox::slot_dir(std::size_t slot) const {
 }
 
 std::vector<std::string> Sandbox::prefix(std::size_t slot) const {
-  if (slot == 0 || tmp_arg_ == 0 || tmp_arg_ >= prefix_.size()) return prefix_;
+  if (tmp_arg_ == 0 || tmp_arg_ >= prefix_.size()) return prefix_;
   const std::string dir = slot_dir(slot);
   // Made once (an instance started again finds it); mkdir is atomic, so two threads may race.
-  if (::mkdir(dir.c_str(), 0700) == 0) {
+  if (slot != 0 && ::mkdir(dir.c_str(), 0700) == 0) {
     ::chmod(dir.c_str(), 01777);
     ::mkdir((dir + "/npm-cache").c_str(), 0700);
   }
+  make_links(dir, links_);
+  if (home_layered_) make_links(scratch_ + "/home", home_links_);
+  if (slot == 0) return prefix_;
   std::vector<std::string> a = prefix_;
   a[tmp_arg_] = dir;
   return a;
