@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// A short-lived helper command run to its end (Universal Ctags for the workspace scan): its stdout
-// captured, bounded in size and in time, the child always reaped.
+// A short-lived helper command run to its end (Universal Ctags for the workspace scan; git and
+// bwrap for the sandbox): its stdout captured, bounded in size and in time, the child always
+// reaped.
 #pragma once
 
 #include <chrono>
@@ -15,6 +16,7 @@ struct CommandOptions {
   std::string cwd;                     ///< Where it runs ("": here).
   std::chrono::milliseconds limit{5000};  ///< Killed (its process group) past this long in all.
   std::size_t max_output = 1u << 20;   ///< Killed once its stdout is longer than this.
+  bool with_stderr = false;            ///< Its stderr captured with its stdout (else /dev/null).
 };
 
 /// What running a command came to.
@@ -26,8 +28,8 @@ struct CommandResult {
   std::string output;            ///< Its stdout (cut at max_output when too_long).
 };
 
-/// Runs `argv` (argv[0] a path: not looked up on PATH) in a process group of its own, stdin and
-/// stderr /dev/null, its stdout captured; past `o.limit`, or once it has written more than
+/// Runs `argv` (argv[0] a path: not looked up on PATH) in a process group of its own, stdin
+/// /dev/null, its stdout captured (and its stderr, `with_stderr`; else /dev/null); past `o.limit`, or once it has written more than
 /// `o.max_output` bytes, its process group is killed. The child is reaped before this returns,
 /// whatever happens. An exec that fails (or a `cwd` it cannot enter) is exit code 127.
 CommandResult run_command(const std::vector<std::string>& argv, const CommandOptions& o);

@@ -25,6 +25,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
   for (auto& a : args) cargv.push_back(a.data());
   cargv.push_back(nullptr);
   const char* cwd = o.cwd.empty() ? nullptr : o.cwd.c_str();
+  const bool with_stderr = o.with_stderr;
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) return res;
   const pid_t pid = ::fork();
@@ -41,6 +42,7 @@ CommandResult run_command(const std::vector<std::string>& argv, const CommandOpt
       ::dup2(devnull, 2);
     }
     ::dup2(out[1], 1);
+    if (with_stderr) ::dup2(out[1], 2);
     if (cwd && ::chdir(cwd) != 0) ::_exit(127);
     ::execv(cargv[0], cargv.data());
     ::_exit(127);

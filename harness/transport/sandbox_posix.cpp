@@ -4,11 +4,9 @@
 // path, and everything else is bound read-only (writes fail there).
 #include "transport/sandbox.h"
 
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
+#include "transport/run_command.h"
+
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -21,7 +19,6 @@
 #include <set>
 #include <fstream>
 #include <system_error>
-#include <thread>
 
 namespace ctxo::transport {
 
@@ -29,65 +26,22 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Runs argv (argv[0] absolute) with stdin from /dev/null and no environment changes; its stdout
-// and stderr joined, at most 4 KiB; killed past `limit`. Returns (exit status or -1, output).
+// Runs argv (argv[0] absolute) to its end, killed past `limit`: (its exit code, or -1 when it did
+// not exit by itself, with why; its output, at most `keep` bytes, its last line ends trimmed).
+// `with_stderr`: its stderr joined to its stdout.
 std::pair<int, std::string> run_captured(const std::vector<std::string>& args, std::chrono::milliseconds limit,
                                          std::size_t keep = 4096, bool with_stderr = true) {
-  int pipefd[2];
-  if (::pipe(pipefd) != 0) return {-1, std::string("pipe: ") + std::strerror(errno)};
-  ::fcntl(pipefd[0], F_SETFD, FD_CLOEXEC);
-  ::fcntl(pipefd[1], F_SETFD, FD_CLOEXEC);
-  std::vector<std::string> copy(args);
-  std::vector<char*> argv;
-  for (auto& a : copy) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = ::fork();
-  if (pid < 0) {
-    ::close(pipefd[0]);
-    ::close(pipefd[1]);
-    return {-1, std::string("fork: ") + std::strerror(errno)};
-  }
-  if (pid == 0) {
-    ::setpgid(0, 0);
-    const int devnull = ::open("/dev/null", O_RDONLY);
-    if (devnull >= 0) ::dup2(devnull, 0);
-    ::dup2(pipefd[1], 1);
-    if (with_stderr) {
-      ::dup2(pipefd[1], 2);
-    } else if (const int null_err = ::open("/dev/null", O_WRONLY); null_err >= 0) {
-      ::dup2(null_err, 2);
-    }
-    ::execv(argv[0], argv.data());
-    ::_exit(127);
-  }
-  ::close(pipefd[1]);
-  std::string out;
-  const auto deadline = std::chrono::steady_clock::now() + limit;
-  bool killed = false;
-  for (;;) {
-    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
-    if (left.count() <= 0) {
-      ::kill(-pid, SIGKILL);
-      killed = true;
-      break;
-    }
-    pollfd p{pipefd[0], POLLIN, 0};
-    const int r = ::poll(&p, 1, static_cast<int>(std::min<long long>(left.count(), 200)));
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) continue;
-    char buf[1024];
-    const ssize_t n = ::read(pipefd[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    if (out.size() < keep) out.append(buf, static_cast<std::size_t>(n));
-  }
-  ::close(pipefd[0]);
-  int st = 0;
-  while (::waitpid(pid, &st, 0) < 0 && errno == EINTR) {
-  }
-  if (killed) return {-1, "no answer within " + std::to_string(limit.count()) + " ms"};
+  CommandOptions o;
+  o.limit = limit;
+  o.max_output = keep;
+  o.with_stderr = with_stderr;
+  CommandResult r = run_command(args, o);
+  if (!r.started) return {-1, "cannot start " + args.front()};
+  if (r.timed_out) return {-1, "no answer within " + std::to_string(limit.count()) + " ms"};
+  std::string out = std::move(r.output);
   while (!out.empty() && (out.back() == '\n' || out.back() == '\r')) out.pop_back();
-  return {WIFEXITED(st) ? WEXITSTATUS(st) : -1, out};
+  // Past `keep` it was stopped: what it wrote up to there stands, as if it had ended.
+  return {r.too_long ? 0 : r.exit_code.value_or(-1), out};
 }
 
 std::string find_in_path(const std::string& name) {

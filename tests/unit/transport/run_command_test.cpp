@@ -42,6 +42,14 @@ TEST(RunCommand, ItsExitCodeAndStdout) {
   EXPECT_FALSE(r.too_long);
 }
 
+TEST(RunCommand, ItsStderrWithItsStdoutWhenAsked) {
+  CommandOptions o;
+  o.with_stderr = true;
+  const CommandResult r = sh("printf out; printf err >&2; exit 1", o);
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_EQ(r.output, "outerr");
+}
+
 TEST(RunCommand, RunsInItsDirectory) {
   CommandOptions o;
   o.cwd = "/";
