@@ -44,7 +44,8 @@ struct SandboxOptions {
   /// Paths the server is given (its command and arguments, its environment's values): an entry
   /// of /tmp or $HOME that holds one is bound at its own path, so its real path is what the
   /// server was given; the others are symlinks into one read-only bind of the real directory (a
-  /// bind per entry costs bwrap a reading of the whole mount table: half a second for 200).
+  /// bind per entry costs bwrap a reading of the whole mount table: 65 ms for 200, 0.9 s for
+  /// 1,000, at every start).
   std::vector<std::string> given;
   bool offline = false;  ///< Only the sandbox's own loopback: no network.
   /// A project larger than this (bytes of regular files, or entries) is not copied: it is bound
