@@ -204,6 +204,22 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
   Outcomes out;
   try {
     if (reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result()) return out;
+    // Completeness against the workspace (generic_completeness.cpp), on the places found below or,
+    // with none, on a numbered listing of the file the call named.
+    auto judge_search = [&](const std::vector<Anchor>& places) {
+      if (!s_->root) return;
+      const bool declared0 = tool_json && generic::declares_zero_based(*tool_json);
+      const generic::FileLookup files{
+          [this](const std::string& f) { return s_->relative(f); },
+          [this](const std::string& rel) -> const std::optional<std::string>& { return s_->read(rel); }};
+      auto search = generic::search_omission(tool_json, arguments, answer, places, declared0, files);
+      if (search.finding) {
+        out.fail(std::move(*search.finding));
+      } else if (search.judged) {
+        out.pass("TR-HINT");
+        if (search.claimed) out.pass("TR-COUNT");
+      }
+    };
     // A file read (the call names a workspace file and the answer holds its lines) relays the
     // file's text: positions written in it (a README's `src/a.ts:40`) are not the server's claims.
     if (s_->root) {
@@ -230,7 +246,10 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
           ++lines;
           if (all.find(l) != std::string::npos && ++seen >= 2) break;
         }
-        if (seen >= 2 || (seen == 1 && lines == 1)) return out;
+        if (seen >= 2 || (seen == 1 && lines == 1)) {
+          judge_search({});
+          return out;
+        }
       }
     }
     const auto docs = generic::read_answer(answer);
@@ -239,6 +258,7 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
       for (auto& a : generic::json_anchors(d)) anchors.push_back(std::move(a));
     for (const auto& p : docs.prose)
       for (auto& a : generic::text_anchors(p)) anchors.push_back(std::move(a));
+    judge_search(anchors);
     if (anchors.empty()) return out;
     auto& st = s_->tools[tool];
     st.declared0 = tool_json && generic::declares_zero_based(*tool_json);

@@ -5,11 +5,17 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <nlohmann/json.hpp>
+
+#include "checks/generic_positions.h"
+#include "checks/outcome.h"
+#include "mcp/answer.h"
 
 namespace ctxo::checks::generic {
 
@@ -25,5 +31,32 @@ std::optional<std::int64_t> int_of(const nlohmann::json* j);
 std::string identifier_of(std::string_view s);
 /// `s` without the characters of `ws` at either end.
 std::string trim_ws(std::string_view s, const char* ws = " \t\r\n");
+
+/// The workspace's files as the position rules read them: a path an answer names made relative
+/// to the workspace ("" outside it), and a relative path's content (nullopt: none, binary, too big).
+struct FileLookup {
+  std::function<std::string(const std::string&)> relative;
+  std::function<const std::optional<std::string>&(const std::string&)> read;
+};
+
+/// Completeness against the workspace (generic_completeness.cpp): a text search for one literal
+/// identifier (a `query`/`pattern`/... argument of at least 3 characters; a tool whose name or
+/// description speaks of references, usages, symbols or meaning is not one) whose answer lists
+/// places in workspace files must list, in each file it names, every line holding that literal
+/// as a word: the lines missing are TR-COUNT when the answer says it is complete (a total equal
+/// to its items, "Found N" as many as shown, a more-flag false), else TR-HINT. Judged only where
+/// the truth is plain: every place is in the workspace, every line listed holds the literal (in
+/// any case: not context lines, not matches by meaning), the answer signals no cut (the
+/// vocabulary's flags, counts, ways on, pages; words such as "limit", "truncated", "more", "..."
+/// outside the quoted lines), and no integer the call sent equals the file's count (a limit per
+/// file asked for). Lines over 1,000 bytes are not counted (search tools skip minified lines).
+struct SearchJudgement {
+  bool judged = false;             ///< The answer was one the rule can redo (every condition held).
+  bool claimed = false;            ///< It says it is complete (TR-COUNT applies, not only TR-HINT).
+  std::optional<Finding> finding;  ///< The first file with lines missing.
+};
+SearchJudgement search_omission(const nlohmann::json* tool_json, const nlohmann::json& arguments,
+                                const mcp::Answer& answer, const std::vector<Anchor>& anchors, bool zero_based,
+                                const FileLookup& files);
 
 }  // namespace ctxo::checks::generic

@@ -5,6 +5,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 
 #include <unistd.h>
 
@@ -201,6 +202,52 @@ TEST(NpmRipgrep, TheWorkspaceIsWhatReachesARealCodeSearchServer) {
   EXPECT_LT(data(blind).first * 10, calls_with_data) << "without the workspace, a tenth of the data or less";
   EXPECT_EQ(data(blind).second, 1u) << "only list-file-types, which takes no argument";
   std::filesystem::remove_all(ws);
+}
+
+// The same real server, judged against the workspace (issue 42) on calls chosen by hand and
+// recorded as they are answered (tests/npm/fixtures/record/record.mjs), then `check --root`: its
+// `search` tool says maxResults "Limit the number of matching lines", and passes it to ripgrep as
+// `-m`, which ripgrep documents as "Limit the number of matching lines per file searched". Asked
+// for 2 over src/, it answers 4 lines (2 of src/app.ts, 2 of src/jobs.ts) and nothing says that
+// src/app.ts has 2 more (lines 5 and 7) and src/jobs.ts 38 more: TR-HINT, true. Without a limit it
+// lists every line (judged, passed); with maxResults 2 on one file it lists 2, as asked (not judged).
+TEST(NpmRipgrep, ItsLimitAppliedToEachFileLeavesLinesOutSilently) {
+  const std::string bin = npm_bin("mcp-ripgrep");
+  REQUIRE_NPM(bin);
+  if (std::system("command -v rg >/dev/null 2>&1") != 0) {
+    if (std::getenv("CTXO_REQUIRE_NPM")) FAIL() << "ripgrep (rg) is not installed: scripts/install-deps.sh installs it";
+    GTEST_SKIP() << "ripgrep (rg) is not installed";
+  }
+  namespace fs = std::filesystem;
+  const fs::path ws = fs::path(CTXO_BINARY_DIR) / "test-tmp" / ("rg-limit-" + std::to_string(::getpid()));
+  fs::remove_all(ws);
+  fs::create_directories(ws);
+  fs::copy(std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/reach/workspace", ws, fs::copy_options::recursive);
+  const fs::path calls = ws.string() + ".calls.json", transcript = ws.string() + ".jsonl";
+  std::ofstream(calls) << R"([{"name":"search","arguments":{"pattern":"runTask","path":"src","maxResults":2}},)"
+                       << R"({"name":"search","arguments":{"pattern":"runTask","path":"src"}},)"
+                       << R"({"name":"search","arguments":{"pattern":"runTask","path":"src/app.ts","maxResults":2}}])";
+  const std::string record = "cd '" + ws.string() + "' && node '" + std::string(CTXO_SOURCE_DIR) +
+                             "/tests/npm/fixtures/record/record.mjs' '" + transcript.string() + "' '" + calls.string() +
+                             "' -- node '" + bin + "'";
+  ASSERT_EQ(std::system(record.c_str()), 0) << record;
+  HarnessRun r = run_harness({"check", transcript.string(), "--root", ws.string()});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  ASSERT_EQ(r.report["findings"].size(), 1u) << r.report["findings"].dump(2);
+  const auto& f = r.report["findings"][0];
+  EXPECT_EQ(f["invariant"], "TR-HINT");
+  EXPECT_EQ(f["tool"], "search");
+  EXPECT_EQ(f["cause"]["facts"].value("form", ""), "workspace-omission") << f.dump(2);
+  EXPECT_EQ(f["request"]["params"]["arguments"].value("maxResults", 0), 2) << f.dump(2);
+  EXPECT_EQ(f["location"].value("file", ""), "src/app.ts") << f.dump(2);
+  EXPECT_EQ(f["location"].value("line", 0), 5) << f.dump(2);
+  const std::string d = f["diagnosis"].get<std::string>();
+  EXPECT_NE(d.find("lines 5, 7 are missing"), std::string::npos) << d;
+  EXPECT_NE(d.find("`maxResults` 2 was applied to each file"), std::string::npos) << d;
+  EXPECT_EQ(r.exit_code, 1);
+  fs::remove_all(ws);
+  fs::remove(calls);
+  fs::remove(transcript);
 }
 
 // typescript-mcp 0.0.14 (ts-morph; a real code-intelligence server held out from the reach work),

@@ -292,5 +292,57 @@ TEST_F(Workspace, QuotedTextIsVerbatim) {
   EXPECT_EQ(o.status("TR-VERBATIM"), Status::kPassed);
 }
 
+// Completeness against the workspace: kApp holds `runTask` on lines 1, 4 and 5.
+TEST_F(Workspace, SearchCompletenessIsJudgedOnlyWhereTheTruthIsPlain) {
+  const json grep_tool = {{"name", "grep"}, {"description", "Lists the lines that contain a pattern."},
+                          {"inputSchema", {{"type", "object"}}}};
+  const json q = {{"pattern", "runTask"}};
+  const std::string two = "src/app.ts:1:export function runTask(value: number): number {\nsrc/app.ts:4:const label; runTask(1);";
+  auto run = [&](const json& t, const json& args, const std::string& text) {
+    GenericPositions g(dir_.string());
+    return g.check("grep", &t, args, answer(args, text));
+  };
+  {
+    auto o = run(grep_tool, q, two);
+    ASSERT_EQ(ids(o), std::vector<std::string>{"TR-HINT"});
+    EXPECT_EQ(o.front().file, "src/app.ts");
+    EXPECT_EQ(o.front().line, 5);
+    EXPECT_EQ(o.front().cause.at("claim"), "silent");
+    EXPECT_NE(o.front().diagnosis.find("has 3 lines with `runTask`"), std::string::npos) << o.front().diagnosis;
+  }
+  // Every line there: passed.
+  EXPECT_EQ(run(grep_tool, q, two + "\nsrc/app.ts:5:const x; runTask(2);").status("TR-HINT"), Status::kPassed);
+  // A total equal to the items shown says it is complete: TR-COUNT.
+  {
+    auto o = run(grep_tool, json{{"query", "runTask"}},
+                 R"({"total": 2, "matches": [{"file": "src/app.ts", "line": 1}, {"file": "src/app.ts", "line": 4}]})");
+    ASSERT_EQ(ids(o), std::vector<std::string>{"TR-COUNT"});
+    EXPECT_EQ(o.front().cause.at("claim"), "complete");
+  }
+  // ripgrep's listing of the one file the call named.
+  EXPECT_EQ(ids(run(grep_tool, json{{"pattern", "runTask"}, {"path", "src/app.ts"}}, "1:export function runTask(\n4:x runTask(1);")),
+            std::vector<std::string>{"TR-HINT"});
+  // Not judged: a reference finder, a cut said in words, a context line, a regex, a limit asked.
+  json usages = grep_tool;
+  usages["description"] = "Finds the usages of an identifier.";
+  EXPECT_TRUE(run(usages, q, two).empty());
+  EXPECT_NE(run(usages, q, two).status("TR-HINT"), Status::kPassed);
+  EXPECT_TRUE(run(grep_tool, q, two + "\n(results limited to 2 per file)").empty());
+  EXPECT_TRUE(run(grep_tool, q, two + "\nsrc/app.ts:2:  return value * 2;").empty());
+  EXPECT_TRUE(run(grep_tool, json{{"pattern", "run.*"}}, two).empty());
+  EXPECT_TRUE(run(grep_tool, json{{"pattern", "runTask"}, {"maxResults", 2}}, two).empty());
+  // A limit the answer went past in all was not a total: applied to each file, said nowhere.
+  {
+    const std::string more = two + "\nsrc/b.ts:1:runTask();\nsrc/b.ts:2:runTask();";
+    std::ofstream(dir_ / "src/b.ts", std::ios::binary) << "runTask();\nrunTask();\n";
+    auto o = run(grep_tool, json{{"pattern", "runTask"}, {"maxResults", 2}}, more);
+    ASSERT_EQ(ids(o), std::vector<std::string>{"TR-HINT"});
+    EXPECT_NE(o.front().diagnosis.find("`maxResults` 2 was applied to each file"), std::string::npos) << o.front().diagnosis;
+    json per_file = grep_tool;
+    per_file["inputSchema"]["properties"]["maxResults"] = {{"type", "integer"}, {"description", "Matches per file."}};
+    EXPECT_TRUE(run(per_file, json{{"pattern", "runTask"}, {"maxResults", 2}}, more).empty());
+  }
+}
+
 }  // namespace
 }  // namespace ctxo::checks

@@ -1,0 +1,214 @@
+// SPDX-License-Identifier: MIT
+// Completeness against the workspace (issue 42): a text search's answer, in each file it reports,
+// must list every line of that file holding the literal it was asked for, unless it says it was
+// cut. The workspace is the oracle no self-consistency rule has: a server that keeps two matches
+// per file and counts what it kept agrees with itself. Precision first: judged only where the
+// truth is plain (see search_omission in generic_positions_internal.h).
+#include <algorithm>
+#include <set>
+
+#include "checks/envelope_util.h"
+#include "checks/generic.h"
+#include "checks/generic_positions_internal.h"
+#include "core/text.h"
+
+namespace ctxo::checks::generic {
+
+namespace {
+
+using nlohmann::json;
+
+// The arguments a text search takes its query in (not a symbol's name: a reference finder, given
+// `symbol`, rightly leaves out the comments and strings that mention it).
+constexpr const char* kQueryKeys[] = {"query", "pattern", "search", "searchTerm", "search_term", "term",
+                                      "regex", "q", "needle", "grep", "keyword", "text_query"};
+// A tool that says it finds these is not a text search: its answer is a selection by meaning.
+constexpr const char* kNotText[] = {"reference", "usage", "definition", "symbol", "caller", "callee", "import",
+                                    "semantic", "similar", "embedding", "fuzzy", "relevan", "rank"};
+// Words in an answer that may announce a cut the vocabulary does not know: judged as a signal.
+constexpr const char* kCutWords[] = {"truncat", "limit", "max", "per file", "first ", "top ", "omitted", "more",
+                                     "…", "...", "partial", "capped", "exceed"};
+
+bool has(const std::string& lower_text, const char* word) { return lower_text.find(word) != std::string::npos; }
+
+// Whether `line` holds `literal` as a whole identifier (case as given).
+bool holds_word(std::string_view line, const std::string& literal) {
+  for (std::size_t at = line.find(literal); at != std::string_view::npos; at = line.find(literal, at + 1)) {
+    const bool before = at == 0 || !ident_char(static_cast<unsigned char>(line[at - 1]));
+    const std::size_t end = at + literal.size();
+    const bool after = end >= line.size() || !ident_char(static_cast<unsigned char>(line[end]));
+    if (before && after) return true;
+  }
+  return false;
+}
+
+std::vector<std::string_view> lines_of(std::string_view text) {
+  std::vector<std::string_view> out;
+  std::size_t b = 0;
+  while (b <= text.size()) {
+    std::size_t e = text.find('\n', b);
+    if (e == std::string_view::npos) e = text.size();
+    std::string_view l = text.substr(b, e - b);
+    if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
+    out.push_back(l);
+    if (e == text.size()) break;
+    b = e + 1;
+  }
+  if (!out.empty() && out.back().empty() && !text.empty() && text.back() == '\n') out.pop_back();
+  return out;
+}
+
+std::string list_lines(const std::vector<std::int64_t>& lines) {
+  std::string s;
+  for (std::size_t i = 0; i < lines.size() && i < 8; ++i) s += (i ? ", " : "") + std::to_string(lines[i]);
+  if (lines.size() > 8) s += ", ... (" + std::to_string(lines.size()) + " in all)";
+  return s;
+}
+
+// ripgrep's answer for one file it was given (`rg -n PATTERN FILE`): "4:the line" per match,
+// no path. The places, tied to the file a string argument names; none unless every line is one.
+std::vector<Anchor> numbered_listing(const json& arguments, const std::string& text, const FileLookup& files) {
+  std::string rel;
+  for (const auto& [k, v] : arguments.items())
+    if (v.is_string())
+      if (std::string r = files.relative(v.get<std::string>()); !r.empty() && files.read(r)) {
+        rel = r;
+        break;
+      }
+  std::vector<Anchor> out;
+  if (rel.empty()) return out;
+  for (std::string_view l : lines_of(text)) {
+    if (trim_ws(l).empty()) continue;
+    std::size_t i = 0;
+    std::int64_t n = 0;
+    while (i < l.size() && i < 9 && l[i] >= '0' && l[i] <= '9') n = n * 10 + (l[i++] - '0');
+    if (i == 0 || i >= l.size() || l[i] != ':') return {};
+    Anchor a;
+    a.file = rel;
+    a.line = n;
+    a.where = "text";
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+// Whether the integer argument `key` (sent as `n`) may be a limit per file: its description says
+// so, or no more than `n` lines were listed in all (a limit on the whole answer, reached).
+bool limit_per_file(const json* tool_json, const std::string& key, std::int64_t n, std::size_t listed) {
+  if (static_cast<std::int64_t>(listed) <= n) return true;
+  if (!tool_json) return false;
+  const json* props = nullptr;
+  if (auto s = tool_json->find("inputSchema"); s != tool_json->end() && s->is_object())
+    if (auto p = s->find("properties"); p != s->end() && p->is_object()) props = &*p;
+  if (!props || !props->contains(key) || !(*props)[key].is_object()) return false;
+  const std::string d = ascii_lower((*props)[key].value("description", ""));
+  return d.find("per file") != std::string::npos || d.find("each file") != std::string::npos ||
+         d.find("per-file") != std::string::npos;
+}
+
+}  // namespace
+
+SearchJudgement search_omission(const json* tool_json, const json& arguments, const mcp::Answer& answer,
+                                const std::vector<Anchor>& found, bool zero_based, const FileLookup& files) {
+  SearchJudgement out;
+  if (!arguments.is_object()) return out;
+  const std::vector<Anchor> listing = found.empty() ? numbered_listing(arguments, answer.text(), files) : std::vector<Anchor>{};
+  const std::vector<Anchor>& anchors = found.empty() ? listing : found;
+  if (anchors.empty()) return out;
+  // The query: one literal identifier, in a text search's query argument.
+  std::string literal, key;
+  for (const char* k : kQueryKeys)
+    if (auto it = arguments.find(k); it != arguments.end() && it->is_string()) {
+      const std::string v = it->get<std::string>();
+      if (v.size() >= 3 && identifier_of(v) == v && v.find_first_of(".:") == std::string::npos) literal = v, key = k;
+      break;
+    }
+  if (literal.empty()) return out;
+  // Not a search by meaning, by its name or its description.
+  if (tool_json) {
+    std::string about = ascii_lower(tool_json->value("name", "") + " " + tool_json->value("description", ""));
+    for (const char* w : kNotText)
+      if (has(about, w)) return out;
+  }
+  // No cut said: not by the vocabulary (a more-flag, "N more", a way on, a page), nor by a word.
+  const auto& v = builtin_vocabulary();
+  if (!v) return out;
+  const GenericAnswer read = checks::read_answer(answer);
+  const ListFacts facts = list_facts(read, *v);
+  if (facts.more == true || facts.flagged || facts.more_prose.value_or(0) > 0 || !facts.way_on.empty() || facts.paged ||
+      (facts.showing && facts.showing->first < facts.showing->second))
+    return out;
+  // The lines reported, per workspace file.
+  std::map<std::string, std::set<std::int64_t>> reported;
+  for (const auto& a : anchors) {
+    if (!a.line) return out;
+    const std::string rel = files.relative(a.file);
+    if (rel.empty()) return out;  // a place outside the workspace: not the search we can redo
+    reported[rel].insert(*a.line + (zero_based ? 1 : 0));
+  }
+  // Per file: every reported line holds the literal, in any case (a search that reports other
+  // lines, context or matches by meaning, is not judged); the lines holding it as a word, in its
+  // case, are what any text search for it finds there.
+  const std::string lower_literal = ascii_lower(literal);
+  std::string said = ascii_lower(answer.text());
+  for (const auto& [rel, shown] : reported) {
+    const auto& content = files.read(rel);
+    if (!content) return out;
+    const auto lines = lines_of(*content);
+    for (std::int64_t l : shown) {
+      if (l < 1 || l > static_cast<std::int64_t>(lines.size())) return out;
+      const std::string low = ascii_lower(lines[static_cast<std::size_t>(l - 1)]);
+      if (low.find(lower_literal) == std::string::npos) return out;
+      // The quoted lines are the files' words, not the answer's.
+      const std::string quoted(trim_ws(low));
+      for (std::size_t at = quoted.empty() ? std::string::npos : said.find(quoted); at != std::string::npos;
+           at = said.find(quoted, at))
+        said.erase(at, quoted.size());
+    }
+  }
+  for (const char* w : kCutWords)
+    if (has(said, w)) return out;
+  const std::string claim = facts.says_complete();
+  out.judged = true;
+  out.claimed = !claim.empty();
+  for (const auto& [rel, shown] : reported) {
+    const auto lines = lines_of(*files.read(rel));
+    std::vector<std::int64_t> missing;
+    std::size_t truth = 0;
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+      if (lines[i].size() > 1000 || !holds_word(lines[i], literal)) continue;  // a minified line: tools skip them
+      ++truth;
+      if (!shown.count(static_cast<std::int64_t>(i) + 1)) missing.push_back(static_cast<std::int64_t>(i) + 1);
+    }
+    if (missing.empty()) continue;
+    // A limit the call sent that the file's count meets, and that may be a limit per file (its
+    // description says so, or the answer lists no more lines in all): asked for, not judged.
+    std::size_t listed = 0;
+    for (const auto& [r, lines_shown] : reported) listed += lines_shown.size();
+    std::string limit;
+    for (const auto& [k, val] : arguments.items())
+      if (auto n = int_of(&val); n && *n == static_cast<std::int64_t>(shown.size())) {
+        if (limit_per_file(tool_json, k, *n, listed)) return SearchJudgement{};
+        limit = "`" + k + "` " + std::to_string(*n);
+      }
+    std::string diag = "`" + rel + "` has " + std::to_string(truth) + " lines with `" + literal + "` (the call's " + key +
+                       "), and the answer lists " + std::to_string(shown.size()) + " of them: lines " + list_lines(missing) +
+                       " are missing";
+    diag += claim.empty() ? ", and nothing in the answer says it was cut (no more-flag, count, hint or footer)"
+                          : ", while the answer says it is complete (" + claim + ")";
+    if (!limit.empty())
+      diag += "; the call's " + limit + " was applied to each file, though the answer lists " + std::to_string(listed) +
+              " lines in all and the parameter's description does not say it counts per file";
+    diag += ". An agent reads the answer as every match in that file";
+    Finding f = detail::reply_finding(claim.empty() ? "TR-HINT" : "TR-COUNT", answer.reply(), std::move(diag));
+    f.cause = {{"form", "workspace-omission"}, {"claim", claim.empty() ? "silent" : "complete"}};
+    f.profile = "generic";
+    f.file = rel;
+    f.line = missing.front();
+    out.finding = std::move(f);
+    return out;
+  }
+  return out;
+}
+
+}  // namespace ctxo::checks::generic
