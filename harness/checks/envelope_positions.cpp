@@ -111,6 +111,38 @@ const char* position_rule(const std::string& how) {
 }
 
 constexpr std::size_t kNoReading = sizeof(kReadings) / sizeof(kReadings[0]);
+constexpr auto kUtf16 = truncation::ColumnUnit::kUtf16;
+
+// Whether the identifier `name` starts at (line, col) read with `unit` (not inside a longer word).
+bool word_at(std::string_view text, std::int64_t line, std::int64_t col, truncation::ColumnUnit unit,
+             const std::string& name) {
+  if (line < 1 || col < 1) return false;
+  auto off = truncation::position_to_offset(text, static_cast<std::size_t>(line), static_cast<std::size_t>(col), unit);
+  if (!off || text.substr(*off, name.size()) != name) return false;
+  const bool before = *off == 0 || !ident_char(static_cast<unsigned char>(text[*off - 1]));
+  const std::size_t end = *off + name.size();
+  return before && (end >= text.size() || !ident_char(static_cast<unsigned char>(text[end])));
+}
+
+// The name an anchor points at: its own `name`/`symbol`/`symbolName` field, else the identifier
+// the call asked about (`symbol`, `name`, `identifier`, `query`); "" when neither is an
+// identifier of 3 characters or more.
+std::string anchor_name(const json& anchor, const json& arguments) {
+  auto ident = [](const json* v) -> std::string {
+    if (!v || !v->is_string()) return "";
+    const std::string s = v->get<std::string>();
+    if (s.size() < 3 || !ident_start(static_cast<unsigned char>(s[0]))) return "";
+    for (unsigned char c : s)
+      if (!ident_char(c)) return "";
+    return s;
+  };
+  for (const char* k : {"name", "symbol", "symbolName"})
+    if (auto it = anchor.find(k); it != anchor.end()) return ident(&*it);
+  if (arguments.is_object())
+    for (const char* k : {"symbol", "symbolName", "name", "identifier", "query"})
+      if (auto it = arguments.find(k); it != arguments.end()) return ident(&*it);
+  return "";
+}
 
 // The first reading of kReadings (trying `preferred` first) under which the snippet is at the
 // position; kNoReading when none is.
@@ -322,8 +354,22 @@ void check_positions(const EnvelopeInput& in, const ParsedEnvelope& env, Outcome
                                                                std::to_string(*line) + " of \"" + file + "\"" + how));
       continue;
     }
-    if (snip.empty()) continue;
-    if (snippet_at(text, *line, *col, truncation::ColumnUnit::kUtf16, snip) || snippet_is_line(*lt, snip)) continue;
+    if (snip.empty() || snippet_is_line(*lt, snip)) {
+      // No snippet, or the whole line: the column is judged by the name the anchor is about (its
+      // own name field, else the identifier the call asked about), when that name is on the line.
+      const std::string name = anchor_name(*a, in.arguments);
+      if (name.empty() || lt->find(name) == std::string_view::npos || word_at(text, *line, *col, kUtf16, name)) continue;
+      std::size_t r = kNoReading;
+      for (std::size_t i = 0; i < kNoReading && r == kNoReading; ++i)
+        if (word_at(text, *line + kReadings[i].dl, *col + kReadings[i].dc, kReadings[i].unit, name)) r = i;
+      if (r == kNoReading) continue;  // no counting explains it: stay silent
+      const std::string how = "; `" + name + "` is there if the server counted " + std::string(kReadings[r].label);
+      out.push_back(make_finding(position_rule(how), env, cause("name-not-at-position", ckey, how),
+                                 where + " has " + ckey + " " + std::to_string(*col) + " on line " + std::to_string(*line) +
+                                     " of \"" + file + "\", where `" + name + "` does not start (UTF-16 columns)" + how));
+      continue;
+    }
+    if (snippet_at(text, *line, *col, truncation::ColumnUnit::kUtf16, snip)) continue;
     std::string how = how_counted(text, *line, *col, snip, preferred);
     if (how.empty() && lt->find(ltrim(snip)) != std::string_view::npos) continue;  // elsewhere on the line: a column drift we cannot explain; stay silent
     out.push_back(make_finding(position_rule(how), env, cause("snippet-not-at-position", skey, how), where + ": the " + skey + " \"" + snip + "\" is not at line " + std::to_string(*line) + ", " +

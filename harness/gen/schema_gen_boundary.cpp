@@ -90,7 +90,25 @@ std::vector<std::pair<json, std::string>> boundary_values(const json& s, const j
   return out;
 }
 
+// Whether the clause around text[from, to) (up to a '.', ';', '!', '?', a line break or a
+// bracket on either side) forbids: `Must not start with "-"`, "never 'master'", "'..' is rejected".
+// A value quoted there is a counter-example, not one to send.
+bool in_prohibition(const std::string& text, std::size_t from, std::size_t to) {
+  const auto stop = [](char c) { return c == '.' || c == ';' || c == '!' || c == '?' || c == '\n' || c == '(' || c == ')'; };
+  std::size_t b = from, e = to;
+  while (b > 0 && !stop(text[b - 1])) --b;
+  while (e < text.size() && !stop(text[e])) ++e;
+  std::string clause = text.substr(b, e - b);
+  for (char& c : clause) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  for (const char* w : {"must not", "mustn't", "never", "cannot", "can't", "do not", "don't", "does not", "doesn't",
+                        "should not", "shouldn't", "not allowed", "disallowed", "forbidden", "rejected", "invalid",
+                        "not permitted", "may not"})
+    if (clause.find(w) != std::string::npos) return true;
+  return false;
+}
+
 // Values quoted in a description ("e.g. 'src/main.ts'", "like \"foo\"", "`main`"): at most 4.
+// One quoted in a prohibition (in_prohibition) is left out.
 std::vector<std::string> quoted_values(const std::string& text) {
   std::vector<std::string> out;
   for (std::size_t i = 0; i < text.size() && out.size() < 4; ++i) {
@@ -102,7 +120,7 @@ std::vector<std::string> quoted_values(const std::string& text) {
     if (end == std::string::npos) break;
     const std::string inner = text.substr(i + 1, end - i - 1);
     if (!inner.empty() && inner.size() <= 200 && inner.find('\n') == std::string::npos &&
-        std::find(out.begin(), out.end(), inner) == out.end())
+        std::find(out.begin(), out.end(), inner) == out.end() && !in_prohibition(text, i, end + 1))
       out.push_back(inner);
     i = end;
   }

@@ -48,6 +48,7 @@ const std::vector<EnvCase>& env_cases() {
       {"ctxo", "zero-based", {"POS-BASE"}},
       {"ctxo", "abs-path", {"POS-PATH"}},
       {"budget", "byte-cols", {"POS-UTF16"}},
+      {"ctxo", "line-snippet-cp", {"POS-UTF16"}},
   };
   return k;
 }

@@ -204,7 +204,7 @@ struct DefectSpec {
   std::string_view profiles;
 };
 
-constexpr std::array<DefectSpec, 21> kDefects = {{
+constexpr std::array<DefectSpec, 22> kDefects = {{
     {"resume-overlap", "meta"},
     {"warning-part", "ctxo"},   {"meta-type", "ctxo"},        {"unstable-hint", "ctxo"},
     {"miss-as-error", "ctxo"},  {"bad-error-code", "budget"}, {"dead-hint", "ctxo"},
@@ -212,7 +212,7 @@ constexpr std::array<DefectSpec, 21> kDefects = {{
     {"bytes-utf16", "ctxo"},    {"ignore-env", "ctxo meta"},  {"not-prefix", "ctxo"},
     {"not-maximal", "ctxo"},    {"always-truncate", "ctxo"},  {"used-over", "budget"},
     {"no-clamp", "budget"},     {"estimate-half", "budget"},  {"zero-based", "ctxo budget"},
-    {"abs-path", "ctxo budget"}, {"byte-cols", "budget"},
+    {"abs-path", "ctxo budget"}, {"byte-cols", "budget"},  {"line-snippet-cp", "ctxo"},
 }};
 
 constexpr std::string_view kUsage =
@@ -220,6 +220,7 @@ constexpr std::string_view kUsage =
     "defects (profiles):\n"
     "  ctxo: warning-part meta-type unstable-hint miss-as-error dead-hint no-hint count-off\n"
     "        cap-chars bytes-utf16 ignore-env not-prefix not-maximal always-truncate zero-based abs-path\n"
+    "        line-snippet-cp\n"
     "  budget: bad-error-code used-over no-clamp estimate-half zero-based abs-path byte-cols\n"
     "  meta: ignore-env\n";
 
@@ -349,10 +350,19 @@ class ReferenceServer {
     const std::string& line_text = f.lines[line - 1];
     std::size_t col = ref::utf16_column(line_text, byte_offset);
     if (defect("byte-cols")) col = byte_offset + 1;
+    std::string snippet = text;
+    if (defect("line-snippet-cp")) {
+      // Columns in code points, and the whole line as the snippet: only what the call asked
+      // about shows where the column should point.
+      col = 1;
+      for (std::size_t i = 0; i < byte_offset; ++i)
+        if ((static_cast<unsigned char>(line_text[i]) & 0xC0) != 0x80) ++col;
+      snippet = line_text;
+    }
     std::size_t reported_line = defect("zero-based") ? line - 1 : line;
     std::string path = defect("abs-path") ? ws_.root() + "/" + f.path : f.path;
     return json{{"file", path}, {"line", reported_line}, {"col", col}, {"endLine", reported_line},
-                {"snippet", text}};
+                {"snippet", snippet}};
   }
 
   json match_anchor(const ref::LineMatch& m) const { return anchor(m.file, m.line, m.byte_offset, m.text); }

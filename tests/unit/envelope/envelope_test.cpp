@@ -455,13 +455,14 @@ class EnvelopePositions : public ::testing::Test {
   }
   void TearDown() override { std::filesystem::remove_all(root_); }
 
-  Outcome check(json anchor) {
+  Outcome check(json anchor, json arguments = json::object()) {
     json refs = json::array({anchor});
     json e = {{"ok", true}, {"data", {{"references", refs}}}, {"tokenBudget", {{"requested", 2000}, {"used", 0}, {"max", 10000}}},
               {"truncated", false}, {"warnings", json::array()}};
     for (int i = 0; i < 3; ++i) e["tokenBudget"]["used"] = (truncation::utf16_length(to_js_json(e)) + 3) / 4;
     Call c;
     c.root = root_.string();
+    c.arguments = std::move(arguments);
     return run(to_js_json(e), c);
   }
   std::filesystem::path root_;
@@ -496,6 +497,27 @@ TEST_F(EnvelopePositions, ColumnsInBytesOrCodePointsAreNamed) {
   EXPECT_EQ(check({{"file", "src/a.ts"}, {"line", 9}}).ids(), V{"POS-UTF16"});
   EXPECT_EQ(check({{"file", "src/a.ts"}, {"line", 1}, {"col", 5}}).ids(), V{"POS-UTF16"});
   EXPECT_EQ(check({{"file", "src/missing.ts"}, {"line", 1}}).ids(), V{"POS-UTF16"});
+}
+
+// The snippet is the whole line (or there is none): the column is judged by the name the anchor
+// is about, its own or the one the call asked for, when a counting other than UTF-16 explains it.
+TEST_F(EnvelopePositions, AWholeLineSnippetIsJudgedByTheNameAskedAbout) {
+  const std::string line2 = "const 名前 = \"👩‍💻\"; build(x);";
+  const json asked = {{"query", "build"}};
+  EXPECT_TRUE(check({{"file", "src/a.ts"}, {"line", 2}, {"col", 21}, {"snippet", line2}}, asked).findings.empty());
+  auto o = check({{"file", "src/a.ts"}, {"line", 2}, {"col", 19}, {"snippet", line2}}, asked);
+  ASSERT_EQ(o.ids(), V{"POS-UTF16"}) << o.dump();
+  EXPECT_EQ(o.findings[0].cause.at("form"), "name-not-at-position") << o.dump();
+  EXPECT_NE(o.findings[0].diagnosis.find("`build` is there if the server counted columns in code points"),
+            std::string::npos) << o.dump();
+  // Its own name, no snippet, bytes.
+  o = check({{"file", "src/a.ts"}, {"line", 2}, {"col", 31}, {"name", "build"}});
+  ASSERT_EQ(o.ids(), V{"POS-UTF16"}) << o.dump();
+  EXPECT_NE(o.findings[0].diagnosis.find("UTF-8 bytes"), std::string::npos) << o.dump();
+  // Silent: no name to go by, a name not on the line, no counting that explains the column.
+  EXPECT_TRUE(check({{"file", "src/a.ts"}, {"line", 2}, {"col", 19}, {"snippet", line2}}).findings.empty());
+  EXPECT_TRUE(check({{"file", "src/a.ts"}, {"line", 2}, {"col", 19}, {"snippet", line2}}, json{{"query", "other"}}).findings.empty());
+  EXPECT_TRUE(check({{"file", "src/a.ts"}, {"line", 2}, {"col", 3}, {"snippet", line2}}, asked).findings.empty());
 }
 
 TEST_F(EnvelopePositions, BaseAndPath) {

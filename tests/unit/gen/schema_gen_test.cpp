@@ -413,6 +413,29 @@ TEST(SchemaGenBoundary, SchemaHintsComeFirst) {
   EXPECT_TRUE(second) << "every value quoted in the description is tried";
 }
 
+// A value quoted in a prohibition is a counter-example: never sent as the description's example
+// (a real server's 7 false findings came from sending "-" where it said `Must not start with "-"`).
+TEST(SchemaGenBoundary, ValuesQuotedInAProhibitionAreNotSent) {
+  const json schema = json::parse(R"({
+    "type": "object",
+    "properties": {
+      "branch": {"type": "string", "description": "A branch name, e.g. 'main'. Must not start with \"-\"."},
+      "ref": {"type": "string", "description": "Use `HEAD` (never `ORIG_HEAD`); '..' is rejected"}
+    },
+    "required": ["branch", "ref"]
+  })");
+  bool main = false, head = false;
+  for (const auto& c : ctxo::gen::boundary_cases(schema)) {
+    EXPECT_NE(c.arguments.value("branch", ""), "-") << c.label;
+    EXPECT_NE(c.arguments.value("ref", ""), "ORIG_HEAD") << c.label;
+    EXPECT_NE(c.arguments.value("ref", ""), "..") << c.label;
+    main = main || c.arguments.value("branch", "") == "main";
+    head = head || c.arguments.value("ref", "") == "HEAD";
+  }
+  EXPECT_TRUE(main) << "the example beside it is still tried";
+  EXPECT_TRUE(head);
+}
+
 TEST(SchemaGenBoundary, FormattedStringsGetNoPaddingStrings) {
   json s = json::parse(R"({"type":"object","properties":{
       "data":{"type":"string","format":"uri"},
