@@ -285,6 +285,21 @@ bool soft_error(const std::string& l) {
   return any_start(l, kStarts);
 }
 
+/// A one-sentence refusal of the input: "URL must be from the same domain as https://...",
+/// "Parameter 'path' is required", "Query must not be empty". Only for an answer that is this one
+/// short line (documentation saying what must be is data when it says more).
+bool refusal_sentence(const std::string& l) {
+  if (l.size() > 300) return false;
+  static constexpr std::array<std::string_view, 12> kSays = {
+      " must be ",       " must not ",        " must start ",    " must end ",
+      " must contain ",  " must match ",      " is required",    " are required",
+      " is not allowed", " are not allowed",  " is not a valid", " is invalid"};
+  const std::string padded = " " + l;
+  for (auto w : kSays)
+    if (padded.find(w) != std::string::npos) return true;
+  return l.rfind("invalid ", 0) == 0 || l.rfind("missing required ", 0) == 0;
+}
+
 /// The whole answer says it is empty.
 bool empty_word(const std::string& l) {
   std::string_view w = l;
@@ -524,6 +539,7 @@ Reach section_reach(std::string_view text, int depth) {
   if (body.empty()) return frames ? Reach::kError : Reach::kEmpty;
   const std::size_t lines = bytes <= kShort ? body.size() : 1;
   if (body.size() == 1 && empty_word(ascii_lower(strip_marks(body.front())))) return Reach::kEmpty;
+  if (body.size() == 1 && frames == 0 && refusal_sentence(ascii_lower(strip_marks(body.front())))) return Reach::kError;
   Reach best = Reach::kData;
   for (std::size_t i = 0; i < lines; ++i)
     if (auto r = line_reach(body[i]); r && rank(*r) > rank(best)) best = *r;

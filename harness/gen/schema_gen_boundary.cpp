@@ -100,7 +100,7 @@ bool in_prohibition(const std::string& text, std::size_t from, std::size_t to) {
   while (e < text.size() && !stop(text[e])) ++e;
   std::string clause = text.substr(b, e - b);
   for (char& c : clause) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  for (const char* w : {"must not", "mustn't", "never", "cannot", "can't", "do not", "don't", "does not", "doesn't",
+  for (const char* w : {"must not", "mustn't", "never", "cannot", "can't", "do not", "don't",
                         "should not", "shouldn't", "not allowed", "disallowed", "forbidden", "rejected", "invalid",
                         "not permitted", "may not"})
     if (clause.find(w) != std::string::npos) return true;

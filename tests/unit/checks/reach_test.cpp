@@ -59,6 +59,12 @@ TEST(ContentReach, ErrorText) {
            "zzz: Error - ENOENT: no such file or directory, open '/tmp/d/zzz'",
            "Error",
            "Traceback (most recent call last):\n  File \"srv.py\", line 3, in f\n    g()\nKeyError: 'x'",
+           // A one-line refusal of the input (a documentation server's answer to a URL it does not serve).
+           "URL must be from the same domain as https://docs.example.com",
+           "Parameter 'path' is required.",
+           "Query must not be empty",
+           "Invalid repository name: a b",
+           "'main..dev' is not a valid revision range",
        }) {
     EXPECT_EQ(text(t), Reach::kError) << t;
   }
@@ -178,6 +184,8 @@ TEST(ContentReach, RealDataMentioningTheWordsStaysData) {
            "Error codes:\nE001 - bad thing\nE002 - other thing",
            "Undefined behaviour occurs when a program reads an uninitialised variable.",
            "The value is NaN when the input is not a number",
+           // Documentation that says what must be, at more length than one refusal.
+           "# Naming\n\nA package name must be lowercase and at most 214 characters; it is required in package.json.",
        }) {
     EXPECT_EQ(text(t), Reach::kData) << t;
   }
