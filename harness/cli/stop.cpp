@@ -21,13 +21,15 @@ StopWriter::StopWriter(std::shared_ptr<engine::Snapshot> snapshot, engine::RunRe
 StopWriter::~StopWriter() {
   int running = 0;
   state_.compare_exchange_strong(running, 1);
+  wake_.notify_all();
   if (thread_.joinable()) thread_.join();
 }
 
 bool StopWriter::claim() {
   int running = 0;
-  if (state_.compare_exchange_strong(running, 1)) return true;
-  return state_.load() == 1;
+  const bool ours = state_.compare_exchange_strong(running, 1) || state_.load() == 1;
+  wake_.notify_all();  // the watcher ends now, not at its next look
+  return ours;
 }
 
 std::string StopWriter::note(std::chrono::milliseconds grace) {
@@ -40,7 +42,13 @@ void StopWriter::watch() {
   using Clock = std::chrono::steady_clock;
   std::optional<Clock::time_point> asked;
   while (state_.load() == 0) {
-    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    {
+      // Every 50 ms, or at once when the run returns (claim, the destructor): a run's end does
+      // not wait for the watcher's next look.
+      std::unique_lock<std::mutex> hold(wake_mutex_);
+      wake_.wait_for(hold, std::chrono::milliseconds(50), [this] { return state_.load() != 0; });
+    }
+    if (state_.load() != 0) return;
     const int sig = core::interrupt_signal();
     if (sig == 0) continue;
     if (!asked) asked = Clock::now();

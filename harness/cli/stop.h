@@ -8,6 +8,8 @@
 #pragma once
 
 #include <atomic>
+#include <condition_variable>
+#include <mutex>
 #include <chrono>
 #include <functional>
 #include <memory>
@@ -45,6 +47,8 @@ class StopWriter {
   Write write_;
   std::chrono::milliseconds grace_;
   std::atomic<int> state_{0};  ///< 0: running; 1: the run returned; 2: the stop writer writes.
+  std::mutex wake_mutex_;
+  std::condition_variable wake_;  ///< Wakes the watcher when the run returns.
   std::thread thread_;
 };
 
