@@ -303,9 +303,6 @@ std::string code_point_label(char32_t cp) {
   return s + " (" + g + ")";
 }
 
-namespace {
-
-/// The file's lines, each with its '\r' kept (a CRLF file's lines end in '\r').
 std::vector<std::string_view> split_lines(std::string_view text) {
   std::vector<std::string_view> out;
   std::size_t b = 0;
@@ -320,6 +317,8 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   }
   return out;
 }
+
+namespace {
 
 /// The text with every non-ASCII code point, '?' and U+FFFD set aside and whitespace runs (with
 /// '\r') made one space, trimmed: what a mangling transport leaves of a line.

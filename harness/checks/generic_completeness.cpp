@@ -42,19 +42,13 @@ bool holds_word(std::string_view line, const std::string& literal) {
   return false;
 }
 
+// The lines of a file or an answer as a reader counts them: split_lines without the '\r' of a CRLF
+// line, and without the empty "line" after a final '\n'.
 std::vector<std::string_view> lines_of(std::string_view text) {
-  std::vector<std::string_view> out;
-  std::size_t b = 0;
-  while (b <= text.size()) {
-    std::size_t e = text.find('\n', b);
-    if (e == std::string_view::npos) e = text.size();
-    std::string_view l = text.substr(b, e - b);
+  std::vector<std::string_view> out = split_lines(text);
+  for (auto& l : out)
     if (!l.empty() && l.back() == '\r') l.remove_suffix(1);
-    out.push_back(l);
-    if (e == text.size()) break;
-    b = e + 1;
-  }
-  if (!out.empty() && out.back().empty() && !text.empty() && text.back() == '\n') out.pop_back();
+  if (out.size() > 1 && out.back().empty() && text.back() == '\n') out.pop_back();
   return out;
 }
 
@@ -140,6 +134,7 @@ SearchJudgement search_omission(const json* tool_json, const json& arguments, co
     return out;
   // The lines reported, per workspace file.
   std::map<std::string, std::set<std::int64_t>> reported;
+  std::map<std::string, std::vector<std::string_view>> file_lines;  // each reported file, split once
   for (const auto& a : anchors) {
     if (!a.line) return out;
     const std::string rel = files.relative(a.file);
@@ -154,7 +149,7 @@ SearchJudgement search_omission(const json* tool_json, const json& arguments, co
   for (const auto& [rel, shown] : reported) {
     const auto& content = files.read(rel);
     if (!content) return out;
-    const auto lines = lines_of(*content);
+    const auto& lines = file_lines[rel] = lines_of(*content);
     for (std::int64_t l : shown) {
       if (l < 1 || l > static_cast<std::int64_t>(lines.size())) return out;
       const std::string low = ascii_lower(lines[static_cast<std::size_t>(l - 1)]);
@@ -171,8 +166,10 @@ SearchJudgement search_omission(const json* tool_json, const json& arguments, co
   const std::string claim = facts.says_complete();
   out.judged = true;
   out.claimed = !claim.empty();
+  std::size_t listed = 0;
+  for (const auto& [rel, shown] : reported) listed += shown.size();
   for (const auto& [rel, shown] : reported) {
-    const auto lines = lines_of(*files.read(rel));
+    const auto& lines = file_lines[rel];
     std::vector<std::int64_t> missing;
     std::size_t truth = 0;
     for (std::size_t i = 0; i < lines.size(); ++i) {
@@ -183,8 +180,6 @@ SearchJudgement search_omission(const json* tool_json, const json& arguments, co
     if (missing.empty()) continue;
     // A limit the call sent that the file's count meets, and that may be a limit per file (its
     // description says so, or the answer lists no more lines in all): asked for, not judged.
-    std::size_t listed = 0;
-    for (const auto& [r, lines_shown] : reported) listed += lines_shown.size();
     std::string limit;
     for (const auto& [k, val] : arguments.items())
       if (auto n = int_of(&val); n && *n == static_cast<std::int64_t>(shown.size())) {

@@ -29,6 +29,9 @@ std::optional<std::int64_t> int_of(const nlohmann::json* j);
 /// The identifier a name stands for: `runTask`, or the last segment of `Scheduler.start` /
 /// `a::b`; "" when it is not one (a path, a sentence, a file's name).
 std::string identifier_of(std::string_view s);
+/// The file's lines, each with its '\r' kept (a CRLF file's lines end in '\r'); a text ending in
+/// '\n' has an empty last line.
+std::vector<std::string_view> split_lines(std::string_view text);
 /// `s` without the characters of `ws` at either end.
 std::string trim_ws(std::string_view s, const char* ws = " \t\r\n");
 
