@@ -151,6 +151,20 @@ struct ListFacts {
 /// The list facts of one answer read generically.
 ListFacts list_facts(const GenericAnswer& a, const Vocabulary& v);
 
+/// A breakdown that disagrees with the list beside it (generic_breakdown.cpp).
+struct Breakdown {
+  std::string counts;  ///< Path of the counts object ("summary.byStatus").
+  std::string list;    ///< Path of the list it describes.
+  std::string detail;  ///< What disagrees, with both sides.
+};
+/// Per-value counts (an object of 2+ non-negative integers, at the root or in an object member of
+/// it) whose keys are the values of one string field of the items of the answer's one list (every
+/// value the items take among the keys, in at least 2 items): their sum must be the total the
+/// answer states (`total`, `totalCount`, `count`...), and, when the list is whole (no more-flag
+/// true, its length the total), each count must be the number of items with that value. Keys
+/// compare without case or punctuation ("in-progress" is `inProgress`). nullopt: none, or agreed.
+std::optional<Breakdown> breakdown_mismatch(const json& data, bool more);
+
 /// TR-HINT and TR-COUNT (per answer) on an answer no profile matched, with their statuses.
 /// `request` is the tools/call that produced it (the findings' evidence) and its `arguments` tell
 /// a later page (offset, page, cursor) from the first. Findings have profile "generic".

@@ -145,13 +145,19 @@ std::vector<Anchor> json_anchors(const json& doc) {
               break;
             }
           }
+          // A range of {line, column} points beside the path, not under a range key (ast-grep's
+          // and tree-sitter tools' `start`/`end`).
+          if (!range)
+            if (auto st = n.find("start"); st != n.end() && st->is_object() && st->contains("line")) range = &n;
           if (range) {
             const json& st = (*range)["start"];
             a.line = int_of(st.contains("line") ? &st["line"] : nullptr);
-            a.column = int_of(st.contains("character") ? &st["character"] : nullptr);
+            // LSP counts `character`; other ranges name it `column` (or `col`).
+            const char* col = st.contains("character") ? "character" : st.contains("column") ? "column" : st.contains("col") ? "col" : nullptr;
+            a.column = int_of(col ? &st[col] : nullptr);
             if (range->contains("end") && (*range)["end"].is_object() && (*range)["end"].contains("line"))
               a.end_line = int_of(&(*range)["end"]["line"]);
-            a.lsp = true;
+            a.lsp = !col || std::string_view(col) == "character";
           } else if (auto p = n.find("position"); p != n.end() && p->is_object() && p->contains("line")) {
             a.line = int_of(&(*p)["line"]);
             a.column = int_of(p->contains("character") ? &(*p)["character"] : nullptr);
@@ -318,10 +324,6 @@ std::vector<std::string_view> split_lines(std::string_view text) {
   return out;
 }
 
-namespace {
-
-/// The text with every non-ASCII code point, '?' and U+FFFD set aside and whitespace runs (with
-/// '\r') made one space, trimmed: what a mangling transport leaves of a line.
 std::string skeleton(std::string_view s) {
   std::string out;
   bool space = false;
@@ -341,6 +343,8 @@ std::string skeleton(std::string_view s) {
   }
   return out;
 }
+
+namespace {
 
 std::string strip_ellipsis(std::string s) {
   for (const char* ell : {"\xE2\x80\xA6", "..."}) {
@@ -369,7 +373,7 @@ bool mangled_kind(char32_t c) { return c >= 0x80 || c == '?' || c == '\r'; }
 
 /// The first difference between quote line `q` and file line `f` (whose skeletons agree); "" when
 /// it is not a character of the kind a transport mangles (spaces collapsed: not this rule's).
-std::string first_difference(std::string_view f, std::string_view q) {
+std::string first_difference(std::string_view f, std::string_view q, bool* cut_split) {
   // Align at the longest prefix of the quote found in the line.
   std::size_t p = std::string_view::npos;
   for (std::size_t n = std::min<std::size_t>(q.size(), 64); n > 0 && p == std::string_view::npos; --n) p = f.find(q.substr(0, n));
@@ -381,6 +385,13 @@ std::string first_difference(std::string_view f, std::string_view q) {
     if (a.code_point != b.code_point) {
       if (!mangled_kind(a.code_point) && !mangled_kind(b.code_point)) return "";
       const std::size_t col = truncation::utf16_length(f.substr(0, i)) + 1;
+      // The quote's last character is U+FFFD where the file's is not ASCII: cut inside it.
+      if (b.code_point == 0xFFFD && a.code_point >= 0x80 && (j + b.length == q.size() || cut_marker_at(q, j + b.length))) {
+        *cut_split = true;
+        return "the quote ends at column " + std::to_string(col) + " with U+FFFD where the file has " +
+               code_point_label(a.code_point) + " (" + std::to_string(a.length) + " UTF-8 bytes" +
+               (a.code_point > 0xFFFF ? ", two UTF-16 units" : "") + "): the cut fell inside that character";
+      }
       return "at column " + std::to_string(col) + " the file has " + code_point_label(a.code_point) + ", the answer " +
              code_point_label(b.code_point);
     }
@@ -431,7 +442,7 @@ VerbatimCheck compare_verbatim(std::string_view text, std::int64_t line, std::st
     for (std::size_t i = 0; i < q.size(); ++i) {
       std::string_view f = lines[static_cast<std::size_t>(s - 1) + i];
       if (contained(f, q[i])) continue;
-      std::string diff = first_difference(f, q[i]);
+      std::string diff = first_difference(f, q[i], &out.cut_split);
       if (diff.empty()) return out;
       out.verdict = Verbatim::kMangled;
       out.line = s + static_cast<std::int64_t>(i);

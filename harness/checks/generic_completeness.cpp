@@ -206,4 +206,160 @@ SearchJudgement search_omission(const json* tool_json, const json& arguments, co
   return out;
 }
 
+namespace {
+
+// A tool that reads a file's lines, or blames them (every line, with its commit).
+constexpr const char* kReadWords[] = {"read", "cat", "view", "content", "open", "print", "show", "get_file", "file_text"};
+constexpr const char* kBlameWords[] = {"blame", "annotate"};
+// A tool that says it gives less than the lines: an outline, a search, a diff, a summary.
+constexpr const char* kNotWhole[] = {"outline", "symbol", "structure", "summar", "search", "grep", "find", "match",
+                                     "diff", "list", "tree", "definition", "reference", "signature", "preview",
+                                     "head", "tail", "snippet", "excerpt", "chunk", "semantic", "context"};
+// The same said in a description (which may name optional parameters: `head`, `tail`).
+constexpr const char* kNotWholeAbout[] = {"outline", "symbols", "summar", "search", "diff", "signature", "semantic",
+                                          "snippet", "excerpt", "chunk"};
+constexpr const char* kStartKeys[] = {"startLine", "start_line", "lineStart", "line_start", "fromLine", "from_line",
+                                      "firstLine", "first_line", "startLineNumber", "start"};
+constexpr const char* kEndKeys[] = {"endLine", "end_line", "lineEnd", "line_end", "toLine", "to_line",
+                                    "lastLine", "last_line", "endLineNumber", "end"};
+
+// Every string of a JSON value (bounded), joined by '\n'.
+void strings_of(const json& j, std::string& out, std::size_t& budget) {
+  if (budget == 0) return;
+  --budget;
+  if (j.is_string()) {
+    out += j.get_ref<const std::string&>();
+    out += '\n';
+  } else if (j.is_structured()) {
+    for (const auto& v : j) strings_of(v, out, budget);
+  }
+}
+
+// A claim that the answer holds every line: an integer field about lines (totalLines, lineCount,
+// lines) equal to the lines it shows.
+std::string lines_claim(const json& j, std::size_t shown, std::size_t& budget) {
+  if (budget == 0 || !j.is_structured()) return "";
+  --budget;
+  if (j.is_object())
+    for (const auto& [k, v] : j.items()) {
+      const std::string low = ascii_lower(k);
+      if (low.find("line") != std::string::npos && (low.find("total") != std::string::npos ||
+                                                     low.find("count") != std::string::npos || low == "lines"))
+        if (auto n = int_of(&v); n && *n == static_cast<std::int64_t>(shown))
+          return "`" + k + "` is " + std::to_string(*n) + ", the lines it returned";
+    }
+  for (const auto& v : j)
+    if (std::string c = lines_claim(v, shown, budget); !c.empty()) return c;
+  return "";
+}
+
+}  // namespace
+
+SearchJudgement file_omission(const json* tool_json, const json& arguments, const mcp::Answer& answer,
+                              const std::string& rel, const std::string& content) {
+  SearchJudgement out;
+  if (!tool_json || !arguments.is_object()) return out;
+  // A tool that reads or blames whole files, by its name and description.
+  const std::string name = ascii_lower(tool_json->value("name", ""));
+  const std::string about = name + " " + ascii_lower(tool_json->value("description", ""));
+  bool blame = false, read = false;
+  for (const char* w : kBlameWords) blame = blame || has(about, w);
+  for (const char* w : kReadWords) read = read || has(name, w);
+  if (!blame && !read) return out;
+  for (const char* w : kNotWhole)
+    if (has(name, w)) return out;
+  for (const char* w : kNotWholeAbout)
+    if (has(about, w)) return out;
+  // The lines asked for: a start and an end the call sent, else all. Any other integer (a limit,
+  // an offset, a count) makes what was asked ambiguous.
+  std::optional<std::int64_t> start, end;
+  auto in = [](const auto& keys, const std::string& k) {
+    return std::any_of(std::begin(keys), std::end(keys), [&](const char* x) { return k == x; });
+  };
+  for (const auto& [k, v] : arguments.items()) {
+    const bool is_start = in(kStartKeys, k), is_end = in(kEndKeys, k);
+    if (is_start || is_end) {
+      const auto n = int_of(&v);
+      if (!n) return out;
+      (is_start ? start : end) = *n;
+    } else if (v.is_number() || v.is_structured()) {
+      return out;  // a limit, an offset, a range of another shape: not a plain question
+    }
+  }
+  if (start.has_value() != end.has_value()) return out;
+  const std::vector<std::string_view> lines = lines_of(content);
+  const auto nlines = static_cast<std::int64_t>(lines.size());
+  const std::int64_t a = start ? *start : 1, b = end ? std::min(*end, nlines) : nlines;
+  if (a < 1 || b < a || b - a + 1 > 2000) return out;
+  // What the answer shows: its text and every string of its JSON.
+  const GenericAnswer rd = checks::read_answer(answer);
+  std::string hay = answer.text();
+  hay += '\n';
+  std::size_t budget = 100000;
+  if (rd.data.is_structured()) strings_of(rd.data, hay, budget);
+  // A blame by hunks (a commit per range of lines, with the range's first line) shows its lines
+  // as ranges: not judged line by line.
+  if (blame && rd.data.is_structured()) {
+    std::vector<const json*> todo{&rd.data};
+    for (std::size_t i = 0; i < todo.size() && i < 10000; ++i) {
+      if (todo[i]->is_object())
+        for (const auto& [k, val] : todo[i]->items())
+          if (val.is_number() &&
+              (in(kEndKeys, k) || ascii_lower(k).find("count") != std::string::npos || ascii_lower(k) == "lines"))
+            return out;
+      if (todo[i]->is_structured())
+        for (const auto& val : *todo[i]) todo.push_back(&val);
+    }
+  }
+  const std::string hay_skeleton = skeleton(hay);
+  std::vector<std::int64_t> missing;
+  std::size_t judged = 0, present = 0;
+  std::string said = ascii_lower(hay);
+  for (std::int64_t l = a; l <= b; ++l) {
+    const std::string t = trim_ws(lines[static_cast<std::size_t>(l - 1)]);
+    if (t.size() < 8 || t.size() > 1000) continue;  // too short to tell apart, or minified
+    ++judged;
+    const std::string sk = skeleton(t);
+    if (hay.find(t) != std::string::npos || (sk.size() >= 8 && hay_skeleton.find(sk) != std::string::npos)) {
+      ++present;
+      const std::string low = ascii_lower(t);
+      if (auto at = said.find(low); at != std::string::npos) said.erase(at, low.size());
+    } else {
+      missing.push_back(l);
+    }
+  }
+  if (judged < 2 || (!blame && present * 2 < judged) || present == 0) return out;
+  // No cut said: not by the vocabulary, nor by a cut word outside the file's own lines.
+  const auto& v = builtin_vocabulary();
+  if (!v) return out;
+  const ListFacts facts = list_facts(rd, *v);
+  if (facts.more == true || facts.flagged || facts.more_prose.value_or(0) > 0 || !facts.way_on.empty() || facts.paged ||
+      (facts.showing && facts.showing->first < facts.showing->second))
+    return out;
+  for (const char* w : kCutWords)
+    if (has(said, w)) return out;
+  out.judged = true;
+  std::size_t claim_budget = 10000;
+  std::string claim = facts.says_complete();
+  // A count of lines equal to the entries the answer lists (its list, else the lines it shows).
+  if (claim.empty() && rd.data.is_structured())
+    claim = lines_claim(rd.data, facts.items ? static_cast<std::size_t>(*facts.items) : present, claim_budget);
+  out.claimed = !claim.empty();
+  if (missing.empty()) return out;
+  std::string diag = "the call asks for " + (start ? "lines " + std::to_string(a) + " to " + std::to_string(b) + " of `" + rel + "`"
+                                                   : "`" + rel + "` (all its " + std::to_string(nlines) + " lines)") +
+                     ", and the answer leaves out " + std::to_string(missing.size()) + " of the " + std::to_string(judged) +
+                     " lines of 8 or more characters there: lines " + list_lines(missing);
+  diag += claim.empty() ? ", and nothing in the answer says it was cut (no more-flag, count, hint or footer)"
+                        : ", while the answer says it is complete (" + claim + ")";
+  diag += blame ? ". An agent reads a blame as every line's commit" : ". An agent reads the answer as the file's text";
+  Finding f = detail::reply_finding(claim.empty() ? "TR-HINT" : "TR-COUNT", answer.reply(), std::move(diag));
+  f.cause = {{"form", "workspace-omission"}, {"claim", claim.empty() ? "silent" : "complete"}, {"kind", "lines-asked"}};
+  f.profile = "generic";
+  f.file = rel;
+  f.line = missing.front();
+  out.finding = std::move(f);
+  return out;
+}
+
 }  // namespace ctxo::checks::generic

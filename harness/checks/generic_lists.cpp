@@ -349,6 +349,15 @@ Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& 
         fail("shown-over-total", "", "the text says it shows " + detail::num(f.showing->first) + " of " +
                                          detail::num(f.showing->second) + ": more than there are");
     }
+    // A breakdown beside the list must add up to its total and agree with the items.
+    if (a.data.is_object() && !paged) {
+      if (auto b = breakdown_mismatch(a.data, f.more == true || f.flagged)) {
+        compared = true;
+        out.fail(generic_finding("TR-COUNT", request, raw,
+                                 {{"form", "breakdown-mismatch"}, {"field", path_shape(b->counts)}, {"list", path_shape(b->list)}},
+                                 b->detail + ". An agent reads the counts as the list's summary", a));
+      }
+    }
     if (compared) out.pass("TR-COUNT");
     else out.unobserved("TR-COUNT", "no answer carried a count of the list it held");
   } catch (...) {

@@ -247,7 +247,16 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
           if (all.find(l) != std::string::npos && ++seen >= 2) break;
         }
         if (seen >= 2 || (seen == 1 && lines == 1)) {
-          judge_search({});
+          // A read or a blame must hold every line it was asked for; else it may be a search.
+          auto whole = generic::file_omission(tool_json, arguments, answer, rel, *content);
+          if (whole.finding) {
+            out.fail(std::move(*whole.finding));
+          } else if (whole.judged) {
+            out.pass("TR-HINT");
+            if (whole.claimed) out.pass("TR-COUNT");
+          } else {
+            judge_search({});
+          }
           return out;
         }
       }
@@ -334,7 +343,17 @@ Outcomes GenericPositions::check(const std::string& tool, const json* tool_json,
       if (!a.snippet.empty()) {
         auto v = generic::compare_verbatim(text, line1, a.snippet);
         if (v.verdict != generic::Verbatim::kUnrelated) quoted = true;
-        if (v.verdict == generic::Verbatim::kMangled) {
+        if (v.verdict == generic::Verbatim::kMangled && v.cut_split) {
+          // The cause the message's own lone surrogate is reported under (one root cause).
+          Finding f = make("TR-VERBATIM", reply, {{"form", "cut-splits-character"}},
+                           "a cut split a character: the " + a.snippet_key + " at " + a.where + " is cut from " + q(rel) +
+                               " line " + std::to_string(v.line) + ", and " + v.detail +
+                               " (cut on a character boundary: a half character reaches the agent as U+FFFD, or as "
+                               "a lone surrogate that strict clients reject)");
+          f.file = rel;
+          f.line = v.line;
+          verbatim.push_back(std::move(f));
+        } else if (v.verdict == generic::Verbatim::kMangled) {
           Finding f = make("TR-VERBATIM", reply,
                            {{"form", "quote-mangled"}, {"anchor", path_shape(a.where)}, {"field", a.snippet_key}},
                            "the " + a.snippet_key + " at " + a.where + " is not the text of " + q(rel) + " line " +

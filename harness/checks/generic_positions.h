@@ -78,6 +78,9 @@ struct VerbatimCheck {
   Verbatim verdict = Verbatim::kUnrelated;
   std::int64_t line = 0;  ///< kMangled: the 1-based file line of the first difference.
   std::string detail;     ///< kMangled: the first differing character, as code points.
+  /// kMangled: the quote ends (its cut marker aside) with U+FFFD where the file has a character
+  /// that is not ASCII: a cut fell inside that character.
+  bool cut_split = false;
 };
 /// Compares `quote` with `text` at 1-based `line` (a window of 3 lines either side is searched,
 /// for a quote that starts a little before or after). A quote ending in "..." or "…" may stop early.

@@ -32,6 +32,9 @@ std::string identifier_of(std::string_view s);
 /// The file's lines, each with its '\r' kept (a CRLF file's lines end in '\r'); a text ending in
 /// '\n' has an empty last line.
 std::vector<std::string_view> split_lines(std::string_view text);
+/// The text with every non-ASCII code point, '?' and U+FFFD set aside and whitespace runs (with
+/// '\r') made one space, trimmed: what a mangling transport leaves of a line.
+std::string skeleton(std::string_view s);
 /// `s` without the characters of `ws` at either end.
 std::string trim_ws(std::string_view s, const char* ws = " \t\r\n");
 
@@ -61,5 +64,19 @@ struct SearchJudgement {
 SearchJudgement search_omission(const nlohmann::json* tool_json, const nlohmann::json& arguments,
                                 const mcp::Answer& answer, const std::vector<Anchor>& anchors, bool zero_based,
                                 const FileLookup& files);
+
+/// Whole-file answers against the workspace (generic_completeness.cpp): a call that asks a
+/// reading or blame tool for the lines of workspace file `rel` (all of them, or a start and end
+/// line it sends) must get each of them, unless the answer says it was cut. A line is there when
+/// its text (trimmed; or its skeleton, for a line whose characters were mangled: TR-VERBATIM's
+/// business) is in the answer's text or in a string of its JSON. Judged only where the truth is
+/// plain: the tool reads or blames by its name or description (not an outline, a search, a
+/// diff); no integer argument but the range's; at most 2,000 lines asked; at least 2 lines of 8+
+/// characters asked; a reading tool's answer holds at least half of them (a blame tool's any);
+/// no cut signal (the vocabulary's, or a cut word outside the file's own lines). The first
+/// missing line is the finding: TR-COUNT when the answer says it is complete (a total of lines
+/// equal to those it returned), else TR-HINT; cause form workspace-omission, `kind` lines-asked.
+SearchJudgement file_omission(const nlohmann::json* tool_json, const nlohmann::json& arguments,
+                              const mcp::Answer& answer, const std::string& rel, const std::string& content);
 
 }  // namespace ctxo::checks::generic

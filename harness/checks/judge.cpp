@@ -440,6 +440,7 @@ Judged Judge::call(const Exchange& x) {
       return j;
     }
     j.outcomes.merge(check_call(ctx, r));
+    if (r.kind == Reply::Kind::kResult) j.outcomes.merge(check_split_characters(a));
     if (r.kind != Reply::Kind::kResult && r.kind != Reply::Kind::kError) {
       s_->count(x.tool, rd, j.envelope, Reach::kNoAnswer, text_bytes);
       return j;

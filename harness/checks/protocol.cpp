@@ -359,6 +359,25 @@ Outcomes check_acceptance(const CallContext& ctx, const mcp::Answer& answer, con
   return out;
 }
 
+Outcomes check_split_characters(const mcp::Answer& answer) {
+  Outcomes out;
+  // Only a part that holds a \\u escape can hold a lone surrogate: no parse for the others.
+  const auto& parts = answer.parts();
+  if (std::none_of(parts.begin(), parts.end(), [](const std::string* p) { return p->find("\\u") != std::string::npos; }))
+    return out;
+  const auto& read = answer.read();
+  for (std::size_t i = 0; i < read.size(); ++i) {
+    if (!read[i].lone_cut) continue;
+    const LoneSurrogate& l = *read[i].lone_cut;
+    const std::string where = read.size() == 1 ? std::string("the text part's JSON") : "the JSON of text part " + std::to_string(i + 1);
+    const std::string_view t = *read[i].text;
+    out.push_back(make("TR-VERBATIM", answer.reply().request, std::string(t.substr(l.at > 120 ? l.at - 120 : 0, 200)),
+                       mcp::split_character_diagnosis(l, where, false), Severity::kError, {{"form", "cut-splits-character"}}));
+    break;  // one per answer
+  }
+  return out;
+}
+
 Outcomes check_call(const CallContext& ctx, const mcp::Reply& reply) {
   Outcomes out;
   const std::string raw = raw_of(reply);

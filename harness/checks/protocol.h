@@ -73,6 +73,11 @@ class ToolValidators {
 /// P-RESULT and P-NO-THROW for one answered tools/call (reply kind result or error).
 Outcomes check_call(const CallContext& ctx, const mcp::Reply& reply);
 
+/// TR-VERBATIM (form cut-splits-character) on an answer whose text part is JSON holding a string
+/// cut inside a character (a lone surrogate escape where a string ends or a cut marker stands:
+/// mcp::AnswerPart::lone_cut). The same cut in the message itself is the client's observation.
+Outcomes check_split_characters(const mcp::Answer& answer);
+
 /// P-ACCEPT and P-REJECT (warnings) for one answered tools/call. P-ACCEPT: a schema-valid call
 /// answered with an isError result, or with the profile's error envelope, whose text reads as an
 /// input-validation failure (-32602, "invalid arguments", "validation error", zod issue codes,

@@ -142,9 +142,9 @@ const std::vector<InvariantInfo>& registry() {
       {"TR-MAXIMAL", "truncation", Severity::kError, "the truncated array is the largest prefix that fits",
        "seed 000 §Truncation", true,
        "Keep the largest prefix that fits: add items while the serialised envelope stays within the limit (or binary-search on the prefix length) instead of cutting by a fixed ratio or item count."},
-      {"TR-VERBATIM", "truncation", Severity::kError, "under the limit the payload is complete and not truncated; quoted text is the workspace's text verbatim",
-       "seed 000 §Truncation; issue 29 (generic)", true,
-       "When the full payload fits the limit, return it whole with truncated false and no hint; start truncating only once the measured size exceeds the limit. Quote file text (snippets, context) byte for byte as UTF-8: never drop emoji or other astral characters, replace CJK or change line endings."},
+      {"TR-VERBATIM", "truncation", Severity::kError, "under the limit the payload is complete and not truncated; quoted text is the workspace's text verbatim; a cut never splits a character",
+       "seed 000 §Truncation; issue 29 (generic); issue 42 (cuts)", true,
+       "Under the limit, return the payload whole with truncated false and no hint. Quote file text byte for byte as UTF-8: never drop emoji, replace CJK or change line endings. Cut on a character boundary: in JavaScript by code points (Array.from(s).slice(0, n)), never s.slice(0, n) across a surrogate pair; cutting bytes, back up to a UTF-8 lead byte."},
       {"TR-RESUME", "truncation", Severity::kError,
        "following the hint or cursor returns the items right after the prefix; generically (profile generic): "
        "the page a nextCursor/nextOffset/nextPage names neither repeats nor skips items of the same call's list at a larger limit",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 #include "core/text.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdio>
 
@@ -119,6 +120,66 @@ long escape_unit(std::string_view s, std::size_t at) {
   return v;
 }
 }  // namespace
+
+bool cut_marker_at(std::string_view s, std::size_t at) {
+  // Blanks and line ends (raw, or escaped in JSON text) may stand between the cut and its marker.
+  for (int k = 0; k < 8 && at < s.size(); ++k) {
+    if (s[at] == ' ' || s[at] == '\t' || s[at] == '\n' || s[at] == '\r') ++at;
+    else if (s[at] == '\\' && at + 1 < s.size() && (s[at + 1] == 'n' || s[at + 1] == 'r' || s[at + 1] == 't')) at += 2;
+    else break;
+  }
+  const std::string_view t = s.substr(std::min(at, s.size()));
+  if (t.rfind("\xE2\x80\xA6", 0) == 0 || t.rfind("\\u2026", 0) == 0 || t.rfind("...", 0) == 0) return true;
+  if (t.empty() || (t[0] != '[' && t[0] != '(' && t[0] != '<')) return false;
+  std::size_t i = 1;
+  while (i < t.size() && i < 4 && (t[i] == ' ' || t[i] == '.' || t[i] == '+' || t[i] == '-')) ++i;
+  if (i < t.size() && t[i] >= '0' && t[i] <= '9') return true;
+  std::string word;
+  for (; i < t.size() && word.size() < 6; ++i) {
+    const char c = t[i];
+    if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))) break;
+    word += static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  }
+  for (const char* w : {"trunc", "cut", "more", "omit", "elided", "clip"})
+    if (word.rfind(w, 0) == 0) return true;
+  return false;
+}
+
+std::vector<LoneSurrogate> lone_surrogate_escapes(std::string_view s, std::size_t max) {
+  std::vector<LoneSurrogate> out;
+  for (std::size_t i = 0; i < s.size() && out.size() < max;) {
+    if (s[i] != '\\' || i + 1 >= s.size()) {
+      ++i;
+      continue;
+    }
+    const long unit = escape_unit(s, i);
+    if (unit < 0xD800 || unit > 0xDFFF) {
+      i += 2;
+      continue;
+    }
+    const long next = unit <= 0xDBFF ? escape_unit(s, i + 6) : -1;
+    if (next >= 0xDC00 && next <= 0xDFFF) {
+      i += 12;
+      continue;
+    }
+    LoneSurrogate l;
+    l.at = i;
+    l.unit = static_cast<unsigned>(unit);
+    if (unit <= 0xDBFF) {
+      // A string cut after the first half of a pair: the string ends, or a marker follows.
+      const std::size_t after = i + 6;
+      l.cut = (after < s.size() && s[after] == '"') || cut_marker_at(s, after);
+    } else if (i > 0 && s[i - 1] == '"') {
+      // A string that starts with the second half of a pair (the next page of a cut).
+      std::size_t b = i - 1;
+      while (b > 0 && (s[b - 1] == ' ' || s[b - 1] == '\n' || s[b - 1] == '\t' || s[b - 1] == '\r')) --b;
+      l.cut = b > 0 && (s[b - 1] == ':' || s[b - 1] == '[' || s[b - 1] == ',');
+    }
+    out.push_back(l);
+    i += 6;
+  }
+  return out;
+}
 
 std::string replace_lone_surrogate_escapes(std::string_view s, std::size_t* first) {
   std::string out;

@@ -32,6 +32,23 @@ std::string sanitize_utf8(std::string_view s);
 /// kept. `first`, when given, is set to the byte offset of the first one replaced (npos: none).
 std::string replace_lone_surrogate_escapes(std::string_view json_text, std::size_t* first = nullptr);
 
+/// A lone surrogate escape of JSON text, and whether it is where a cut fell.
+struct LoneSurrogate {
+  std::size_t at = 0;    ///< Byte offset of its backslash.
+  unsigned unit = 0;     ///< The code unit (0xD800-0xDFFF).
+  /// A cut split a character here: a high surrogate that ends its string or stands right before a
+  /// cut marker (an ellipsis, "[truncated", "(cut"...), or a low surrogate that starts its string.
+  bool cut = false;
+};
+/// The lone UTF-16 surrogate escapes of JSON text (as replace_lone_surrogate_escapes finds them),
+/// at most `max`, in order.
+std::vector<LoneSurrogate> lone_surrogate_escapes(std::string_view json_text, std::size_t max = 8);
+
+/// A cut marker starts at `at` in (decoded or JSON) text, blanks before it aside: "…" (or its
+/// escape \u2026), "...", or a bracket or parenthesis opening a word of cutting (truncated, cut,
+/// more, omitted, elided) or a count ("[+12 chars]").
+bool cut_marker_at(std::string_view s, std::size_t at);
+
 /// At most `max_bytes` of `s`, cut on a UTF-8 boundary, with "…(N more bytes)" appended when cut.
 /// Invalid bytes and control characters are shown as \xNN so the excerpt is printable.
 std::string excerpt(std::string_view s, std::size_t max_bytes = 400);

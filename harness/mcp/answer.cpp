@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "mcp/answer.h"
 
+#include <cstdio>
+
 #include "core/json_bounded.h"
 #include "core/text.h"
 
@@ -13,6 +15,22 @@ namespace {
 bool json_lang(const std::string& lang) { return lang.empty() || lang == "json" || lang == "jsonc" || lang == "json5"; }
 
 }  // namespace
+
+std::string split_character_diagnosis(const LoneSurrogate& l, const std::string& where, bool in_message) {
+  char unit[8];
+  std::snprintf(unit, sizeof unit, "%04x", l.unit);
+  const bool high = l.unit <= 0xDBFF;
+  return std::string("a cut split a character: in ") + where + " a string " + (high ? "ends with" : "starts with") +
+         " the " + (high ? "high" : "low") + " surrogate \\u" + unit + " (byte " + std::to_string(l.at) + "), " +
+         (high ? "the first half of a UTF-16 pair whose second half was cut off"
+               : "the second half of a UTF-16 pair whose first half was left on the other side of the cut") +
+         " (JavaScript's slice and substring count UTF-16 units, not characters). " +
+         (in_message ? "The message now holds a lone surrogate: it is no Unicode, and strict clients reject the whole "
+                       "message (the Anthropic API answers 400 \"no low surrogate in string\")"
+                     : "The part's JSON now holds a lone surrogate escape: it is no Unicode, and strict JSON decoders "
+                       "(serde_json, nlohmann) reject the whole text") +
+         ". Cut before the pair, or after it";
+}
 
 std::vector<Fenced> fenced_blocks(std::string_view t, std::size_t from) {
   std::vector<Fenced> out;
@@ -68,14 +86,31 @@ const std::vector<AnswerPart>& Answer::read() const {
     p.text = parts_[i];
     p.typed_text = typed_text_[i];
     const std::string_view t = *p.text;
-    p.whole = parse_bounded(t);
+    // JSON with a lone surrogate escape is read with U+FFFD in its place (the same length: every
+    // offset below holds for both texts), and the part says so.
+    std::string repaired;
+    std::string_view src = t;
+    if (t.find("\\u") != std::string_view::npos) {
+      const auto lone = lone_surrogate_escapes(t);
+      if (!lone.empty()) {
+        repaired = replace_lone_surrogate_escapes(t);
+        src = repaired;
+        p.lone = lone.front();
+        for (const auto& l : lone)
+          if (l.cut) {
+            p.lone_cut = l;
+            break;
+          }
+      }
+    }
+    p.whole = parse_bounded(src);
     if (p.whole.is_discarded()) {
       // JSON at the start, a footer after it.
-      const std::size_t b = t.find_first_not_of(" \t\r\n");
-      if (b != std::string_view::npos && (t[b] == '{' || t[b] == '[')) {
-        const std::size_t e = json_value_end(t, b);
+      const std::size_t b = src.find_first_not_of(" \t\r\n");
+      if (b != std::string_view::npos && (src[b] == '{' || src[b] == '[')) {
+        const std::size_t e = json_value_end(src, b);
         if (e != std::string_view::npos) {
-          json head = parse_bounded(t.substr(b, e - b));
+          json head = parse_bounded(src.substr(b, e - b));
           if (!head.is_discarded() && head.is_structured()) {
             p.leading = std::move(head);
             p.rest = e;
@@ -84,6 +119,7 @@ const std::vector<AnswerPart>& Answer::read() const {
       }
       p.fenced = fenced_blocks(t, p.rest);
     }
+    if (p.whole.is_discarded() && p.leading.is_discarded()) p.lone.reset(), p.lone_cut.reset();  // not JSON read
     read_.push_back(std::move(p));
   }
   return read_;

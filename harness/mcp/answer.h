@@ -5,11 +5,13 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "core/text.h"
 #include "mcp/client.h"
 
 namespace ctxo::mcp {
@@ -33,6 +35,9 @@ struct AnswerPart {
   /// aside), a footer after it; discarded when none.
   nlohmann::json leading = nlohmann::json(nlohmann::json::value_t::discarded);
   std::size_t rest = 0;  ///< Where what follows `leading` starts (0 when no leading JSON).
+  /// `whole` or `leading` were read with U+FFFD in place of lone surrogate escapes (the part's
+  /// JSON is not Unicode as sent): the first one, and the first at a cut (Answer::split_character).
+  std::optional<LoneSurrogate> lone, lone_cut;
   /// When `whole` is discarded: the fenced blocks after `rest`, in order (JSON or not).
   std::vector<Fenced> fenced;
 };
@@ -76,6 +81,11 @@ class Answer {
   mutable std::string text_, sections_;
   mutable nlohmann::json whole_;
 };
+
+/// What a lone surrogate at a cut means, for a finding (TR-VERBATIM, form cut-splits-character):
+/// `where` names the text it is in ("the message", "text part 2"); `in_message`: the JSON-RPC
+/// message itself holds it (else the JSON text of a part).
+std::string split_character_diagnosis(const LoneSurrogate& l, const std::string& where, bool in_message);
 
 /// The fenced code blocks of `text` from `from` on: each opened by ``` and closed by ``` at the
 /// start of a later line; an unclosed one ends the list. Their JSON (lang "", json, jsonc,

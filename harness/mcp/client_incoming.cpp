@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "core/json_bounded.h"
+#include "mcp/answer.h"
 #include "core/text.h"
 
 namespace ctxo::mcp {
@@ -24,6 +25,21 @@ std::size_t first_invalid_utf8(std::string_view s) {
     i += len;
   }
   return s.size();
+}
+
+// When the bytes at `at` are the start of a UTF-8 sequence cut short where its string ends (or
+// before a cut marker): how many bytes the whole character takes (0 otherwise). `kept`: how many
+// of them are there.
+std::size_t cut_sequence_at(std::string_view s, std::size_t at, std::size_t& kept) {
+  if (at >= s.size()) return 0;
+  const auto b = static_cast<unsigned char>(s[at]);
+  const std::size_t need = b >= 0xC2 && b <= 0xDF ? 2 : b >= 0xE0 && b <= 0xEF ? 3 : b >= 0xF0 && b <= 0xF4 ? 4 : 0;
+  if (!need) return 0;
+  kept = 1;
+  while (kept < need && at + kept < s.size() && (static_cast<unsigned char>(s[at + kept]) & 0xC0) == 0x80) ++kept;
+  if (kept >= need) return 0;
+  const std::size_t after = at + kept;
+  return after < s.size() && (s[after] == '"' || cut_marker_at(s, after)) ? need : 0;
 }
 
 bool is_rpc_object(const json& j) { return j.is_object() && (j.contains("jsonrpc") || j.contains("id") || j.contains("method")); }
@@ -68,12 +84,26 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
   // Moved, not copied, here and on: an answer may be tens of megabytes (--max-message-bytes).
   std::string body = std::move(frame.body);
   if (!frame.valid_utf8) {
-    std::size_t at = first_invalid_utf8(body);
-    char buf[64];
-    std::snprintf(buf, sizeof buf, "0x%02X at byte %zu", at < body.size() ? static_cast<unsigned char>(body[at]) : 0u, at);
-    observe("T-FRAMING", {{"form", "invalid-utf8"}}, std::string(http() ? "a message is not valid UTF-8 (invalid byte " : "a stdout line is not valid UTF-8 (invalid byte ") + buf +
-                             "); JSON-RPC messages must be UTF-8",
-            excerpt(body.substr(at > 60 ? at - 60 : 0, 160), 200));
+    const std::size_t at = first_invalid_utf8(body);
+    std::size_t kept = 0;
+    char lead[8];
+    std::snprintf(lead, sizeof lead, "0x%02X", at < body.size() ? static_cast<unsigned char>(body[at]) : 0u);
+    const std::string around = excerpt(body.substr(at > 60 ? at - 60 : 0, 160), 200);
+    if (const std::size_t need = cut_sequence_at(body, at, kept)) {
+      // A cut by bytes inside a character: the cutting code's defect, not the transport's.
+      observe("TR-VERBATIM", {{"form", "cut-splits-character"}},
+              "a cut split a character: in the message a string ends with " + std::to_string(kept) + " of the " +
+                  std::to_string(need) + " bytes of a UTF-8 sequence (lead byte " + lead + " at byte " +
+                  std::to_string(at) +
+                  "): the text was cut by bytes inside a character, and the message is not valid UTF-8 (clients "
+                  "reject it or read U+FFFD). Cut on a character boundary",
+              around);
+    } else {
+      observe("T-FRAMING", {{"form", "invalid-utf8"}},
+              std::string(http() ? "a message is not valid UTF-8 (invalid byte " : "a stdout line is not valid UTF-8 (invalid byte ") +
+                  lead + " at byte " + std::to_string(at) + "); JSON-RPC messages must be UTF-8",
+              around);
+    }
     body = sanitize_utf8(body);
   }
   raw_out = std::move(body);
@@ -93,7 +123,19 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
     std::string repaired = replace_lone_surrogate_escapes(text, &at);
     if (at != std::string::npos) {
       json again = parse_bounded(repaired);
-      if (!again.is_discarded()) {
+      const auto lone = lone_surrogate_escapes(text);
+      // A string cut inside a character is the cutting code's defect (TR-VERBATIM), said once for
+      // the message; a lone surrogate anywhere else is the message's (T-FRAMING).
+      const auto cut = std::find_if(lone.begin(), lone.end(), [](const LoneSurrogate& l) { return l.cut; });
+      if (!again.is_discarded() && cut != lone.end()) {
+        observe("TR-VERBATIM", {{"form", "cut-splits-character"}}, split_character_diagnosis(*cut, "the message", true),
+                excerpt(text.substr(cut->at > 60 ? cut->at - 60 : 0, 160), 200));
+        // The answer's own call (several may be in flight), not the one awaited first.
+        if (again.is_object() && again.contains("id"))
+          if (auto it = inflight_.find(again["id"].dump()); it != inflight_.end())
+            observations_.back().related_request = it->second;
+        msg = std::move(again);
+      } else if (!again.is_discarded()) {
         observe("T-FRAMING", {{"form", "lone-surrogate-escape"}},
                 "a message holds a lone UTF-16 surrogate escape (" + text.substr(at, 6) + " at byte " +
                     std::to_string(at) +

@@ -77,6 +77,31 @@ TEST(NpmFilesystem, ReadOnlyRunCompletesWithAReport) {
               << f["diagnosis"].get<std::string>() << "\n";
 }
 
+// The whole-file rule on a real reading server that is right (issue 42): server-filesystem's
+// read_text_file and read_file return each file whole, so with --root the rule judges their
+// answers (TR-HINT passed) and finds nothing; read_multiple_files (an array of paths) and
+// directory_tree (not a read) are not judged.
+TEST(NpmFilesystem, ItsWholeFileReadsAreJudgedAgainstTheWorkspaceAndHold) {
+  const std::string bin = npm_bin("mcp-server-filesystem");
+  REQUIRE_NPM(bin);
+  auto dir = std::filesystem::path(CTXO_BINARY_DIR) / "test-tmp" / "fs-whole";
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir / "src");
+  std::ofstream(dir / "src" / "app.ts") << "export function runTask(value: number): number {\n  return value * 2;\n}\n"
+                                           "const label = \"\xF0\x9F\x9A\x80 go\"; runTask(1);\n"
+                                           "export class Scheduler {\n  start() { return runTask(3); }\n}\n";
+  HarnessRun r = run_harness({"--read-only", "--calls", "6", "--seed", "1", "--no-cases", "--root", dir.string(), "--cwd",
+                              dir.string(), "--", "node", bin, dir.string()});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  for (const auto& f : r.report["findings"])
+    EXPECT_NE(f["cause"]["facts"].value("form", ""), "workspace-omission") << f.dump(2);
+  std::map<std::string, std::string> hint;
+  for (const auto& t : r.report["tools"]) hint[t["name"]] = t["outcomes"].value("TR-HINT", "");
+  EXPECT_EQ(hint["read_text_file"], "passed");
+  EXPECT_NE(hint["read_multiple_files"], "failed");
+  EXPECT_NE(hint["directory_tree"], "failed");
+}
+
 // Host limits on a real server (pinned from the default run, seed 1): server-memory's read_graph
 // returns the whole knowledge graph, with no pagination and no limit. After the run's own
 // create_entities / add_observations calls the graph is about 72,000 characters, past Claude

@@ -80,6 +80,19 @@ TEST(GenericAnchors, EveryDialect) {
       R"([{"targetUri":"file:///w/a.ts","targetRange":{"start":{"line":1,"character":0}},"targetSelectionRange":{"start":{"line":1,"character":9}}}])"));
   ASSERT_EQ(a.size(), 1u);
   EXPECT_EQ(*a[0].column, 9);
+  // A range of {line, column} points, under `range` or beside the path (ast-grep's start/end):
+  // read, its column named `column` (not LSP's `character`).
+  a = generic::json_anchors(json::parse(
+      R"([{"file":"src/a.ts","text":"runTask","range":{"start":{"line":0,"column":16},"end":{"line":0,"column":23}}},
+          {"file":"src/a.ts","start":{"line":3,"column":24},"end":{"line":3,"column":31}}])"));
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(*a[0].line, 0);
+  EXPECT_EQ(*a[0].column, 16);
+  EXPECT_FALSE(a[0].lsp);
+  EXPECT_EQ(*a[0].end_line, 0);
+  EXPECT_EQ(*a[1].line, 3);
+  EXPECT_EQ(*a[1].column, 24);
+  EXPECT_FALSE(a[1].lsp);
   // A file's own name is not the text at its position.
   a = generic::json_anchors(json::parse(R"({"name":"app.ts","path":"src/app.ts","line":1})"));
   ASSERT_EQ(a.size(), 1u);
@@ -154,6 +167,27 @@ TEST(GenericVerbatim, SameContainedOrMangled) {
   EXPECT_EQ(generic::compare_verbatim(kApp, 3, "}?").verdict, Verbatim::kUnrelated);
   EXPECT_EQ(generic::compare_verbatim(kApp, 2, "return  value  *  2;").verdict, Verbatim::kUnrelated);
   EXPECT_EQ(generic::compare_verbatim(kApp, 2, "").verdict, Verbatim::kUnrelated);
+}
+
+// A quote cut inside a character (by UTF-8 bytes, decoded with U+FFFD, or by UTF-16 units, its lone
+// half read as U+FFFD) ends with U+FFFD where the file has the character: a cut that split it.
+// U+FFFD anywhere else is a replaced character, and a quote cut after the whole character is
+// verbatim.
+TEST(GenericVerbatim, AQuoteEndingInHalfACharacterIsACutThatSplitIt) {
+  auto v = generic::compare_verbatim(kApp, 4, "const label = \"\xEF\xBF\xBD");
+  EXPECT_EQ(v.verdict, Verbatim::kMangled);
+  EXPECT_TRUE(v.cut_split);
+  EXPECT_NE(v.detail.find("U+1F680"), std::string::npos) << v.detail;
+  EXPECT_NE(v.detail.find("column 16"), std::string::npos) << v.detail;
+  // The same with its cut marker after it.
+  v = generic::compare_verbatim(kApp, 4, "const label = \"\xEF\xBF\xBD\xE2\x80\xA6");
+  EXPECT_TRUE(v.cut_split) << v.detail;
+  // U+FFFD in the middle: a replaced character, not a cut.
+  v = generic::compare_verbatim(kApp, 4, "const label = \"\xEF\xBF\xBD go\"; runTask(1);");
+  EXPECT_EQ(v.verdict, Verbatim::kMangled);
+  EXPECT_FALSE(v.cut_split);
+  // Cut after the whole character.
+  EXPECT_EQ(generic::compare_verbatim(kApp, 4, "const label = \"\xF0\x9F\x9A\x80").verdict, Verbatim::kSame);
 }
 
 TEST(GenericVerbatim, CodePointLabels) {

@@ -244,5 +244,34 @@ TEST(CheckAcceptance, StatusesSayWhatWasExercised) {
   EXPECT_EQ(r.status("P-ACCEPT"), Status::kNotApplicable);
 }
 
+// A part whose JSON holds a string cut inside a character: TR-VERBATIM cut-splits-character, once
+// per answer. A lone half that no cut put there, a pair, and prose that spells an escape as text
+// (not JSON) are not this rule's.
+TEST(CheckSplitCharacters, AJsonPartCutInsideACharacterIsFound) {
+  auto reply = [](std::vector<std::string> texts) {
+    mcp::Reply r;
+    r.kind = mcp::Reply::Kind::kResult;
+    r.request = {{"method", "tools/call"}, {"params", {{"name", "t"}}}};
+    json content = json::array();
+    for (const auto& t : texts) content.push_back({{"type", "text"}, {"text", t}});
+    r.result = {{"content", content}};
+    return r;
+  };
+  const mcp::Reply cut = reply({R"({"items":[{"preview":"go \ud83d"},{"preview":"no \ud83d"}]})"});
+  Outcomes o = check_split_characters(mcp::Answer(cut));
+  auto fs = o.take_findings();
+  ASSERT_EQ(fs.size(), 1u);
+  EXPECT_EQ(fs[0].invariant, "TR-VERBATIM");
+  EXPECT_EQ(fs[0].cause.at("form"), "cut-splits-character");
+  EXPECT_NE(fs[0].diagnosis.find("high surrogate \\ud83d"), std::string::npos) << fs[0].diagnosis;
+  for (const auto& texts : std::vector<std::vector<std::string>>{{R"({"a":"x\ud83dy"})"},
+                                                                 {R"({"a":"\ud83d\ude80"})"},
+                                                                 {R"(const half = "\ud83d";)"}}) {
+    const mcp::Reply r = reply(texts);
+    Outcomes none = check_split_characters(mcp::Answer(r));
+    EXPECT_TRUE(none.take_findings().empty()) << texts[0];
+  }
+}
+
 }  // namespace
 }  // namespace ctxo::checks

@@ -92,5 +92,23 @@ TEST(Answer, APartThatIsNotTypedTextIsStillRead) {
   EXPECT_TRUE(a.non_text_content());
 }
 
+// A part whose JSON holds a lone surrogate escape is still read as JSON (U+FFFD in its place),
+// and says where the lone half is and whether a cut put it there.
+TEST(Answer, JsonWithALoneSurrogateIsReadAndTheCutIsTold) {
+  const Reply r = result(json::array({text(R"({"preview":"go \ud83d\u2026"})"), text(R"({"a":"\ud83db"} and more)"),
+                                      text(R"({"ok":"\ud83d\ude80"})")}));
+  const Answer a(r);
+  const auto& read = a.read();
+  ASSERT_EQ(read.size(), 3u);
+  EXPECT_EQ(read[0].whole, json({{"preview", "go \xEF\xBF\xBD\xE2\x80\xA6"}}));
+  ASSERT_TRUE(read[0].lone_cut);
+  EXPECT_EQ(read[0].lone_cut->at, 15u);
+  EXPECT_EQ(read[1].leading, json({{"a", "\xEF\xBF\xBD" "b"}}));
+  ASSERT_TRUE(read[1].lone);
+  EXPECT_FALSE(read[1].lone_cut);
+  EXPECT_FALSE(read[2].lone);
+  EXPECT_EQ(read[2].whole, json({{"ok", "\xF0\x9F\x9A\x80"}}));
+}
+
 }  // namespace
 }  // namespace ctxo::mcp

@@ -271,6 +271,32 @@ TEST(Client, LoneSurrogateEscapeIsReportedAndTheReplyStillMatches) {
   EXPECT_NE(obs[0].diagnosis.find("lone UTF-16 surrogate"), std::string::npos) << obs[0].diagnosis;
 }
 
+// A string cut inside a character is the cutting code's defect, not the transport's: a high
+// surrogate that ends its string (JavaScript's slice) or two of an emoji's four UTF-8 bytes before
+// the string's end (a cut by bytes) is TR-VERBATIM cut-splits-character, once, on the call the
+// message answers; the reply is still read, with U+FFFD for the half.
+TEST(Client, AStringCutInsideACharacterIsTheCutsFindingNotTheTransports) {
+  for (const std::string& cut : {std::string(R"(\ud83d)"), std::string("\xF0\x9F")}) {
+    SCOPED_TRACE(cut);
+    ScriptedTransport t(legacy("2025-11-25", [&](const json& m) -> std::vector<std::string> {
+      if (m.value("method", "") != "tools/call") return {};
+      return {R"({"jsonrpc":"2.0","id":)" + m["id"].dump() + R"(,"result":{"content":[{"type":"text","text":"go )" + cut +
+              R"("}]}})"};
+    }));
+    Client c(t, fast());
+    ASSERT_TRUE(c.handshake("legacy").ok());
+    Reply r = c.call_tool("x", json::object());
+    ASSERT_EQ(r.kind, Reply::Kind::kResult);
+    EXPECT_EQ(r.result["content"][0]["text"].get<std::string>().substr(0, 3), "go ");
+    auto obs = c.take_observations();
+    ASSERT_EQ(obs.size(), 1u);
+    EXPECT_EQ(obs[0].invariant, "TR-VERBATIM");
+    EXPECT_EQ(obs[0].cause.at("form"), "cut-splits-character");
+    EXPECT_NE(obs[0].diagnosis.find("a cut split a character"), std::string::npos) << obs[0].diagnosis;
+    EXPECT_EQ(obs[0].related_request, r.request);
+  }
+}
+
 // An answer longer than the maximum message size is skipped (T-FRAMING). When its id can be
 // read from the kept head or tail, the call ends at once with `oversize`; otherwise it waits out
 // the timeout like any unanswered call.
