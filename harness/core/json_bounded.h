@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <algorithm>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -45,14 +46,20 @@ class BoundedDom {
     if (skip_ == 0) key_ = std::move(k);
     return true;
   }
-  bool parse_error(std::size_t, const std::string&, const nlohmann::detail::exception&) {
+  bool parse_error(std::size_t at, const std::string&, const nlohmann::detail::exception& e) {
     failed = true;
+    error_at = at;
+    error_id = e.id;
     return false;
   }
 
   bool deep = false;    ///< A value was dropped for its depth.
   bool failed = false;  ///< Not JSON.
   bool cut = false;     ///< An array's items past max_items were dropped.
+  std::size_t error_at = 0;  ///< failed: the parser's position (one past the token it refused).
+  int error_id = 0;          ///< failed: nlohmann's exception id (406: a number out of a double's range).
+  std::string duplicate;     ///< The first key an object held twice (the last value is kept, as JavaScript does).
+  bool duplicated = false;
 
  private:
   // Where the next value goes (nullptr: dropped for its depth).
@@ -77,9 +84,14 @@ class BoundedDom {
       return &parent.back();
     }
     ++values_;
-    json& slot = parent[key_];
-    slot = std::move(value);
-    return &slot;
+    auto& members = parent.get_ref<json::object_t&>();
+    auto [it, fresh] = members.emplace(key_, nullptr);
+    if (!fresh && !duplicated) {
+      duplicated = true;
+      duplicate = key_;
+    }
+    it->second = std::move(value);
+    return &it->second;
   }
   bool put(json value) {
     place(std::move(value));
@@ -125,6 +137,49 @@ inline nlohmann::json parse_bounded(std::string_view text, bool* too_deep = null
   if (too_deep) *too_deep = dom.deep;
   if (!ok) return nlohmann::json(nlohmann::json::value_t::discarded);
   return j;
+}
+
+/// What parse_message() saw beside the value.
+struct MessageFacts {
+  bool too_deep = false;   ///< Values nested deeper than kMaxJsonNesting were dropped.
+  std::string duplicate;   ///< The first key an object holds twice ("" when none; the last value is kept).
+  bool duplicated = false;
+  /// Numbers too large for a double (1e999), each read as null; where the first was (npos: none).
+  std::size_t overflow_at = std::string_view::npos;
+  std::string overflow;    ///< The first such number, as sent.
+};
+
+/// parse_bounded() of a message, telling what JSON allows but its readers disagree on: a key held
+/// twice in one object, a number no double holds (JavaScript reads Infinity, nlohmann and serde
+/// refuse the message; here it is read as null, at most 16 of them).
+inline nlohmann::json parse_message(std::string_view text, MessageFacts& facts) {
+  std::string repaired;
+  std::string_view src = text;
+  for (int round = 0; round <= 16; ++round) {
+    nlohmann::json j;
+    detail::BoundedDom dom(j);
+    const bool ok = nlohmann::json::sax_parse(src.begin(), src.end(), &dom) && !dom.failed;
+    facts.too_deep = dom.deep;
+    if (ok) {
+      facts.duplicated = dom.duplicated;
+      facts.duplicate = dom.duplicate;
+      return j;
+    }
+    if (dom.error_id != 406 || round == 16) break;
+    // The number the parser refused ends at error_at: find where it starts, and read it as null.
+    std::size_t end = std::min(dom.error_at, src.size()), start = end;
+    auto num = [](char c) { return (c >= '0' && c <= '9') || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-'; };
+    while (end < src.size() && num(src[end])) ++end;
+    while (start > 0 && num(src[start - 1])) --start;
+    if (start == end) break;
+    if (facts.overflow_at == std::string_view::npos) {
+      facts.overflow_at = start;
+      facts.overflow = std::string(src.substr(start, end - start));
+    }
+    repaired = std::string(src.substr(0, start)) + "null" + std::string(src.substr(end));
+    src = repaired;
+  }
+  return nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
 /// parse_bounded() keeping the first `max_items` items of every array, and no array item past

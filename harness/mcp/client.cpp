@@ -103,6 +103,18 @@ bool Client::send_json(const json& msg) {
 }
 
 void Client::take_response(json& m, Reply& reply) {
+  if (m.contains("error") && m.contains("result")) {
+    // Neither member can be believed: the transport's finding, not an answer to judge.
+    observe("T-FRAMING", {{"form", "result-and-error"}},
+            "a response holds both \"result\" and \"error\": JSON-RPC 2.0 allows exactly one, so a client cannot "
+            "tell whether the call succeeded. It was not judged as the tool's answer",
+            excerpt(m.dump(-1, ' ', false, json::error_handler_t::replace), 300));
+    observations_.back().related_request = reply.request;
+    reply.error = std::move(m["error"]);
+    reply.kind = Reply::Kind::kError;
+    reply.transport_failure = "the response held both result and error (T-FRAMING result-and-error)";
+    return;
+  }
   if (m.contains("error")) {
     reply.error = std::move(m["error"]);
     reply.kind = Reply::Kind::kError;

@@ -221,7 +221,7 @@ class Client {
   /// A tools/call request with the next id and a progress token (kept in progress_tokens_).
   json tools_call_message(const std::string& name, const json& arguments);
   /// Fills `reply` from the response `m` (moved from) whose raw line is `raw`.
-  static void take_response(json& m, Reply& reply);
+  void take_response(json& m, Reply& reply);
   /// Settles `reply` as `kind` (the bookkeeping of ids: completed, abandoned, in flight).
   void settle(Reply& reply, Reply::Kind kind, const std::string& key);
   /// Parses a frame; collects framing problems; returns a message when one is complete.

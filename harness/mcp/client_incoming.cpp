@@ -83,6 +83,15 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
   }
   // Moved, not copied, here and on: an answer may be tens of megabytes (--max-message-bytes).
   std::string body = std::move(frame.body);
+  // A byte-order mark before the message: JSON.parse and strict decoders refuse it.
+  if (body.rfind("\xEF\xBB\xBF", 0) == 0) {
+    observe("T-FRAMING", {{"form", "byte-order-mark"}},
+            std::string(http() ? "a message" : "a stdout line") +
+                " starts with a UTF-8 byte-order mark (EF BB BF): JSON text exchanged between systems must not "
+                "(RFC 8259 section 8.1), and JSON.parse refuses it; it was read without the mark",
+            excerpt(body, 200));
+    body.erase(0, 3);
+  }
   if (!frame.valid_utf8) {
     const std::size_t at = first_invalid_utf8(body);
     std::size_t kept = 0;
@@ -108,8 +117,23 @@ std::optional<json> Client::accept_frame(transport::Frame& frame, std::string& r
   }
   raw_out = std::move(body);
   const std::string& text = raw_out;
-  bool too_deep = false;
-  json msg = parse_bounded(text, &too_deep);
+  MessageFacts facts;
+  json msg = parse_message(text, facts);
+  const bool too_deep = facts.too_deep;
+  if (facts.overflow_at != std::string::npos)
+    observe("T-FRAMING", {{"form", "number-out-of-range"}},
+            "a message holds the number " + excerpt(facts.overflow, 40) +
+                ", beyond what a double holds: JavaScript reads Infinity, strict decoders (nlohmann, serde_json) "
+                "refuse the whole message. It was read as null; send a string, or a number in range",
+            excerpt(text.substr(facts.overflow_at > 60 ? facts.overflow_at - 60 : 0, 160), 200));
+  if (facts.duplicated) {
+    observe("T-FRAMING", {{"form", "duplicate-key"}},
+            "a message holds the key \"" + excerpt(facts.duplicate, 60) +
+                "\" twice in one object: JSON readers disagree on which value counts (JavaScript keeps the last, "
+                "others the first or refuse the message; RFC 8259 says names SHOULD be unique). The last was kept",
+            excerpt(text, 200));
+    observations_.back().warning = true;
+  }
   if (too_deep)
     observe("T-FRAMING", {{"form", "nesting-too-deep"}},
             "a message nests JSON deeper than " + std::to_string(kMaxJsonNesting) +

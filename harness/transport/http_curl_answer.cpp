@@ -38,10 +38,12 @@ void HttpTransport::deliver(Reading& r, Frame f) {
   if (!f.oversize) {
     // Read as the client reads it (bounded nesting; bad UTF-8 and lone surrogate escapes are the
     // client's T-FRAMING findings, not a reason to drop the message).
+    // (A number out of a double's range too: read as null, the client names it.)
     std::string text = f.valid_utf8 ? std::string() : sanitize_utf8(f.body);
-    json m = parse_bounded(f.valid_utf8 ? std::string_view(f.body) : std::string_view(text));
+    MessageFacts facts;
+    json m = parse_message(f.valid_utf8 ? std::string_view(f.body) : std::string_view(text), facts);
     if (m.is_discarded() && f.body.find("\\u") != std::string::npos)
-      m = parse_bounded(replace_lone_surrogate_escapes(f.valid_utf8 ? f.body : text));
+      m = parse_message(replace_lone_surrogate_escapes(f.valid_utf8 ? f.body : text), facts);
     if (m.is_discarded()) {
       violate("T-HTTP-TYPE", {{"form", "not-json"}, {"body", r.sse ? "sse-event" : "json"}},
               std::string(r.sse ? "an SSE event's data" : "a body sent as application/json") +

@@ -28,18 +28,20 @@ namespace {
 using ctxo::kit::json;
 
 // Defects named in the task table (one invariant each), plus two conformant stressors.
-constexpr std::array<std::string_view, 18> kDefects = {
+constexpr std::array<std::string_view, 21> kDefects = {
     "stdout-log",   "invalid-utf8",   "split-line",       "wrong-id",        "duplicate-response",
     "hang",         "crash",          "no-shutdown",      "bad-init",        "list-duplicate",
     "list-cursor-loop", "list-bad-schema", "bad-content", "bad-structured",  "internal-error",
-    "huge-answer",  "stderr-flood",   "slow",
+    "huge-answer",  "stderr-flood",   "slow",             "number-overflow", "result-and-error",
+    "bom",
 };
 
 constexpr std::string_view kUsage =
     "usage: fixture-server [--defect NAME] [--modern] [--page-size N]\n"
     "defects: stdout-log invalid-utf8 split-line wrong-id duplicate-response hang crash\n"
     "         no-shutdown bad-init list-duplicate list-cursor-loop list-bad-schema bad-content\n"
-    "         bad-structured internal-error huge-answer stderr-flood slow\n";
+    "         bad-structured internal-error huge-answer stderr-flood slow number-overflow\n"
+    "         result-and-error bom\n";
 
 constexpr std::string_view kInvalidUtf8Marker = "@@RAW-0xFF@@";
 constexpr std::chrono::seconds kPingTimeout{5};
@@ -305,6 +307,8 @@ class FixtureServer {
         response["result"]["content"][0].erase("type");
       }
     }
+    if (defect_ == "result-and-error" && response.contains("result"))
+      response["error"] = {{"code", -32603}, {"message", "and an error"}};
     if (defect_ == "wrong-id") {
       response["id"] = id.is_number_integer() ? json(id.get<std::int64_t>() + 1000)
                                               : json(id.get<std::string>() + "1000");
@@ -319,6 +323,14 @@ class FixtureServer {
       (void)server_.write_raw("{\"result\":" + result.dump() + ",\"jsonrpc\":\"2.0\",\"id\":" + id.dump() + "}\n");
     } else if (defect_ == "invalid-utf8") {
       (void)server_.write_raw(with_raw_ff(response));
+    } else if (defect_ == "number-overflow" && response.contains("result")) {
+      // A number no double holds (JavaScript reads Infinity; strict decoders refuse the message).
+      std::string line = response.dump();
+      const auto at = line.find("\"result\":{");
+      if (at != std::string::npos) line.insert(at + 10, "\"score\":1e999,");
+      (void)server_.write_raw(line + "\n");
+    } else if (defect_ == "bom") {
+      (void)server_.write_raw("\xEF\xBB\xBF" + response.dump() + "\n");
     } else if (defect_ == "split-line") {
       (void)server_.write_raw(response.dump(2) + "\n");
     } else {

@@ -297,6 +297,61 @@ TEST(Client, AStringCutInsideACharacterIsTheCutsFindingNotTheTransports) {
   }
 }
 
+// Messages that JSON's grammar allows but its readers disagree on are the transport's finding,
+// once each, and the call is still answered (issue 45): a number no double holds (read as null:
+// it used to make the message unreadable and the call a false T-HANG), a key held twice (the last
+// value kept; a warning: RFC 8259's SHOULD), a byte-order mark before the message (read without
+// it). A response with both result and error is T-FRAMING, and not the tool's answer to judge
+// (it was P-NO-THROW, blaming the tool for a malformed message).
+TEST(Client, MessagesItsReadersDisagreeOnAreTheTransportsFindingAndTheCallIsAnswered) {
+  struct Case {
+    const char* form;
+    std::string head, tail;
+    bool warning;
+  };
+  const std::vector<Case> cases = {
+      {"number-out-of-range", "", R"(,"result":{"content":[{"type":"text","text":"n"}],"n":1e999}})", false},
+      {"duplicate-key", "", R"(,"result":{"content":[{"type":"text","text":"a"}],"content":[{"type":"text","text":"b"}]}})", true},
+      {"byte-order-mark", "\xEF\xBB\xBF", R"(,"result":{"content":[{"type":"text","text":"b"}]}})", false},
+      {"result-and-error", "", R"(,"result":{"content":[]},"error":{"code":-32603,"message":"x"}})", false},
+  };
+  for (const auto& c : cases) {
+    SCOPED_TRACE(c.form);
+    ScriptedTransport t(legacy("2025-11-25", [&](const json& m) -> std::vector<std::string> {
+      if (m.value("method", "") != "tools/call") return {};
+      return {c.head + R"({"jsonrpc":"2.0","id":)" + m["id"].dump() + c.tail};
+    }));
+    Client cl(t, fast());
+    ASSERT_TRUE(cl.handshake("legacy").ok());
+    Reply r = cl.call_tool("x", json::object());
+    auto obs = cl.take_observations();
+    ASSERT_EQ(obs.size(), 1u);
+    EXPECT_EQ(obs[0].invariant, "T-FRAMING");
+    EXPECT_EQ(obs[0].cause.at("form"), c.form);
+    EXPECT_EQ(obs[0].warning, c.warning);
+    if (std::string(c.form) == "result-and-error") {
+      EXPECT_EQ(r.kind, Reply::Kind::kError);
+      EXPECT_FALSE(r.transport_failure.empty());  // not judged as the tool's answer
+      EXPECT_EQ(obs[0].related_request, r.request);
+    } else {
+      ASSERT_EQ(r.kind, Reply::Kind::kResult);
+      EXPECT_TRUE(r.transport_failure.empty());
+    }
+  }
+  // What was read: the number as null, the last of two keys.
+  ScriptedTransport t(legacy("2025-11-25", [&](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    return {R"({"jsonrpc":"2.0","id":)" + m["id"].dump() + R"(,"result":{"n":-2E+999,"k":1,"k":2,"content":[]}})"};
+  }));
+  Client cl(t, fast());
+  ASSERT_TRUE(cl.handshake("legacy").ok());
+  Reply r = cl.call_tool("x", json::object());
+  ASSERT_EQ(r.kind, Reply::Kind::kResult);
+  EXPECT_TRUE(r.result["n"].is_null());
+  EXPECT_EQ(r.result["k"], 2);
+  EXPECT_EQ(cl.take_observations().size(), 2u);
+}
+
 // An answer longer than the maximum message size is skipped (T-FRAMING). When its id can be
 // read from the kept head or tail, the call ends at once with `oversize`; otherwise it waits out
 // the timeout like any unanswered call.
