@@ -18,7 +18,6 @@ namespace {
 
 using nlohmann::json;
 
-std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
 std::string fixture() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/causes/throws.mjs"; }
 std::filesystem::path tmp() {
   auto dir = std::filesystem::path(CTXO_BINARY_DIR) / "test-tmp" / ("causes-" + std::to_string(::getpid()));

@@ -21,7 +21,6 @@
 namespace ctxo::test {
 namespace {
 
-std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
 std::string fixture(const std::string& name) {
   return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/concurrent/" + name;
 }

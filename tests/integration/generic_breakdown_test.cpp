@@ -15,8 +15,7 @@
 namespace ctxo::test {
 namespace {
 
-std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
-std::string server() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/dialects/breakdown.mjs"; }
+std::string server() { return dialect_server("breakdown"); }
 
 HarnessRun run(bool conformant) {
   return run_harness({"--seed", "1", "--calls", "3", "--no-cases", "--env",

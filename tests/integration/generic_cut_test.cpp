@@ -16,9 +16,8 @@
 namespace ctxo::test {
 namespace {
 
-std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
-std::string server() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/dialects/cutchars.mjs"; }
-std::string workspace() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/reach/workspace"; }
+std::string server() { return dialect_server("cutchars"); }
+std::string workspace() { return reach_workspace(); }
 
 HarnessRun run(bool conformant, bool root) {
   std::vector<std::string> args = {"--seed", "1", "--calls", "4", "--no-cases"};
@@ -36,9 +35,7 @@ std::map<std::string, std::string> verbatim(const HarnessRun& r) {
     EXPECT_EQ(f["cause"]["facts"].value("form", ""), "cut-splits-character") << f.dump(2);
     EXPECT_NE(f["diagnosis"].get<std::string>().find("a cut split a character"), std::string::npos) << f.dump(2);
   }
-  std::map<std::string, std::string> out;
-  for (const auto& t : r.report["tools"]) out[t["name"]] = t["outcomes"].value("TR-VERBATIM", "");
-  return out;
+  return r.outcomes("TR-VERBATIM");
 }
 
 TEST(GenericCut, EachWayOfCuttingInsideACharacterIsFound) {

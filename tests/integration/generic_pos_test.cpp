@@ -23,7 +23,6 @@
 namespace ctxo::test {
 namespace {
 
-std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
 std::string server() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/dialects/positions.mjs"; }
 std::string workspace() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/reach/workspace"; }
 

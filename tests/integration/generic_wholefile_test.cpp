@@ -16,9 +16,8 @@
 namespace ctxo::test {
 namespace {
 
-std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
-std::string server() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/dialects/wholefile.mjs"; }
-std::string workspace() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/reach/workspace"; }
+std::string server() { return dialect_server("wholefile"); }
+std::string workspace() { return reach_workspace(); }
 
 HarnessRun run(bool conformant) {
   return run_harness({"--seed", "1", "--calls", "10", "--no-cases", "--root", workspace(), "--cwd", workspace(), "--env",
@@ -51,19 +50,12 @@ TEST(GenericWholeFile, TheConformantTwinHasNoFindingAndTheRulePassedWhereItJudge
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_TRUE(r.report["findings"].empty()) << r.report["findings"].dump(2);
   EXPECT_EQ(r.exit_code, 0) << r.out << r.err;
-  for (const auto& t : r.report["tools"]) {
-    const std::string name = t["name"].get<std::string>();
-    SCOPED_TRACE(name);
-    const auto& o = t["outcomes"];
-    if (name == "git_blame" || name == "read_file") {
-      EXPECT_EQ(o.value("TR-HINT", ""), "passed") << o.dump();
-    } else {
-      EXPECT_EQ(o.value("TR-HINT", ""), "not_observed") << o.dump();
-    }
-    if (name == "git_blame") {
-      EXPECT_EQ(o.value("TR-COUNT", ""), "passed") << o.dump();
-    }
-  }
+  const auto hint = r.outcomes("TR-HINT");
+  EXPECT_EQ(hint.at("git_blame"), "passed");
+  EXPECT_EQ(hint.at("read_file"), "passed");
+  EXPECT_EQ(hint.at("file_outline"), "not_observed");  // not judged: an outline
+  EXPECT_EQ(hint.at("read_head"), "not_observed");     // not judged: a count the call chose
+  EXPECT_EQ(r.outcomes("TR-COUNT").at("git_blame"), "passed");
 }
 
 }  // namespace

@@ -20,7 +20,6 @@
 namespace ctxo::test {
 namespace {
 
-std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
 std::string server() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/dialects/honest.mjs"; }
 
 const nlohmann::json& tool(const HarnessRun& r, const std::string& name) {

@@ -22,7 +22,6 @@
 namespace ctxo::test {
 namespace {
 
-std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
 std::string hosts_fixture() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/hosts/hosts.mjs"; }
 
 /// invariant id -> the severities its findings have.

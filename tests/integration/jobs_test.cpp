@@ -21,7 +21,6 @@
 namespace ctxo::test {
 namespace {
 
-std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
 std::string reach() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/reach"; }
 std::string slow_tools() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/jobs/slow-tools.mjs"; }
 std::string tmp_slot() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/jobs/tmp-slot.mjs"; }

@@ -14,7 +14,6 @@
 namespace ctxo::test {
 namespace {
 
-std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
 std::string suite() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/reach"; }
 
 const std::set<std::string> kSymbols = {"main", "renderScene", "makeShape", "Shape", "log"};

@@ -19,7 +19,6 @@
 namespace ctxo::test {
 namespace {
 
-std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
 std::string suite() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/reach"; }
 
 HarnessRun run_reach(std::vector<std::string> flags, bool conformant = false) {

@@ -27,7 +27,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
 std::string desktop() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/safety/desktop.mjs"; }
 
 

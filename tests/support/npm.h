@@ -22,6 +22,15 @@ inline std::string npm_bin(const std::string& name) {
   return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/.bin/" + name;
 }
 
+/// The official TypeScript SDK the fixture servers are written with.
+inline std::string sdk_dir() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/node_modules/@modelcontextprotocol/sdk"; }
+/// tests/npm/fixtures/dialects/NAME.mjs: the dialect fixtures (issues 29, 42).
+inline std::string dialect_server(const std::string& name) {
+  return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/dialects/" + name + ".mjs";
+}
+/// The workspace the dialect fixtures answer about (an emoji and CJK before the names).
+inline std::string reach_workspace() { return std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/reach/workspace"; }
+
 }  // namespace ctxo::test
 
 #define REQUIRE_NPM(path)                                                                       \

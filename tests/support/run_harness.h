@@ -53,6 +53,13 @@ struct HarnessRun {
           out.push_back(f.value("invariant", std::string()) + ": " + f.value("diagnosis", std::string()));
     return out;
   }
+  /// Tool name -> its status for invariant `id` ("passed", "failed", "not_observed"; "" when none).
+  std::map<std::string, std::string> outcomes(const std::string& id) const {
+    std::map<std::string, std::string> out;
+    if (report.is_object())
+      for (const auto& t : report["tools"]) out[t.value("name", std::string())] = t["outcomes"].value(id, std::string());
+    return out;
+  }
   /// Invariant -> the cause ids of its findings (SARIF partialFingerprints come from the same id).
   std::map<std::string, std::set<std::string>> cause_ids() const {
     std::map<std::string, std::set<std::string>> out;
