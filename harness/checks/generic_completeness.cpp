@@ -5,6 +5,7 @@
 // per file and counts what it kept agrees with itself. Precision first: judged only where the
 // truth is plain (see search_omission in generic_positions_internal.h).
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 #include "checks/envelope_util.h"
@@ -208,8 +209,9 @@ SearchJudgement search_omission(const json* tool_json, const json& arguments, co
 
 namespace {
 
-// A tool that reads a file's lines, or blames them (every line, with its commit).
-constexpr const char* kReadWords[] = {"read", "cat", "view", "content", "open", "print", "show", "get_file", "file_text"};
+// A tool that reads a file's lines, by a whole word of its name (`read_file`, `getFileContents`,
+// `cat`; not `thread`, `category`), or blames them (every line, with its commit).
+constexpr const char* kReadWords[] = {"read", "cat", "view", "content", "contents", "open", "print", "show", "display"};
 constexpr const char* kBlameWords[] = {"blame", "annotate"};
 // A tool that says it gives less than the lines: an outline, a search, a diff, a summary.
 constexpr const char* kNotWhole[] = {"outline", "symbol", "structure", "summar", "search", "grep", "find", "match",
@@ -222,6 +224,30 @@ constexpr const char* kStartKeys[] = {"startLine", "start_line", "lineStart", "l
                                       "firstLine", "first_line", "startLineNumber", "start"};
 constexpr const char* kEndKeys[] = {"endLine", "end_line", "lineEnd", "line_end", "toLine", "to_line",
                                     "lastLine", "last_line", "endLineNumber", "end"};
+
+// The words of a tool's name, lowered: split at `_`, `-`, `.`, `/`, blanks and camelCase humps.
+std::vector<std::string> name_words(const std::string& name) {
+  std::vector<std::string> out(1);
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const auto c = static_cast<unsigned char>(name[i]);
+    const bool hump = std::isupper(c) && i > 0 && std::islower(static_cast<unsigned char>(name[i - 1]));
+    if (!std::isalnum(c) || hump) {
+      if (!out.back().empty()) out.emplace_back();
+      if (!std::isalnum(c)) continue;
+    }
+    out.back() += static_cast<char>(std::tolower(c));
+  }
+  if (out.back().empty()) out.pop_back();
+  return out;
+}
+
+// A diff (a commit shown, a working tree's changes): its lines are the changed ones and their
+// context, not the file.
+bool diff_shaped(std::string_view text) {
+  return text.rfind("diff --git", 0) == 0 || text.find("\ndiff --git") != std::string_view::npos ||
+         text.find("\n@@ ") != std::string_view::npos || text.rfind("@@ ", 0) == 0 ||
+         text.find("\n+++ ") != std::string_view::npos;
+}
 
 // Every string of a JSON value (bounded), joined by '\n'.
 void strings_of(const json& j, std::string& out, std::size_t& budget) {
@@ -264,7 +290,8 @@ SearchJudgement file_omission(const json* tool_json, const json& arguments, cons
   const std::string about = name + " " + ascii_lower(tool_json->value("description", ""));
   bool blame = false, read = false;
   for (const char* w : kBlameWords) blame = blame || has(about, w);
-  for (const char* w : kReadWords) read = read || has(name, w);
+  for (const std::string& token : name_words(tool_json->value("name", "")))
+    for (const char* w : kReadWords) read = read || token == w;
   if (!blame && !read) return out;
   for (const char* w : kNotWhole)
     if (has(name, w)) return out;
@@ -297,6 +324,7 @@ SearchJudgement file_omission(const json* tool_json, const json& arguments, cons
   hay += '\n';
   std::size_t budget = 100000;
   if (rd.data.is_structured()) strings_of(rd.data, hay, budget);
+  if (diff_shaped(hay)) return out;
   // A blame by hunks (a commit per range of lines, with the range's first line) shows its lines
   // as ranges: not judged line by line.
   if (blame && rd.data.is_structured()) {

@@ -378,5 +378,37 @@ TEST_F(Workspace, SearchCompletenessIsJudgedOnlyWhereTheTruthIsPlain) {
   }
 }
 
+// Whole-file answers: a tool whose name has the word read/cat/view/show/... asked for src/app.ts
+// (5 lines, 4 of them 8+ characters) must give each; by word, not by substring (`get_thread` is
+// not a read); a diff shows changed lines, not the file; a count the call chose is not judged.
+TEST_F(Workspace, AReadMustGiveEveryLineItWasAskedFor) {
+  auto tool = [](const std::string& name) {
+    return json{{"name", name}, {"description", "Returns a file."}, {"inputSchema", {{"type", "object"}}}};
+  };
+  const json args = {{"path", "src/app.ts"}};
+  const std::string dropped = "export function runTask(value: number): number {\n  return value * 2;\n}\nconst \xE5\x90\x8D\xE5\x89\x8D = \"\xE6\xA4\x9C\xE7\xB4\xA2\"; runTask(2);";
+  auto run = [&](const std::string& name, const json& a, const std::string& text) {
+    GenericPositions g(dir_.string());
+    const json t = tool(name);
+    return g.check(name, &t, a, answer(a, text));
+  };
+  for (const char* name : {"read_file", "getFileContents", "cat", "view"}) {
+    auto o = run(name, args, dropped);
+    ASSERT_EQ(ids(o), std::vector<std::string>{"TR-HINT"}) << name;
+    EXPECT_EQ(o.front().line, 4) << name;
+    EXPECT_EQ(o.front().cause.at("kind"), "lines-asked");
+  }
+  EXPECT_EQ(run("read_file", args, kApp).status("TR-HINT"), Status::kPassed);
+  // Not a read by its name's words, a diff, a number sent beside the path: not judged.
+  EXPECT_NE(run("get_thread", args, dropped).status("TR-HINT"), Status::kFailed);
+  EXPECT_NE(run("categorize", args, dropped).status("TR-HINT"), Status::kFailed);
+  EXPECT_NE(run("git_show", args, "diff --git a/src/app.ts b/src/app.ts\n@@ -1,3 +1,3 @@\n" + dropped).status("TR-HINT"), Status::kFailed);
+  EXPECT_NE(run("read_file", json{{"path", "src/app.ts"}, {"limit", 3}}, dropped).status("TR-HINT"), Status::kFailed);
+  // A range asked: only its lines count.
+  EXPECT_EQ(run("read_file", json{{"path", "src/app.ts"}, {"startLine", 1}, {"endLine", 2}},
+                "export function runTask(value: number): number {\n  return value * 2;").status("TR-HINT"),
+            Status::kPassed);
+}
+
 }  // namespace
 }  // namespace ctxo::checks
