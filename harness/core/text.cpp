@@ -182,30 +182,11 @@ std::vector<LoneSurrogate> lone_surrogate_escapes(std::string_view s, std::size_
 }
 
 std::string replace_lone_surrogate_escapes(std::string_view s, std::size_t* first) {
-  std::string out;
-  out.reserve(s.size());
-  if (first) *first = std::string_view::npos;
-  for (std::size_t i = 0; i < s.size();) {
-    if (s[i] != '\\' || i + 1 >= s.size()) {
-      out += s[i++];
-      continue;
-    }
-    const long unit = escape_unit(s, i);
-    if (unit < 0xD800 || unit > 0xDFFF) {  // not a surrogate (or another escape): copied as it is
-      out.append(s.substr(i, 2));
-      i += 2;
-      continue;
-    }
-    const long next = unit <= 0xDBFF ? escape_unit(s, i + 6) : -1;
-    if (next >= 0xDC00 && next <= 0xDFFF) {  // a pair
-      out.append(s.substr(i, 12));
-      i += 12;
-      continue;
-    }
-    if (first && *first == std::string_view::npos) *first = i;
-    out += "\\uFFFD";
-    i += 6;
-  }
+  // The same scan lone_surrogate_escapes makes; each lone escape is six bytes, as \uFFFD is.
+  const auto lone = lone_surrogate_escapes(s, SIZE_MAX);
+  if (first) *first = lone.empty() ? std::string_view::npos : lone.front().at;
+  std::string out(s);
+  for (const auto& l : lone) out.replace(l.at, 6, "\\uFFFD");
   return out;
 }
 
