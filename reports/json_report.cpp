@@ -190,6 +190,7 @@ json to_json(const engine::RunReport& r, const std::string& version) {
   if (r.interrupted > 0) {
     out["interrupted"] = true;
     out["interrupted_by"] = core::interrupt_name(r.interrupted);
+    if (!r.phase.empty()) out["interrupted_during"] = r.phase;
   }
   return out;
 }
@@ -270,7 +271,10 @@ Result<engine::RunReport> from_json(const json& doc) {
     read(doc, "generic_readings", r.generic_readings);
     read(doc, "notes", r.notes);
     read(doc, "stderr_tail", r.stderr_tail);
-    if (doc.value("interrupted", false)) r.interrupted = core::interrupt_number(doc.value("interrupted_by", std::string()));
+    if (doc.value("interrupted", false)) {
+      r.interrupted = core::interrupt_number(doc.value("interrupted_by", std::string()));
+      r.phase = doc.value("interrupted_during", std::string());
+    }
     if (doc.contains("error"))
       r.error = Error{doc["error"]["code"].get<std::string>(), doc["error"]["message"].get<std::string>()};
     if (doc.contains("tools")) {

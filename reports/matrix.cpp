@@ -236,11 +236,24 @@ std::string untested_reason(const engine::RunReport& r) {
     if (!why.empty()) return "no tool was called (" + why + ")";
     return "no tool was called (check --tools, --exclude-tools, --read-only and the server's tools/list)";
   }
-  if (r.successes == 0)
-    return "all " + std::to_string(r.calls) + " call" + (r.calls == 1 ? " was" : "s were") +
-           " answered with an error (a JSON-RPC error or isError: true), so no tool was exercised";
   checks::Coverage all;
   for (const auto& t : r.tools) all += t.coverage;
+  if (r.successes == 0) {
+    // A call that timed out or whose server closed the connection was never answered: saying it
+    // was "answered with an error" would send the user looking for an error that never came.
+    const std::size_t unanswered = std::min(all.no_answer, r.calls);
+    const std::size_t errors = r.calls - unanswered;
+    auto calls = [](std::size_t n) { return std::to_string(n) + " call" + (n == 1 ? "" : "s"); };
+    const std::string never = "never answered (timed out, or the server closed the connection)";
+    const std::string error = "answered with an error (a JSON-RPC error or isError: true)";
+    if (unanswered == 0)
+      return "all " + calls(r.calls) + (r.calls == 1 ? " was " : " were ") + error + ", so no tool was exercised";
+    if (errors == 0)
+      return (r.calls == 1 ? "the only call was " : "all " + calls(r.calls) + " were ") + never +
+             ", so no tool was exercised";
+    return "of " + calls(r.calls) + ", " + std::to_string(errors) + (errors == 1 ? " was " : " were ") + error + " and " +
+           std::to_string(unanswered) + (unanswered == 1 ? " was " : " were ") + never + ", so no tool was exercised";
+  }
   return "no answer carried data (" + all.summary() + "), so no tool was exercised";
 }
 
@@ -277,7 +290,8 @@ std::string partial_reason(const engine::RunReport& r) {
 
 std::string interrupted_reason(const engine::RunReport& r) {
   if (r.interrupted == 0) return "";
-  return std::string("stopped by ") + core::interrupt_name(r.interrupted) + " after " + std::to_string(r.calls) +
+  return std::string("stopped by ") + core::interrupt_name(r.interrupted) + (r.phase.empty() ? "" : " during " + r.phase) +
+         " after " + std::to_string(r.calls) +
          " call" + (r.calls == 1 ? "" : "s") + "; " + (r.findings.empty() ? "nothing was found before it" : "the findings are true") +
          ", the rest of the server was not tested (exit code " + std::to_string(r.exit_code) + ")";
 }

@@ -109,7 +109,9 @@ const char* exit_meaning(int code) {
     case 1: return "violations found";
     case 2: return "usage or configuration error";
     case 3: return "the server could not be started or initialised";
-    case 4: return "untested: no call reached the server's tools (none made, or every one answered with an error)";
+    case 4:
+      return "untested: no call reached the server's tools' data (none made, none answered, or every answer an "
+             "error, a miss or empty)";
     case 129: return "interrupted by SIGHUP: the findings are true, the rest of the server was not tested";
     case 130: return "interrupted by SIGINT: the findings are true, the rest of the server was not tested";
     case 143: return "interrupted by SIGTERM: the findings are true, the rest of the server was not tested";

@@ -682,6 +682,8 @@ std::map<std::string, ToolProfile> Judge::tool_profiles() const {
 
 void Judge::unanswered(const std::string& tool) { s_->coverage[tool].add(Reach::kNoAnswer); }
 
+void Judge::answered_unjudged(const std::string& tool) { s_->coverage[tool].add(Reach::kError); }
+
 const std::map<std::string, Coverage>& Judge::coverage() const { return s_->coverage; }
 
 const std::map<std::string, std::size_t>& Judge::profiles_detected() const { return s_->detected; }

@@ -171,6 +171,9 @@ class Judge {
 
   /// A tools/call to `tool` that got no answer (timeout, closed pipe): coverage only.
   void unanswered(const std::string& tool);
+  /// A tools/call to `tool` answered by a message that is not judged as the tool's answer (both
+  /// result and error): coverage only, counted as an error (the call was answered).
+  void answered_unjudged(const std::string& tool);
   /// Per tool: what its answers reached (final after finish()).
   const std::map<std::string, Coverage>& coverage() const;
 

@@ -256,6 +256,13 @@ Outcomes check_tools_list(const mcp::Client::ToolsListing& listing, const std::s
     out.push_back(make("P-LIST", listing.pages.back().request, raw_of(listing.pages.back()),
                        "tools/list returned a nextCursor on " + std::to_string(listing.pages.size()) +
                            " pages in a row; pagination does not terminate"));
+  if (listing.long_cursor > 0 && !listing.pages.empty())
+    out.push_back(make("P-LIST", listing.pages.back().request, raw_of(listing.pages.back()),
+                       "tools/list returned a nextCursor of " + std::to_string(listing.long_cursor) +
+                           " bytes on page " + std::to_string(listing.pages.size()) +
+                           "; cursors are opaque tokens, and one this long costs every client that follows it its "
+                           "size again on each page (the listing was not followed further)",
+                       Severity::kWarning));
   return out;
 }
 

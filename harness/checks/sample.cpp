@@ -29,7 +29,7 @@ std::size_t size_over(const json& v, std::size_t limit, std::size_t acc = 0) {
   return acc + 4;
 }
 
-/// A copy of `v` with each array cut to its first kSampleItems items, and no array item past
+/// A copy of `v` with each array cut to its first kSampleItems items (objects kept whole), and no array item past
 /// kSampleValues values (`values` counts them), as parse_sampled() reads a text. Long strings are
 /// copied whole: a text part is sampled on its own (sample_text).
 json capped(const json& v, std::size_t& values, bool* cut) {
@@ -47,13 +47,18 @@ json capped(const json& v, std::size_t& values, bool* cut) {
   }
   if (v.is_object()) {
     json out = json::object();
-    for (auto it = v.begin(); it != v.end(); ++it) out[it.key()] = capped(it.value(), values, cut);
+    for (auto it = v.begin(); it != v.end(); ++it) {
+      // structuredContent is held to the tool's outputSchema, which may require any member: an
+      // object is kept whole here (a text part's JSON keeps its first members: sample_text).
+      out[it.key()] = capped(it.value(), values, cut);
+    }
     return out;
   }
   return v;
 }
 
-/// A text part's sample: JSON keeps its first items of each array (written back as JSON); any
+/// A text part's sample: JSON keeps the first items of each array and members of each object
+/// (written back as JSON); any
 /// other text its first kSampleAboveBytes bytes, cut after a line (or before a UTF-8 sequence).
 std::string sample_text(const std::string& text, bool* cut) {
   bool items_cut = false;
@@ -104,7 +109,8 @@ std::optional<mcp::Reply> sample_reply(const mcp::Reply& r) {
 std::string sampled_note(const std::string& tool) {
   return "tool '" + tool + "': answers over " + std::to_string(kSampleAboveBytes >> 20) +
          " MiB were checked on a sample (the first " + std::to_string(kSampleItems) +
-         " items of each array, the first MiB of a text that is not JSON); counts and sizes were not checked on them";
+         " items of each array and members of each object in a text's JSON, the first MiB of a text that is not JSON); "
+         "counts and sizes were not checked on them";
 }
 
 }  // namespace ctxo::checks

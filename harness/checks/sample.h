@@ -4,7 +4,9 @@
 // positions, harvesting) parses or walks the answer again; on a 60 MB answer of 20 million `{}`
 // that kept a core busy for minutes. An answer whose content is over kSampleAboveBytes is read
 // once, here, into a sample the checks can afford: every array keeps its first kSampleItems items
-// (indices are kept, so a finding's JSON Pointer is still right), and a text part that is not
+// (indices are kept, so a finding's JSON Pointer is still right), every object in a text part's
+// JSON its first kSampleItems members (structuredContent's objects are kept whole: the tool's
+// outputSchema may require any of them), and a text part that is not
 // JSON keeps its first kSampleAboveBytes bytes (cut at a line end). The budget is in bytes, not
 // time, so the same answer gives the same sample and the same verdicts on any machine.
 #pragma once

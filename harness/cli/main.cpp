@@ -96,13 +96,16 @@ int main(int argc, char** argv) {
   ctxo::engine::RunReport pre;  // for a report written when configuration fails
   auto prepared = prepare_run(app, cli);
   if (!prepared.ok()) {
-    const std::string& message = prepared.error().message;
+    // The URL's credentials are no more printed here than in a run (the message may quote it).
+    const auto early = ctxo::core::Redactor::for_run({}, {}, cli.url);
+    const std::string message = early.scrub(prepared.error().message);
     if (prepared.error().code == "config" && !cli.outputs.json.empty()) {
       pre.verdict = ctxo::engine::Verdict::kError;
       pre.exit_code = kExitUsage;
       pre.error = ctxo::make_error(ctxo::errc::kUsage, message);
       pre.command = cli.command;
       pre.url = cli.url;
+      scrub_report(pre, early);
       (void)ctxo::reports::write_text(cli.outputs.json, ctxo::reports::to_json(pre, kVersion).dump(2) + "\n");
     }
     return usage_error(message);
@@ -118,7 +121,7 @@ int main(int argc, char** argv) {
   // Secrets (core/redact.h) are scrubbed on the way out: the console's events and text as the run
   // goes, the transcript (--record) by the engine, then the finished report, before anything
   // else reads it (baseline, case files, reports, summary).
-  const auto redactor = std::make_shared<const ctxo::core::Redactor>(ctxo::core::Redactor::for_run(o.headers, o.env));
+  const auto redactor = std::make_shared<const ctxo::core::Redactor>(ctxo::core::Redactor::for_run(o.headers, o.env, o.url));
   if (!redactor->empty()) o.redactor = redactor;
   std::ostream& raw = stdout_reports ? std::cerr : std::cout;
   ScrubbingStream con(raw, *redactor);
@@ -147,6 +150,10 @@ int main(int argc, char** argv) {
       if (auto w = ctxo::engine::write_cases(report, o, cli.cases, redactor.get()); !w.ok())
         std::cerr << "error: " << redactor->scrub(w.error().message) << "\n";
     }
+    // -q prints no notes, but which tools were not called for safety, and how to call them, is
+    // said all the same (on stderr, as the banner).
+    if (cli.console.verbosity == 0)
+      if (const auto note = quiet_safety_note(report); !note.empty()) std::cerr << redactor->scrub(note) << "\n";
     return finish(report, cli.outputs, cli.console.color, cli.console.verbosity, redactor.get());
   };
   o.snapshot = std::make_shared<ctxo::engine::Snapshot>();

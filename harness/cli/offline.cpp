@@ -9,6 +9,36 @@
 
 namespace ctxo::cli {
 
+namespace {
+
+// Why two of the reports given to `merge` cannot both be shards of one run, or "" when none:
+// the same report twice (one file named twice, or a copy), or two reports that both tested a
+// tool (the shards of a run test disjoint tools: an earlier merge, or one shard run twice).
+// Merging either would count the calls, findings and coverage of those tools twice.
+std::string overlapping_reports(const std::vector<std::string>& paths, const std::vector<nlohmann::json>& docs,
+                                const std::vector<engine::RunReport>& shards) {
+  for (std::size_t j = 1; j < shards.size(); ++j) {
+    for (std::size_t i = 0; i < j; ++i) {
+      std::error_code ec;
+      const std::string pair = "'" + paths[i] + "' and '" + paths[j] + "'";
+      if (docs[i] == docs[j] || std::filesystem::equivalent(paths[i], paths[j], ec))
+        return pair + " are the same report: merging it twice would count its calls and findings twice; give each "
+                      "shard's report once";
+      for (const auto& a : shards[i].tools) {
+        if (!a.selected) continue;
+        for (const auto& b : shards[j].tools)
+          if (b.selected && b.name == a.name)
+            return pair + " both tested tool '" + a.name + "': the shards of one run (--shard K/N) test disjoint " +
+                   "tools, so merging them would count its calls and findings twice (is one an earlier merge, or " +
+                   "the same shard run twice?)";
+      }
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 // `ctxo-conform check TRANSCRIPT.jsonl`: the checks over recorded exchanges, no server.
 int run_check(int argc, char** argv) {
   CLI::App app{"ctxo-conform check: validate recorded MCP exchanges offline, without a server.\n\n"
@@ -57,8 +87,10 @@ int run_check(int argc, char** argv) {
 int run_merge(int argc, char** argv) {
   CLI::App app{"ctxo-conform merge: combine the JSON reports of a sharded run (--shard K/N) into one.\n\n"
                "  ctxo-conform merge [OPTIONS] REPORT.json...\n\n"
-               "The shards must share the seed and the server command. Findings seen by several shards\n"
-               "(server-level ones) are kept once; the exit code is that of the merged verdict.",
+               "The shards must share the seed and the server command, and each test its own tools: a report\n"
+               "given twice, or two that tested the same tool, are refused (exit 2) rather than counted twice.\n"
+               "Findings seen by several shards (server-level ones) are kept once; the exit code is that of\n"
+               "the merged verdict.",
                "ctxo-conform merge"};
   std::vector<std::string> inputs;
   std::string baseline;
@@ -72,13 +104,16 @@ int run_merge(int argc, char** argv) {
   auto accepted = check_report_options(console.color, outputs, baseline);
   if (!accepted.ok()) return usage_error(accepted.error().message);
   std::vector<ctxo::engine::RunReport> shards;
+  std::vector<nlohmann::json> docs;
   for (const auto& path : inputs) {
     auto doc = ctxo::profile::read_json_file(path);
     if (!doc) return usage_error(doc.error().message);
     auto r = ctxo::reports::from_json(*doc);
     if (!r.ok()) return usage_error("'" + path + "': " + r.error().message);
     shards.push_back(std::move(r.value()));
+    docs.push_back(std::move(*doc));
   }
+  if (auto twice = overlapping_reports(inputs, docs, shards); !twice.empty()) return usage_error(twice);
   auto merged = ctxo::engine::merge_reports(shards);
   if (!merged.ok()) return usage_error(merged.error().message);
   if (!baseline.empty()) ctxo::engine::apply_baseline(*merged, *accepted);

@@ -29,7 +29,9 @@ int run_replay(int argc, char** argv) {
                "did (command, environment, working directory, protocol version), makes the recorded call\n"
                "(the shrunk one), and checks the case's invariant; limit-sweep invariants sweep again.\n"
                "An env value the run redacted (<redacted>: a name holding TOKEN, KEY, SECRET, PASS, AUTH,\n"
-               "CREDENTIAL or COOKIE) is taken from the environment variable of the same name.\n"
+               "CREDENTIAL or COOKIE) is taken from the environment variable of the same name; a URL\n"
+               "credential it redacted (user, password, query value) from CTXO_URL_USER, CTXO_URL_PASSWORD\n"
+               "or CTXO_URL_<KEY>, as the case's replay line names it.\n"
                "Exit codes: 0 it no longer fails (or a warning still warns), 1 it still fails,\n"
                "            2 bad case file or option,\n"
                "            3 the server could not be started or initialised.",
@@ -60,8 +62,18 @@ int run_replay(int argc, char** argv) {
   if (!command.empty()) c.options.command = command;
   if (!url.empty()) {
     if (!ctxo::transport::is_http_url(url))
-      return usage_error("--url must be an http:// or https:// URL, got '" + url + "'");
+      return usage_error(ctxo::core::Redactor::for_run({}, {}, url).scrub("--url must be an http:// or https:// URL, got '" +
+                                                                           url + "'"));
     c.options.url = url;
+  }
+  // The run that wrote the case redacted its URL's credentials: they come from the environment.
+  if (auto missing = ctxo::cli::resolve_redacted_url(c.options.url); !missing.empty()) {
+    std::string names;
+    for (const auto& n : missing) names += (names.empty() ? "" : ", ") + n;
+    return usage_error("the case's URL holds redacted credential(s) " + names +
+                       " (the run never writes secrets): set " + (missing.size() == 1 ? "it" : "them") +
+                       " to the value(s) as written in the URL (export " + missing.front() +
+                       "=...), or give --url, and replay again");
   }
   auto given = parse_headers(headers);
   if (!given.ok()) return usage_error(given.error().message);
@@ -84,7 +96,7 @@ int run_replay(int argc, char** argv) {
                        " in the environment (export " + missing.front() + "=...) and replay again");
   }
   const auto redactor = std::make_shared<const ctxo::core::Redactor>(
-      ctxo::core::Redactor::for_run(c.options.headers, c.options.env));
+      ctxo::core::Redactor::for_run(c.options.headers, c.options.env, c.options.url));
   if (!redactor->empty()) c.options.redactor = redactor;
   const bool to_stderr = outputs.to_stdout() > 0;
   std::ostream& raw = to_stderr ? std::cerr : std::cout;
@@ -136,6 +148,8 @@ int run_replay(int argc, char** argv) {
   const auto same = std::find_if(report.findings.begin(), report.findings.end(), [&](const auto& rf) {
     return rf.finding.invariant == c.invariant && (rf.finding.tool == c.tool || c.tool.empty());
   });
+  if (console.verbosity == 0)  // as a run says it under -q (main.cpp)
+    if (const auto note = ctxo::cli::quiet_safety_note(report); !note.empty()) std::cerr << redactor->scrub(note) << "\n";
   const int code = finish(report, outputs, console.color, console.verbosity, redactor.get());
   if (code == kExitUsage) return code;
   if (same != report.findings.end()) {

@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "cli/config.h"
+#include "core/redact.h"
 #include "engine/engine.h"
 #include "mcp/client.h"
 #include "profile/profile.h"
@@ -58,6 +59,10 @@ void add_run_options(CLI::App& app, RunFlags& cli) {
                  "Generated calls per tool (default: each boundary case up to 48, 24 random, 8 invalid)")
       ->type_name("N");
   app.add_option("--time-budget", cli.time_budget, "Stop generating calls after S seconds")->type_name("S");
+  app.add_option("--memory-budget", cli.memory_budget,
+                 "Stop making calls once the harness holds M MiB (0 = no limit); reports are still written")
+      ->type_name("M")
+      ->capture_default_str();
   app.add_option("--require-coverage", cli.require_coverage,
                  "A partial run (some selected tools reached no data) exits 4 when fewer than N% of them (all: "
                  "every one) reached data")
@@ -137,8 +142,13 @@ Result<PreparedRun> prepare_run(CLI::App& app, RunFlags& cli) {
     o.config_name = sc->name;
     if (cli.cwd.empty()) cli.cwd = sc->cwd;
     if (!sc->url.empty()) {
-      if (!cli.url.empty() && cli.url != sc->url)
-        return make_error("usage", "--url " + cli.url + " and the --config entry's url " + sc->url + " differ: give one");
+      if (!cli.url.empty() && cli.url != sc->url) {
+        core::Redactor both;  // the message quotes both URLs: neither's credentials are printed
+        both.add_url(cli.url);
+        both.add_url(sc->url);
+        return make_error("usage", both.scrub("--url " + cli.url + " and the --config entry's url " + sc->url +
+                                              " differ: give one"));
+      }
       cli.url = sc->url;
       o.headers = sc->headers;
     }
@@ -210,6 +220,11 @@ Result<PreparedRun> prepare_run(CLI::App& app, RunFlags& cli) {
   if (cli.time_budget && !(*cli.time_budget > 0 && *cli.time_budget <= 365.0 * 24 * 3600))
     return config_error("--time-budget must be a number of seconds above 0, at most a year");
   o.time_budget_s = cli.time_budget;
+  if (cli.memory_budget < 0 || cli.memory_budget > (1LL << 30))
+    return config_error("--memory-budget must be a number of MiB from 0 (no limit) to 1073741824");
+  if (cli.memory_budget > 0 && cli.memory_budget < 64)
+    return config_error("--memory-budget must be at least 64 MiB (the harness itself takes about 20), or 0 for no limit");
+  o.memory_budget_mb = static_cast<std::size_t>(cli.memory_budget);
   if (!cli.require_coverage.empty()) {
     std::string v = cli.require_coverage;
     if (v == "all") v = "100";

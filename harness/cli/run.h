@@ -29,6 +29,7 @@ struct RunFlags {
   std::optional<std::uint64_t> seed;
   std::optional<long long> calls;  // signed, so "-5" is refused rather than wrapped
   std::optional<double> time_budget;
+  long long memory_budget = 1024;  // MiB; signed, so "-5" is refused rather than wrapped
   std::string require_coverage;  // "all" or "N%" ("" = not required)
   double tool_budget = 30, shrink_budget = 60;
   bool no_shrink = false;

@@ -5,7 +5,9 @@
 #include <filesystem>
 #include <system_error>
 
+#include "core/display.h"
 #include "engine/safety.h"
+#include "engine/selection.h"
 #include "transport/sandbox.h"
 
 extern char** environ;  // NOLINT: POSIX
@@ -120,6 +122,11 @@ std::string safety_banner(const engine::RunOptions& o) {
     s += " except --allow-destructive " + list;
   }
   return s;
+}
+
+std::string quiet_safety_note(const engine::RunReport& report) {
+  const auto note = engine::safety_note(report.tools, report.no_sandbox);
+  return note ? "note: " + display_text(*note, false) : std::string();
 }
 
 }  // namespace ctxo::cli

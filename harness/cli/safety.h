@@ -10,6 +10,7 @@
 
 #include "core/result.h"
 #include "engine/options.h"
+#include "engine/report.h"
 
 namespace ctxo::cli {
 
@@ -30,5 +31,10 @@ Result<void> apply_safety(const SafetyFlags& flags, engine::RunOptions& o);
 /// One line for the console before the server starts: the sandbox in use, or that there is none
 /// and what that means ("" when the run starts no server).
 std::string safety_banner(const engine::RunOptions& o);
+
+/// The note naming the tools a run without a sandbox did not call and how to call them, for a
+/// quiet console (-q prints no notes): "" when none was skipped. -q quiets the run's progress,
+/// not what it left untested for safety.
+std::string quiet_safety_note(const engine::RunReport& report);
 
 }  // namespace ctxo::cli

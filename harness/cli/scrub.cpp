@@ -59,6 +59,44 @@ void env_references(const core::Redactor& r, std::string& replay, const std::map
   }
 }
 
+// `url` as one double-quoted shell word in which each credential it carries (core::url_secrets,
+// the parts the redactor took) is `${CTXO_URL_...}`: the line runs with the variables exported.
+std::string url_with_references(std::string_view url) {
+  std::string out = "\"";
+  auto literal = [&](std::string_view text) {
+    for (char c : text) {
+      if (c == '!') {  // history expansion in an interactive shell: outside the double quotes
+        out += "\"'!'\"";
+        continue;
+      }
+      if (c == '\\' || c == '"' || c == '$' || c == '`') out += '\\';
+      out += c;
+    }
+  };
+  std::size_t at = 0;
+  for (const auto& part : core::url_secrets(url)) {
+    const std::string_view raw = url.substr(part.begin, part.end - part.begin);
+    const bool query = part.kind == core::UrlSecret::Kind::kQuery;
+    if (!core::can_be_secret(raw) && !core::can_be_secret(core::percent_decode(raw, query))) continue;
+    literal(url.substr(at, part.begin - at));
+    out += "${" + part.variable + "}";
+    at = part.end;
+  }
+  literal(url.substr(at));
+  return out + "\"";
+}
+
+// The server's URL in a replay line (curl's argument, shell-quoted, scrubbed) becomes the URL
+// with variables for its credentials instead of markers.
+void url_references(const core::Redactor& r, std::string& replay) {
+  for (const auto& url : r.urls()) {
+    const std::string scrubbed = r.scrub(shell_quote(url));
+    const std::string ref = r.scrub(url_with_references(url));
+    for (auto at = replay.find(scrubbed); at != std::string::npos; at = replay.find(scrubbed, at + ref.size()))
+      replay.replace(at, scrubbed.size(), ref);
+  }
+}
+
 }  // namespace
 
 void scrub_finding(Finding& f, const core::Redactor& r) {
@@ -70,6 +108,7 @@ void scrub_finding(Finding& f, const core::Redactor& r) {
   s(r, f.file);
   scrub_env(r, f.env);
   env_references(r, f.replay, f.env);
+  url_references(r, f.replay);
   s(r, f.phase);
   s(r, f.case_label);
   s(r, f.original_request);
@@ -192,6 +231,18 @@ int ScrubbingBuf::sync() {
   }
   out_.flush();
   return out_ ? 0 : -1;
+}
+
+std::vector<std::string> resolve_redacted_url(std::string& url) {
+  std::vector<std::string> missing;
+  auto parts = core::url_secrets(url);
+  // From the last part back, so the offsets of those before stay right.
+  for (auto it = parts.rbegin(); it != parts.rend(); ++it) {
+    if (std::string_view(url).substr(it->begin, it->end - it->begin) != core::kRedacted) continue;
+    if (const char* given = std::getenv(it->variable.c_str())) url.replace(it->begin, it->end - it->begin, given);
+    else missing.insert(missing.begin(), it->variable);
+  }
+  return missing;
 }
 
 std::vector<std::string> resolve_redacted_env(std::map<std::string, std::string>& env) {

@@ -19,7 +19,9 @@ namespace ctxo::cli {
 /// Every string of `report` (server name and version, tool names and their notes, findings'
 /// diagnoses, excerpts, requests, examples, replay lines, env values, notes, stderr tail, the
 /// error's message, ...) with the secrets replaced. In replay lines, `env NAME=<redacted>` of a
-/// secret env value becomes `env NAME="$NAME"`, so the line runs with the variable exported.
+/// secret env value becomes `env NAME="$NAME"`, and the server's URL, when it carries secrets,
+/// becomes a double-quoted word with `${CTXO_URL_...}` for each (core::url_secrets), so the line
+/// runs with the variables exported.
 void scrub_report(engine::RunReport& report, const core::Redactor& redactor);
 void scrub_finding(Finding& finding, const core::Redactor& redactor);
 void scrub_tool(engine::ToolSummary& tool, const core::Redactor& redactor);
@@ -76,5 +78,11 @@ class ScrubbingStream : public std::ostream {
 /// from the current environment variable of the same name. Returns the names that hold a
 /// redacted value and are not set (empty = all resolved).
 std::vector<std::string> resolve_redacted_env(std::map<std::string, std::string>& env);
+
+/// For `replay`: each credential of a case's URL that the run redacted (a userinfo part or query
+/// value that is "<redacted>") is taken from its environment variable (core::UrlSecret::variable,
+/// as the case's replay line names it). Returns the variables that are not set (empty = all
+/// resolved).
+std::vector<std::string> resolve_redacted_url(std::string& url);
 
 }  // namespace ctxo::cli

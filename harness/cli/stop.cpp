@@ -29,6 +29,7 @@ bool StopWriter::claim() {
   int running = 0;
   const bool ours = state_.compare_exchange_strong(running, 1) || state_.load() == 1;
   wake_.notify_all();  // the watcher ends now, not at its next look
+  if (ours) transport::extend_interrupt_grace(kWriteSeconds);  // an interrupted run's reports are written now
   return ours;
 }
 
@@ -59,6 +60,7 @@ void StopWriter::watch() {
     r.interrupted = sig;
     r.notes.push_back(note(grace_));
     engine::settle_verdict(r);
+    transport::extend_interrupt_grace(kWriteSeconds);
     const int code = write_(r);
     transport::kill_children();
     std::cout.flush();

@@ -39,6 +39,10 @@ class StopWriter {
   /// The note a report written by the stop writer carries.
   static std::string note(std::chrono::milliseconds grace);
 
+  /// The time the reports of an interrupted run are given to be written before the signal
+  /// watchdog ends the process anyway (a second signal still ends it at once).
+  static constexpr unsigned kWriteSeconds = 30;
+
  private:
   void watch();
 

@@ -26,8 +26,8 @@ namespace detail {
 class BoundedDom {
  public:
   using json = nlohmann::json;
-  /// `max_items`: the items kept of each array (its first ones; the rest are dropped); past
-  /// `max_values` values kept in all, no array takes another item.
+  /// `max_items`: the items kept of each array and the members of each object (its first ones;
+  /// the rest are dropped); past `max_values` values kept in all, no array takes another item.
   explicit BoundedDom(json& root, std::size_t max_items = SIZE_MAX, std::size_t max_values = SIZE_MAX)
       : root_(root), max_items_(max_items), max_values_(max_values) {}
 
@@ -55,7 +55,7 @@ class BoundedDom {
 
   bool deep = false;    ///< A value was dropped for its depth.
   bool failed = false;  ///< Not JSON.
-  bool cut = false;     ///< An array's items past max_items were dropped.
+  bool cut = false;     ///< An array's items or an object's members past max_items were dropped.
   std::size_t error_at = 0;  ///< failed: the parser's position (one past the token it refused).
   int error_id = 0;          ///< failed: nlohmann's exception id (406: a number out of a double's range).
   std::string duplicate;     ///< The first key an object held twice (the last value is kept, as JavaScript does).
@@ -83,8 +83,15 @@ class BoundedDom {
       parent.push_back(std::move(value));
       return &parent.back();
     }
-    ++values_;
     auto& members = parent.get_ref<json::object_t&>();
+    // A sample keeps an object's first max_items members too (a map of a million keys is read as
+    // its first thousand); a key it holds already is still replaced, as a parse would.
+    // (max_values does not cut an object: an item is kept whole or dropped, never half-read.)
+    if (members.size() >= max_items_ && members.find(key_) == members.end()) {
+      cut = true;
+      return nullptr;
+    }
+    ++values_;
     auto [it, fresh] = members.emplace(key_, nullptr);
     if (!fresh && !duplicated) {
       duplicated = true;
@@ -182,9 +189,9 @@ inline nlohmann::json parse_message(std::string_view text, MessageFacts& facts) 
   return nlohmann::json(nlohmann::json::value_t::discarded);
 }
 
-/// parse_bounded() keeping the first `max_items` items of every array, and no array item past
-/// `max_values` values in all (a sample of a huge answer in one linear pass, never the whole
-/// DOM); `cut`, when given, says whether any item was dropped.
+/// parse_bounded() keeping the first `max_items` items of every array and members of every
+/// object, and no array item past `max_values` values in all (a sample of a huge answer in one
+/// linear pass, never the whole DOM); `cut`, when given, says whether any was dropped.
 inline nlohmann::json parse_sampled(std::string_view text, std::size_t max_items, std::size_t max_values,
                                     bool* cut = nullptr) {
   nlohmann::json j;

@@ -83,6 +83,14 @@ std::optional<std::string> base64_decode(std::string_view s) {
   return out;
 }
 
+// A query key as part of an environment variable's name: upper case, other characters '_'.
+std::string variable_part(std::string_view key) {
+  std::string out = upper(percent_decode(key, true));
+  for (auto& c : out)
+    if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+  return out.empty() ? std::string("QUERY") : out;
+}
+
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
   while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
@@ -130,11 +138,65 @@ bool can_be_secret(std::string_view value) {
   return true;
 }
 
+std::string percent_decode(std::string_view s, bool plus) {
+  auto hex = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  std::string out;
+  for (std::size_t i = 0; i < s.size(); ++i) {
+    if (s[i] == '%' && i + 2 < s.size() && hex(s[i + 1]) >= 0 && hex(s[i + 2]) >= 0) {
+      out += static_cast<char>(hex(s[i + 1]) * 16 + hex(s[i + 2]));
+      i += 2;
+    } else {
+      out += plus && s[i] == '+' ? ' ' : s[i];
+    }
+  }
+  return out;
+}
+
+std::vector<UrlSecret> url_secrets(std::string_view url) {
+  using Kind = UrlSecret::Kind;
+  std::vector<UrlSecret> out;
+  auto push = [&](Kind kind, const std::string& base, std::size_t begin, std::size_t end) {
+    if (begin >= end) return;
+    std::string name = base;
+    auto taken = [&] { return std::any_of(out.begin(), out.end(), [&](const UrlSecret& u) { return u.variable == name; }); };
+    for (int n = 2; taken(); ++n) name = base + "_" + std::to_string(n);
+    out.push_back({kind, name, begin, end});
+  };
+  const auto scheme = url.find("://");
+  const std::size_t start = scheme == std::string_view::npos ? 0 : scheme + 3;
+  const std::size_t authority_end = std::min(url.find_first_of("/?#", start), url.size());
+  // The userinfo ends at the authority's last '@' (a password may hold an unencoded '@').
+  const std::string_view authority = url.substr(start, authority_end - start);
+  if (const auto at = authority.rfind('@'); at != std::string_view::npos) {
+    const auto colon = authority.substr(0, at).find(':');
+    push(Kind::kUser, "CTXO_URL_USER", start, start + std::min(colon, at));
+    if (colon != std::string_view::npos) push(Kind::kPassword, "CTXO_URL_PASSWORD", start + colon + 1, start + at);
+  }
+  const std::size_t mark = url.find_first_of("?#", authority_end);
+  if (mark == std::string_view::npos || url[mark] != '?') return out;
+  const std::size_t query_end = std::min(url.find('#', mark), url.size());
+  for (std::size_t p = mark + 1; p <= query_end;) {
+    const std::size_t param_end = std::min(url.find('&', p), query_end);
+    const std::string_view param = url.substr(p, param_end - p);
+    const auto eq = param.find('=');
+    if (eq == std::string_view::npos) push(Kind::kQuery, "CTXO_URL_QUERY", p, param_end);
+    else push(Kind::kQuery, "CTXO_URL_" + variable_part(param.substr(0, eq)), p + eq + 1, param_end);
+    p = param_end + 1;
+  }
+  return out;
+}
+
 Redactor Redactor::for_run(const std::vector<std::pair<std::string, std::string>>& headers,
-                           const std::map<std::string, std::string>& env) {
+                           const std::map<std::string, std::string>& env, std::string_view url) {
   Redactor r;
   for (const auto& [name, value] : headers) r.add_header_value(value);
   for (const auto& [name, value] : env) r.add_env(name, value);
+  if (!url.empty()) r.add_url(url);
   return r;
 }
 
@@ -177,6 +239,27 @@ void Redactor::add_header_value(std::string_view value) {
 
 void Redactor::add_env(std::string_view name, std::string_view value) {
   if (secret_env_name(name)) add(value);
+}
+
+void Redactor::add_url(std::string_view url) {
+  using Kind = UrlSecret::Kind;
+  bool any = false;
+  bool userinfo = false;
+  std::string user, password;
+  for (const auto& part : url_secrets(url)) {
+    const std::string_view raw = url.substr(part.begin, part.end - part.begin);
+    const std::string decoded = percent_decode(raw, part.kind == Kind::kQuery);
+    // Both forms: the URL as given shows the one, a server that decodes it echoes the other.
+    const bool as_given = add(raw);
+    const bool added = add(decoded) || as_given;
+    any = any || added;
+    userinfo = userinfo || (added && part.kind != Kind::kQuery);
+    if (part.kind == Kind::kUser) user = decoded;
+    if (part.kind == Kind::kPassword) password = decoded;
+  }
+  // An HTTP client sends the userinfo as "Authorization: Basic base64(user:password)".
+  if (userinfo) add(base64_encode(user + ":" + password));
+  if (any && std::find(urls_.begin(), urls_.end(), url) == urls_.end()) urls_.emplace_back(url);
 }
 
 void Redactor::add_needle(std::string text) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// Secrets never leave: the values a user gave as credentials (every --header value, and every
-// --env value whose name looks secret; the same from an mcpServers entry) are replaced by
+// Secrets never leave: the values a user gave as credentials (every --header value, every
+// --env value whose name looks secret, and the userinfo and query values of --url; the same from
+// an mcpServers entry) are replaced by
 // "<redacted>" in everything the harness writes or prints, server text included (a server that
 // echoes "invalid token: Bearer ..." into an error, a tool name or its stderr). The CLI builds one
 // Redactor from the run's options and scrubs on the way out: the finished report, the console
@@ -35,6 +36,25 @@ bool secret_env_name(std::string_view name);
 /// setting (true, false, null, none, auto, yes, enabled, disabled; any case).
 bool can_be_secret(std::string_view value);
 
+/// A part of a URL that can carry a credential: the user or the password of its userinfo, or a
+/// query value (`?api_key=...`; a parameter without '=' is all value).
+struct UrlSecret {
+  enum class Kind { kUser, kPassword, kQuery };
+  Kind kind = Kind::kQuery;
+  /// The environment variable a replay line takes it from: CTXO_URL_USER, CTXO_URL_PASSWORD, or
+  /// CTXO_URL_ and the query key (upper case, other characters '_'; CTXO_URL_QUERY for none),
+  /// with _2, _3, ... when a name repeats.
+  std::string variable;
+  std::size_t begin = 0, end = 0;  ///< Its bytes in the URL, as written (percent-encoded).
+};
+
+/// The parts of `url` that can carry a credential, in the URL's order (empty ones left out).
+std::vector<UrlSecret> url_secrets(std::string_view url);
+
+/// `s` with %XX decoded (and '+' read as a space when `plus`, as a query value is); a '%' not
+/// followed by two hex digits is kept.
+std::string percent_decode(std::string_view s, bool plus = false);
+
 /// Replaces every occurrence of a set of secrets by a marker. Immutable once built, so one
 /// instance may be used from any number of threads.
 ///
@@ -51,10 +71,10 @@ class Redactor {
  public:
   Redactor() = default;
 
-  /// A redactor for a run: every header value (see add_header_value) and every env value whose
-  /// name is secret_env_name.
+  /// A redactor for a run: every header value (see add_header_value), every env value whose
+  /// name is secret_env_name, and the credentials of the server's URL (see add_url).
   static Redactor for_run(const std::vector<std::pair<std::string, std::string>>& headers,
-                          const std::map<std::string, std::string>& env);
+                          const std::map<std::string, std::string>& env, std::string_view url = {});
 
   /// Adds one secret (and its escaped forms). False when it cannot be a secret (can_be_secret).
   bool add(std::string_view secret);
@@ -64,6 +84,12 @@ class Redactor {
   void add_header_value(std::string_view value);
   /// Adds `value` when `name` is secret_env_name.
   void add_env(std::string_view name, std::string_view value);
+  /// Adds the credentials `url` carries (url_secrets: each as written and percent-decoded), and
+  /// the Basic authorization an HTTP client makes of its userinfo (base64 of "user:password"),
+  /// which a server may echo. The URL is kept (urls()) so replay lines can name its variables.
+  void add_url(std::string_view url);
+  /// The URLs given to add_url that carry a secret.
+  const std::vector<std::string>& urls() const { return urls_; }
 
   bool empty() const { return needles_.empty(); }
   /// The secrets as given (not their escaped forms), longest first.
@@ -99,6 +125,7 @@ class Redactor {
   bool scrub_json_at(nlohmann::json& value, int depth) const;
 
   std::vector<std::string> secrets_;
+  std::vector<std::string> urls_;
   std::vector<Needle> needles_;
   /// Some needle can occur in a JSON number's text (it is made of digits, '.', '-', '+', 'e', 'E').
   bool numeric_needle_ = false;

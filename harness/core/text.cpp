@@ -249,4 +249,24 @@ std::optional<std::string> file_uri_path(std::string_view uri) {
   return out;
 }
 
+std::string base64_encode(std::string_view s) {
+  static const char* alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  std::string out;
+  std::size_t i = 0;
+  for (; i + 2 < s.size(); i += 3) {
+    const unsigned v = static_cast<unsigned char>(s[i]) << 16 | static_cast<unsigned char>(s[i + 1]) << 8 |
+                       static_cast<unsigned char>(s[i + 2]);
+    for (int shift : {18, 12, 6, 0}) out += alphabet[(v >> shift) & 63];
+  }
+  if (i < s.size()) {
+    unsigned v = static_cast<unsigned char>(s[i]) << 16;
+    if (i + 1 < s.size()) v |= static_cast<unsigned char>(s[i + 1]) << 8;
+    out += alphabet[(v >> 18) & 63];
+    out += alphabet[(v >> 12) & 63];
+    out += i + 1 < s.size() ? alphabet[(v >> 6) & 63] : '=';
+    out += '=';
+  }
+  return out;
+}
+
 }  // namespace ctxo

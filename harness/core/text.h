@@ -89,4 +89,8 @@ std::optional<std::string> file_uri_path(std::string_view uri);
 /// Joins argv into a copy-pasteable command line.
 std::string shell_join(const std::vector<std::string>& argv);
 
+/// Standard base64 with padding (RFC 4648): an HTTP client's Basic authorization, an Mcp-Name
+/// header that is not plain ASCII.
+std::string base64_encode(std::string_view s);
+
 }  // namespace ctxo

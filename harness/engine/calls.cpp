@@ -341,8 +341,9 @@ Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args, const std::
     return c;
   }
   take(w, name, checks::Judge::transport(reply));
-  if (judge_ && ((reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) || !reply.transport_failure.empty()))
-    judge_->unanswered(name);
+  // A message holding both result and error was answered (coverage: an error), but not judged.
+  if (judge_ && !server_answered(reply)) judge_->unanswered(name);
+  else if (judge_ && !reply.transport_failure.empty()) judge_->answered_unjudged(name);
   l_.on_call(ts, rep_.calls);
   snapshot(false);
   take_observations(w);

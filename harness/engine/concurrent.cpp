@@ -111,8 +111,8 @@ bool Runner::together(Worker& w, ToolSummary& ts, std::vector<checks::BatchAnswe
     ToolSummary* row = summary_of(name);
     count_call(rep_, row ? *row : ts, r.kind == Reply::Kind::kResult && !r.is_error_result());
     take(w, name, checks::Judge::transport(r));
-    if (judge_ && ((r.kind != Reply::Kind::kResult && r.kind != Reply::Kind::kError) || !r.transport_failure.empty()))
-      judge_->unanswered(name);
+    if (judge_ && !server_answered(r)) judge_->unanswered(name);
+    else if (judge_ && !r.transport_failure.empty()) judge_->answered_unjudged(name);
     if (r.kind == Reply::Kind::kClosed && !closed) closed = &r;
     // A timeout after a stray id is T-ID's (observed), an over-long answer T-FRAMING's, a call
     // still reporting progress slow: none is a hang.

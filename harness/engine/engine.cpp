@@ -34,7 +34,8 @@ std::string iso_now() {
 
 }  // namespace
 
-Runner::Runner(const RunOptions& o, Listener& l) : o_(o), l_(l), sink_(rep_, o.selection) {
+Runner::Runner(const RunOptions& o, Listener& l)
+    : o_(o), l_(l), sink_(rep_, o.selection), memory_(o.memory_budget_mb << 20) {
   target_.command = o.command;
   target_.cwd = o.cwd;
   target_.url = o.url;
@@ -103,6 +104,7 @@ RunReport Runner::run() {
   forced_ = judging_.profiles.forced ? &*judging_.profiles.forced : nullptr;
   for (auto n : judging_.notes) note(w, std::move(n));
   try {
+    enter_phase("starting the server");
     body(w);
   } catch (const core::Interrupted& stop) {
     // Whatever was under way (an attempt, a shrink, a probe) is abandoned; what it found so far
@@ -112,6 +114,10 @@ RunReport Runner::run() {
     w.out = nullptr;
     rep_.interrupted = stop.signal;  // the reports say so (reports::interrupted_reason)
   }
+  if (!memory_phase_.empty())
+    note(w, "--memory-budget " + std::to_string(o_.memory_budget_mb) + " MiB reached during " + memory_phase_ + " (" +
+                std::to_string(memory_.seen() >> 20) +
+                " MiB resident): no further call was made (raise --memory-budget, or 0 for no limit)");
   // An interrupted run stops its servers at once; their shutdown is not judged.
   finish_workers(rep_.interrupted == 0 ? End::kFinal : End::kAbandoned);
   finish_session(w, rep_.interrupted == 0 ? End::kFinal : End::kAbandoned);
@@ -243,8 +249,10 @@ void Runner::body(Worker& w) {
   snapshot(true);
   (void)look_for_changes("");  // what the server wrote as it started is its own, not a tool's
 
-  auto listing = w.s.client->list_tools();
+  enter_phase("listing the tools");
+  auto listing = w.s.client->list_tools(list_bounds());
   if (refused(w)) return;  // HTTP 401/403 to tools/list: exit 3 with it
+  if (auto n = listing_note(listing)) note(w, std::move(*n));
   for (const auto& page : listing.pages) record(w, page);
   take(w, "", checks::check_tools_list(listing, rep_.era));
   for (const auto& page : listing.pages) {
@@ -288,7 +296,7 @@ void Runner::body(Worker& w) {
   if (!o_.sandbox)
     if (auto writers = writers_note(rep_.tools)) note(w, std::move(*writers));
   l_.on_tools(rep_.tools);
-  snapshot(true);
+  enter_phase("calling the tools");
   run_phases(w, sel.selected);
   if (budget_hit_) note(w, "--time-budget reached: some generated calls were not made");
   if (!shrinks_shared_.empty()) {
@@ -379,6 +387,7 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
         r->partner = !r->data_calls.empty() && r->troubles == 0 && r->slow == 0 && summary_of(r->name)->skipped.empty();
         parallel.push_back(r.get());
       }
+    enter_phase("concurrent batches");
     own_calls_phase_ = false;  // mixed batches: what changes is no one tool's
     run_phase(w, parallel, [&](Worker& ww, ToolRun& tr) { concurrent(ww, tr, parallel, t0); }, [](ToolRun&) {});
     own_calls_phase_ = true;
@@ -387,6 +396,7 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
   w.s.alive = w.s.alive && !dead_;
   rep_.harvested = harvest_.size();
   if (w.s.alive && !over_budget(t0) && envelope_wanted()) {
+    enter_phase("the limit sweep");
     sweep(w);
     if (!over_budget(t0)) resume(w);
   } else if (!sweep_calls_.empty()) {
@@ -394,6 +404,7 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
   }
   std::vector<ToolRun*> all;
   for (auto& r : runs) all.push_back(r.get());
+  enter_phase("settling and shrinking");
   settle_and_shrink(w, all, t0);
 }
 
@@ -493,7 +504,40 @@ bool Runner::over_budget(Clock::time_point t0) {
     budget_hit_ = true;
     return true;
   }
+  if (memory_.over()) {
+    std::lock_guard<std::mutex> hold(memory_mutex_);
+    if (memory_phase_.empty()) memory_phase_ = rep_.phase.empty() ? "the run" : rep_.phase;
+    return true;
+  }
   return false;
+}
+
+mcp::Client::ListBounds Runner::list_bounds() {
+  mcp::Client::ListBounds b;
+  if (o_.time_budget_s)
+    b.deadline = started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*o_.time_budget_s));
+  b.out_of_memory = [this] { return over_budget(started_); };
+  return b;
+}
+
+std::optional<std::string> Runner::listing_note(const mcp::Client::ToolsListing& l) const {
+  const std::string where = std::to_string(l.pages.size()) + " page" + (l.pages.size() == 1 ? "" : "s");
+  std::string n;
+  if (l.out_of_time) n = "--time-budget ran out while tools/list was still paging (" + where + ")";
+  else if (l.out_of_memory) n = "--memory-budget was reached while tools/list was still paging (" + where + ")";
+  if (l.dropped > 0)
+    n += (n.empty() ? "" : "; ") + std::string("tools/list listed more than ") + std::to_string(l.tool_count) +
+         " tools: the first " + std::to_string(l.tool_count) + " are tested, the " + std::to_string(l.dropped) +
+         " after them were not kept";
+  else if (!n.empty())
+    n += ": the " + std::to_string(l.tool_count) + " tools listed by then are tested";
+  if (n.empty()) return std::nullopt;
+  return n;
+}
+
+void Runner::enter_phase(const char* phase) {
+  rep_.phase = phase;
+  snapshot(true);
 }
 
 // --tool-budget: true once `ts`'s calls have taken the tool's time; its remaining generated

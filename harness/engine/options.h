@@ -69,6 +69,9 @@ struct RunOptions {
   std::chrono::milliseconds tool_budget{30000};
   std::optional<ReplayCall> replay;           ///< Set by `replay`: make only this call.
   std::optional<double> time_budget_s;        ///< Stop generating calls after this many seconds.
+  /// --memory-budget: the harness's resident memory, in MiB, past which no new call is made and
+  /// the reports are written (0 = no limit). Every phase also bounds what it keeps by itself.
+  std::size_t memory_budget_mb = 1024;
   checks::Selection selection;
   std::vector<std::string> tool_globs, exclude_globs;
   bool read_only = false;

@@ -26,6 +26,7 @@
 #include <rapidcheck.h>
 
 #include "checks/concurrent.h"
+#include "core/memory.h"
 #include "checks/generic.h"
 #include "checks/judge.h"
 #include "engine/changes.h"
@@ -237,7 +238,15 @@ class Runner {
                         const json& sequence = json()) const;
   bool http() const { return !o_.url.empty(); }
   gen::Harvest& harvest(Worker& w) { return w.out ? w.out->harvest : harvest_; }
+  /// True past --time-budget (counted from `t0`) or --memory-budget; throws core::Interrupted
+  /// once a signal asked the run to stop. Every loop of the run asks here.
   bool over_budget(Clock::time_point t0);
+  /// The bounds of the tools/list walk: --time-budget's end and --memory-budget.
+  mcp::Client::ListBounds list_bounds();
+  /// What the run says of a listing it cut (tools not kept, time or memory ran out), if anything.
+  std::optional<std::string> listing_note(const mcp::Client::ToolsListing& listing) const;
+  /// The phase under way, for an interrupted report (RunReport::phase); published at once.
+  void enter_phase(const char* phase);
   bool tool_over_budget(Worker& w, ToolSummary& ts);
   bool invariant_wanted(std::string_view id) const { return o_.selection.enabled(id); }
   bool envelope_wanted() const;
@@ -368,6 +377,9 @@ class Runner {
   /// transport::kRunMarkerVar's value in every server this run spawns (T-LEFTOVER).
   std::string marker_;
   bool budget_hit_ = false;
+  core::MemoryBudget memory_;        ///< --memory-budget.
+  std::string memory_phase_;         ///< The phase the memory budget was reached in ("" = not reached).
+  std::mutex memory_mutex_;          ///< Guards memory_phase_ (workers ask over_budget at once).
   std::size_t jobs_ = 1;             ///< --jobs, resolved.
   std::vector<std::unique_ptr<Session>> sessions_;  ///< [0]: the run's; then the --jobs workers'.
   bool dead_ = false;                ///< A server could not be (re)started: no more tools are started.

@@ -2,6 +2,7 @@
 #include "engine/sink.h"
 
 #include "checks/generic.h"
+#include "transport/transport.h"
 
 #include <string_view>
 #include <unordered_map>
@@ -44,6 +45,15 @@ void count_call(RunReport& report, ToolSummary& row, bool success) {
     row.successes++;
     report.successes++;
   }
+}
+
+bool server_answered(const mcp::Reply& r) {
+  if (r.kind != mcp::Reply::Kind::kResult && r.kind != mcp::Reply::Kind::kError) return false;
+  if (r.transport_failure.empty()) return true;
+  // The transport marks the errors it makes up; the server's own message holding both result and
+  // error carries its error as sent.
+  const nlohmann::json* data = r.error.is_object() && r.error.contains("data") ? &r.error["data"] : nullptr;
+  return !(data && data->is_object() && data->contains(transport::kTransportMark));
 }
 
 bool FindingSink::admit(Finding& f, const std::string& tool) const {

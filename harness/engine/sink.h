@@ -36,6 +36,11 @@ ToolSummary& row_of(RunReport& report, const std::string& name);
 /// One tools/call answered (or not) counted in the report and in its tool's row.
 void count_call(RunReport& report, ToolSummary& row, bool success);
 
+/// True when the server answered the call: a result or an error it sent, a message holding both
+/// included (T-FRAMING result-and-error: answered, but not judged); not a timeout, a closed pipe
+/// or an answer the transport made up (HTTP: marked in the error's data).
+bool server_answered(const mcp::Reply& reply);
+
 /// Where a run's findings and statuses go, live or offline.
 class FindingSink {
  public:

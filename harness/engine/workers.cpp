@@ -17,17 +17,29 @@ namespace ctxo::engine::detail {
 // merged in tool order (merge_phase).
 void Runner::run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std::function<void(Worker&, ToolRun&)>& work,
                        const std::function<void(ToolRun&)>& skip) {
-  for (ToolRun* tr : phase) {
-    tr->out = ToolOut{};
-    tr->out.harvest = harvest_.fork();
-  }
+  for (ToolRun* tr : phase) tr->out = ToolOut{};
+  harvest_.share_scores();  // each tool's fork shares them, not copies them
   current_phase_ = phase;
   std::vector<bool> done(phase.size(), false);
+  // A tool works on a copy of the run's harvest (unchanged until the phase ends), made when its
+  // work starts; what it gathered is all it keeps after (gen::Harvest::gathered), so a phase holds
+  // one copy per worker, not one per tool.
+  struct Forked {
+    ToolOut& out;
+    const gen::Harvest& parent;
+    Forked(ToolOut& o, const gen::Harvest& p) : out(o), parent(p) {
+      gen::Harvest copy = parent.fork();
+      copy.absorb(out.harvest);  // what its earlier work in the phase gathered (before a shrink)
+      out.harvest = std::move(copy);
+    }
+    ~Forked() { out.harvest = out.harvest.gathered(parent); }
+  };
   // One tool: its work, with what it gives kept apart from the run's.
   auto one = [&](Worker& ww, std::size_t i) {
     ToolRun& tr = *phase[i];
     done[i] = true;
     WorkingFor working(ww, tr.out);
+    Forked forked(tr.out, harvest_);
     work(ww, tr);
     if (!own_calls_phase_) {
       (void)look_for_changes("");
@@ -54,6 +66,7 @@ void Runner::run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std:
     for_each_worker(w, shrinking.size(), [&](Worker& ww, std::size_t i) {
       ToolRun& tr = *shrinking[i];
       WorkingFor working(ww, tr.out);
+      Forked forked(tr.out, harvest_);
       ToolSummary* ts = summary_of(tr.name);
       for (const auto& [owner, k] : shrinks) {
         if (owner != &tr || !ww.s.alive) continue;

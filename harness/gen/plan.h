@@ -101,6 +101,16 @@ class Harvest {
   /// A copy for one piece of work (a tool's run in a phase): the same pools and scores, with
   /// nothing yet gathered for absorb() to hand back.
   Harvest fork() const;
+  /// What this fork of `parent` gathered and absorb() hands back, without the parent's pools and
+  /// scores: the values pooled since the fork (each pool's new tail, in order) and the fresh scores.
+  /// `parent.absorb(gathered)` is `parent.absorb(*this)`, and `parent.fork()` absorbing it is this
+  /// copy again; a phase keeps it per tool instead of a whole copy (thousands of tools, each with a
+  /// copy of 16,384 scores, took gigabytes).
+  Harvest gathered(const Harvest& parent) const;
+  /// Moves the scores into a block its forks share instead of copying (no change in what is
+  /// offered): a run does it before a phase forks a copy per tool (16,384 scores copied for each
+  /// of 2,000 tools took most of a run's time).
+  void share_scores();
   /// Scores the values a call carried (its arguments' strings and integers, at any depth): `data`
   /// when its answer carried data, else it was a miss. Empty answers, errors and refusals are not
   /// scored (an empty list says nothing of the value; an error may be another argument's).
@@ -148,7 +158,11 @@ class Harvest {
   std::map<std::string, std::vector<json>> pool_;
   std::map<ValueKind, std::vector<json>> kinds_;
   std::set<std::string> seen_;  // pool key + '\x1f' + value text
-  std::map<std::string, Score> scores_;  // a value's JSON text -> what it did
+  std::map<std::string, Score> scores_;  // a value's JSON text -> what it did (beside shared_scores_)
+  /// Scores shared with the forks of this harvest (share_scores); a value's score is its entry
+  /// here plus its entry in scores_.
+  std::shared_ptr<const std::map<std::string, Score>> shared_scores_;
+  std::size_t new_scored_ = 0;           // values in scores_ that shared_scores_ does not hold
   std::map<std::string, Score> fresh_;   // what this copy gathered since fork(), for absorb()
   std::set<std::string> mentioned_;      // the values the answer being taken has named so far
   std::shared_ptr<const Workspace> workspace_;

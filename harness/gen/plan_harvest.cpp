@@ -115,8 +115,10 @@ void Harvest::score(const std::string& value, std::uint32_t Score::*field, std::
   if (by == 0) return;
   auto it = scores_.find(value);
   if (it == scores_.end()) {
-    if (scores_.size() >= kMaxScored) return;
+    const bool known = shared_scores_ && shared_scores_->count(value) > 0;
+    if (!known && (shared_scores_ ? shared_scores_->size() : 0) + new_scored_ >= kMaxScored) return;
     it = scores_.emplace(value, Score{}).first;
+    if (!known) ++new_scored_;
   }
   it->second.*field += by;
   fresh_[value].*field += by;
@@ -138,15 +140,75 @@ void Harvest::outcome(const json& arguments, bool data) {
 }
 
 Harvest Harvest::fork() const {
-  Harvest copy = *this;
-  copy.fresh_.clear();
+  // Member by member: what this copy gathered (fresh_, which grows with every score of the run's
+  // harvest) is not copied only to be cleared.
+  Harvest copy;
+  copy.pool_ = pool_;
+  copy.kinds_ = kinds_;
+  copy.seen_ = seen_;
+  copy.scores_ = scores_;
+  copy.shared_scores_ = shared_scores_;
+  copy.new_scored_ = new_scored_;
+  copy.mentioned_ = mentioned_;
+  copy.workspace_ = workspace_;
+  copy.workspace_values_ = workspace_values_;
   return copy;
 }
 
+void Harvest::share_scores() {
+  if (scores_.empty()) return;
+  auto merged = shared_scores_ ? std::map<std::string, Score>(*shared_scores_) : std::map<std::string, Score>{};
+  for (const auto& [value, s] : scores_) {
+    Score& m = merged[value];
+    m.mentions += s.mentions;
+    m.data += s.data;
+    m.misses += s.misses;
+  }
+  shared_scores_ = std::make_shared<const std::map<std::string, Score>>(std::move(merged));
+  scores_.clear();
+  new_scored_ = 0;
+}
+
+Harvest Harvest::gathered(const Harvest& parent) const {
+  Harvest g;
+  g.workspace_ = workspace_;
+  g.workspace_values_ = workspace_values_;
+  g.fresh_ = fresh_;
+  auto tail = [&](const std::string& prefix, const std::vector<json>& values, std::vector<json>& into) {
+    for (const json& x : values) {
+      std::string key = prefix + x.dump();
+      if (parent.seen_.count(key)) continue;
+      g.seen_.insert(std::move(key));
+      into.push_back(x);
+    }
+  };
+  for (const auto& [key, values] : pool_) {
+    std::vector<json> fresh;
+    tail(key + '\x1f', values, fresh);
+    if (!fresh.empty()) g.pool_.emplace(key, std::move(fresh));
+  }
+  for (const auto& [kind, values] : kinds_) {
+    std::vector<json> fresh;
+    tail(std::string("\x1e") + kind_name(kind) + '\x1f', values, fresh);
+    if (!fresh.empty()) g.kinds_.emplace(kind, std::move(fresh));
+  }
+  return g;
+}
+
 std::pair<int, std::uint32_t> Harvest::rank(const json& v) const {
-  auto it = scores_.find(v.dump());
-  if (it == scores_.end()) return {0, 0};
-  const Score& s = it->second;
+  const std::string text = v.dump();
+  Score s;
+  bool scored = false;
+  for (const auto* scores : {shared_scores_.get(), &scores_}) {
+    if (!scores) continue;
+    if (auto it = scores->find(text); it != scores->end()) {
+      s.mentions += it->second.mentions;
+      s.data += it->second.data;
+      s.misses += it->second.misses;
+      scored = true;
+    }
+  }
+  if (!scored) return {0, 0};
   if (s.misses > 0 && s.data == 0) return {1, 0};  // only misses: after every other value
   // A call that reached data weighs as four answers naming the value, a miss takes one back; a
   // value named once is not a hub (every pooled value was named once).
@@ -284,7 +346,7 @@ std::vector<json> Harvest::offers(const std::string& property, bool with_workspa
   // Steered by what the values did (see the class comment), block by block (the kinds stay in
   // the parameter's order: a `symbolId` takes ids before names whatever the names did); equals
   // keep the order above.
-  if (scores_.empty()) return out;
+  if (scores_.empty() && (!shared_scores_ || shared_scores_->empty())) return out;
   blocks.push_back(out.size());
   std::vector<json> ranked;
   ranked.reserve(out.size());

@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <optional>
 #include <set>
@@ -155,21 +156,38 @@ class Client {
   /// `attempts` receives every handshake reply (for P-INIT checks of failed attempts).
   Result<ServerInfo> handshake(const std::string& forced, std::vector<Reply>* attempts = nullptr);
 
-  /// tools/list, following nextCursor. Stops on a repeated cursor (sets `cursor_loop`) or after
-  /// `max_pages`. Each page's reply is kept for checks.
+  /// What a tools/list walk may take: a listing is the server's to size, so the walk is bounded
+  /// in pages, kept tools, cursor length, time and the run's memory. Tools past `max_tools` are
+  /// counted (the walk goes on to see whether pagination ends) but not kept.
+  struct ListBounds {
+    std::size_t max_pages = 200;
+    std::size_t max_tools = 10000;
+    std::size_t max_cursor_bytes = 64 * 1024;
+    std::optional<std::chrono::steady_clock::time_point> deadline;  ///< --time-budget's end.
+    std::function<bool()> out_of_memory;  ///< True once the run is past its memory budget.
+  };
+
+  /// tools/list, following nextCursor, within `bounds`. Stops on a repeated cursor (sets
+  /// `cursor_loop`), at a bound (sets which), or on a page without a result. Each page's reply is
+  /// kept for checks, with the tools past `max_tools` dropped from it.
   /// The tools are not copied out of the pages (a listing can be megabytes, and its tree several
   /// times that): take_tools() moves them out once the pages have been recorded and checked.
   struct ToolsListing {
     std::vector<Reply> pages;    ///< One reply per page requested.
-    std::size_t tool_count = 0;  ///< How many tools the pages list, in all.
+    std::size_t tool_count = 0;  ///< How many tools the pages kept, in all.
+    std::size_t dropped = 0;     ///< Tools listed past ListBounds::max_tools: not kept.
     bool cursor_loop = false;    ///< A nextCursor repeated an earlier one.
     bool page_limit = false;     ///< Stopped after max_pages.
+    std::size_t long_cursor = 0; ///< Stopped at a nextCursor of this many bytes (> max_cursor_bytes).
+    bool out_of_time = false;    ///< Stopped at the deadline with another page to fetch.
+    bool out_of_memory = false;  ///< Stopped at the memory budget with another page to fetch.
     bool failed = false;         ///< A page got no result (error, timeout, closed).
     /// The pages' tools, concatenated as received, moved out of the pages (whose "tools" arrays
     /// are left holding moved-from values: record and check the pages first).
     std::vector<json> take_tools();
   };
-  ToolsListing list_tools(std::size_t max_pages = 1000);
+  ToolsListing list_tools(const ListBounds& bounds);
+  ToolsListing list_tools();  ///< Within the default ListBounds.
 
   /// tools/call with the given arguments (null = omit `arguments`). Confirms a hang before
   /// reporting kTimeout unless `confirm_hang` is false (e.g. while shrinking a confirmed hang,

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <set>
 
+#include "core/interrupt.h"
 #include "core/text.h"
 
 namespace ctxo::mcp {
@@ -126,24 +127,46 @@ Result<ServerInfo> Client::handshake(const std::string& forced, std::vector<Repl
   return make_error("init", last_problem);
 }
 
-Client::ToolsListing Client::list_tools(std::size_t max_pages) {
+Client::ToolsListing Client::list_tools(const ListBounds& bounds) {
   ToolsListing out;
   std::set<std::string> seen;
   json cursor;
-  for (std::size_t page = 0; page < max_pages; ++page) {
+  for (std::size_t page = 0; page < bounds.max_pages; ++page) {
+    core::stop_if_interrupted();  // a listing that does not end is where a signal may find the run
     json params = json::object();
     if (!cursor.is_null()) params["cursor"] = cursor;
     out.pages.push_back(request("tools/list", params));  // moved in: a page can be megabytes
-    const Reply& r = out.pages.back();
+    Reply& r = out.pages.back();
     if (r.kind != Reply::Kind::kResult || !r.result.is_object()) {
       out.failed = true;
       return out;
     }
-    if (r.result.contains("tools") && r.result["tools"].is_array()) out.tool_count += r.result["tools"].size();
-    if (!r.result.contains("nextCursor") || !r.result["nextCursor"].is_string()) return out;
-    std::string next = r.result["nextCursor"].get<std::string>();
+    if (auto tools = r.result.find("tools"); tools != r.result.end() && tools->is_array()) {
+      const std::size_t room = bounds.max_tools - std::min(bounds.max_tools, out.tool_count);
+      if (tools->size() > room) {
+        out.dropped += tools->size() - room;
+        tools->erase(tools->begin() + static_cast<std::ptrdiff_t>(room), tools->end());
+        r.raw.clear();  // the page as received is more than is kept; its text is not held either
+      }
+      out.tool_count += tools->size();
+    }
+    auto next_it = r.result.find("nextCursor");
+    if (next_it == r.result.end() || !next_it->is_string()) return out;
+    const std::string& next = next_it->get_ref<const std::string&>();
+    if (next.size() > bounds.max_cursor_bytes) {
+      out.long_cursor = next.size();
+      return out;
+    }
     if (!seen.insert(next).second) {
       out.cursor_loop = true;
+      return out;
+    }
+    if (bounds.deadline && std::chrono::steady_clock::now() >= *bounds.deadline) {
+      out.out_of_time = true;
+      return out;
+    }
+    if (bounds.out_of_memory && bounds.out_of_memory()) {
+      out.out_of_memory = true;
       return out;
     }
     cursor = next;
@@ -151,6 +174,8 @@ Client::ToolsListing Client::list_tools(std::size_t max_pages) {
   out.page_limit = true;
   return out;
 }
+
+Client::ToolsListing Client::list_tools() { return list_tools(ListBounds{}); }
 
 std::vector<json> Client::ToolsListing::take_tools() {
   std::vector<json> tools;

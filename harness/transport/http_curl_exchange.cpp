@@ -12,31 +12,12 @@
 #include <tuple>
 #include <utility>
 
+#include "core/text.h"
 #include "transport/curl_api.h"
 #include "transport/http_curl_internal.h"
 #include "transport/transport.h"
 
 namespace ctxo::transport::detail {
-
-std::string base64(std::string_view in) {
-  static const char* k = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  std::string out;
-  std::size_t i = 0;
-  for (; i + 2 < in.size(); i += 3) {
-    const unsigned v = static_cast<unsigned char>(in[i]) << 16 | static_cast<unsigned char>(in[i + 1]) << 8 |
-                       static_cast<unsigned char>(in[i + 2]);
-    for (int sh : {18, 12, 6, 0}) out.push_back(k[(v >> sh) & 63]);
-  }
-  if (i < in.size()) {
-    unsigned v = static_cast<unsigned char>(in[i]) << 16;
-    if (i + 1 < in.size()) v |= static_cast<unsigned char>(in[i + 1]) << 8;
-    out.push_back(k[(v >> 18) & 63]);
-    out.push_back(k[(v >> 12) & 63]);
-    out.push_back(i + 1 < in.size() ? k[(v >> 6) & 63] : '=');
-    out.push_back('=');
-  }
-  return out;
-}
 
 void HttpTransport::lock_cb(CURL*, curl_lock_data data, curl_lock_access, void* user) {
   static_cast<HttpTransport*>(user)->share_mu_[data % kShareLocks].lock();
@@ -94,7 +75,7 @@ curl_slist* HttpTransport::headers_for(const std::string& sid, bool json_body, c
     if (!out->name.empty()) {
       const bool plain = std::all_of(out->name.begin(), out->name.end(), [](char ch) { return ch >= 0x20 && ch <= 0x7e; }) &&
                          out->name.front() != ' ' && out->name.back() != ' ';
-      h = curl_.slist_append(h, ("Mcp-Name: " + (plain ? out->name : "=?base64?" + base64(out->name) + "?=")).c_str());
+      h = curl_.slist_append(h, ("Mcp-Name: " + (plain ? out->name : "=?base64?" + base64_encode(out->name) + "?=")).c_str());
     }
   }
   if (!version.empty()) h = curl_.slist_append(h, ("MCP-Protocol-Version: " + version).c_str());

@@ -35,9 +35,6 @@ using nlohmann::json;
 using std::chrono::milliseconds;
 using Clock = std::chrono::steady_clock;
 
-/// Standard base64 with padding (http_curl_exchange.cpp): how an Mcp-Name that is not plain
-/// visible ASCII is sent.
-std::string base64(std::string_view in);
 
 /// What one POSTed message is, read from its JSON text.
 struct Outgoing {

@@ -104,6 +104,10 @@ void ignore_sigpipe() {
 
 void kill_children() { kill_groups(); }
 
+void extend_interrupt_grace(unsigned seconds) {
+  if (core::g_interrupt.load() != 0) ::alarm(seconds);
+}
+
 void install_signal_cleanup() {
   static std::atomic<bool> installed{false};
   if (installed.exchange(true)) return;

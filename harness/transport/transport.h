@@ -234,6 +234,11 @@ std::vector<Leftover> end_leftovers(const std::string& marker, const std::vector
 inline constexpr unsigned kInterruptGraceSeconds = 10;
 void install_signal_cleanup();
 
+/// Once a signal asked the run to stop: the watchdog's kInterruptGraceSeconds start again from now,
+/// `seconds` of them, for writing the reports (a report of 10,000 tools takes seconds to write; the
+/// writer must not be killed half-way). No effect while no signal was received.
+void extend_interrupt_grace(unsigned seconds);
+
 /// Kills (SIGKILL) the process group of every live child spawned by spawn_stdio, as the second
 /// signal does: for a stop that writes its reports and exits without waiting for the run.
 void kill_children();

@@ -136,6 +136,39 @@ TEST(Gate, MergeRefusesReportsOfDifferentRuns) {
   EXPECT_EQ(missing.exit_code, 2);
 }
 
+// A report given twice (the same path, a copy) or two reports that tested the same tool would
+// count those calls and findings twice: merge refuses them with one line naming both files
+// (issue 45), and the shards themselves still merge.
+TEST(Gate, MergeRefusesTheSameReportTwice) {
+  Scratch s;
+  std::vector<std::string> paths;
+  for (int k = 1; k <= 2; ++k) {
+    paths.push_back(s.path("s" + std::to_string(k) + ".json"));
+    auto r = run_harness({"--seed", "5", "-q", "--calls", "1", "--shard", std::to_string(k) + "/2", "--json",
+                          paths.back(), fixture_server()},
+                         false);
+    ASSERT_TRUE(r.exit_code == 0 || r.exit_code == 1) << r.err;
+  }
+  const std::string copy = s.write("copy.json", slurp(paths[0]));
+  for (const auto& args : std::vector<std::vector<std::string>>{{"merge", paths[0], paths[1], paths[0]},
+                                                                 {"merge", paths[0], copy, paths[1]}}) {
+    auto r = run_harness(args, false);
+    EXPECT_EQ(r.exit_code, 2) << r.out << r.err;
+    EXPECT_TRUE(one_error_line(r.err)) << r.err;
+    EXPECT_NE(r.err.find("are the same report"), std::string::npos) << r.err;
+    EXPECT_NE(r.err.find("'" + paths[0] + "'"), std::string::npos) << r.err;
+  }
+  // An earlier merge given with the shards: it tested their tools too.
+  const std::string merged = s.path("merged.json");
+  auto once = run_harness({"merge", "-q", paths[0], paths[1], "--json", merged}, false);
+  ASSERT_TRUE(once.exit_code == 0 || once.exit_code == 1) << once.err;
+  auto again = run_harness({"merge", paths[0], paths[1], merged}, false);
+  EXPECT_EQ(again.exit_code, 2) << again.out << again.err;
+  EXPECT_TRUE(one_error_line(again.err)) << again.err;
+  EXPECT_NE(again.err.find("both tested tool '"), std::string::npos) << again.err;
+  EXPECT_NE(again.err.find("'" + merged + "'"), std::string::npos) << again.err;
+}
+
 TEST(Gate, BaselineAcceptsKnownFailuresAndReportsStaleEntries) {
   Scratch s;
   const std::vector<std::string> server = {"--", reference_server(), "--profile", "ctxo", "--defect", "not-maximal"};

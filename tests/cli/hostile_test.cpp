@@ -369,13 +369,18 @@ TEST(Budget, TwentyThousandToolsEndWithinTheirTimeBudget) {
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_LT(seconds, 20.0);
-  EXPECT_EQ(r.report["tools"].size(), 20000u);
+  // The first 10,000 are kept (mcp::Client::ListBounds), and the run says so.
+  EXPECT_EQ(r.report["tools"].size(), 10000u);
+  bool cut_noted = false;
+  for (const auto& n : r.report["notes"])
+    cut_noted = cut_noted || n.get<std::string>().find("the first 10000 are tested, the 10000 after them were not kept") != std::string::npos;
+  EXPECT_TRUE(cut_noted) << r.report["notes"].dump(2);
   bool budget_noted = false;
   for (const auto& n : r.report["notes"]) budget_noted = budget_noted || n.get<std::string>().rfind("--time-budget reached", 0) == 0;
   EXPECT_TRUE(budget_noted) << r.report["notes"].dump(2);
   std::size_t skipped = 0;
   for (const auto& t : r.report["tools"]) skipped += t.value("skipped", "") == "time budget reached" ? 1 : 0;
-  EXPECT_GT(skipped, 10000u);
+  EXPECT_GT(skipped, 5000u);
 }
 
 // What a server writes on stdout after its end-of-file, before it exits, is read and judged: a

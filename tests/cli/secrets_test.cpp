@@ -7,7 +7,7 @@
 // in stdout, stderr, every file written and every file name; the same server with a variable
 // whose name does not look secret shows it (the fixture does echo: this test can fail). `replay`
 // of a case whose env value was redacted takes it from the environment, or says which variable
-// to set. Every server is local (127.0.0.1, or a pipe), started and stopped by the run.
+// to set. The URL's userinfo and query values are secrets too (issue 45). Every server is local (127.0.0.1, or a pipe), started and stopped by the run.
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -158,6 +158,78 @@ TEST(Secrets, HttpHeaderEchoedEverywhereIsRedactedEverywhere) {
   EXPECT_NE(again.out.find("still fails: P-NO-THROW"), std::string::npos) << again.out << again.err;
   EXPECT_EQ(count(again.out + again.err), 0u) << again.out << again.err;
   EXPECT_EQ(count(again.report.dump()), 0u);
+}
+
+// The URL is a credential carrier (issue 45): its userinfo (user and password) and its query
+// values are scrubbed like header values, whether the harness writes the URL (report, case
+// files, transcript, replay lines, console) or the server echoes them (the query as sent and
+// decoded, the Basic authorization curl makes of the userinfo). Replay lines read them from
+// CTXO_URL_* variables, and `replay` takes them from there or says which to set.
+TEST(Secrets, UrlUserinfoAndQueryValuesAreRedactedEverywhere) {
+  const int port = free_port();
+  const std::string base = "127.0.0.1:" + std::to_string(port) + "/mcp";
+  const std::string url = "http://someuser:PASSW0RD_S3CRET@" + base + "?api_key=KEY_S3CRET%2B99&limit=10";
+  // Every form a secret can take here: the user, the password, the key as written and decoded,
+  // and "someuser:PASSW0RD_S3CRET" in base64 (Authorization: Basic).
+  const std::vector<std::string> secrets = {"someuser", "PASSW0RD_S3CRET", "KEY_S3CRET%2B99", "KEY_S3CRET+99",
+                                            "c29tZXVzZXI6UEFTU1cwUkRfUzNDUkVU"};
+  Outputs o = run_all("url", {"--env", "PORT=" + std::to_string(port), "--env", "ECHO_URL=1", "--url", url, "--",
+                              "python3", server_script()});
+  EXPECT_EQ(o.run.exit_code, 1) << o.run.out << o.run.err;
+  ASSERT_TRUE(o.run.report.is_object()) << o.run.err;
+  EXPECT_TRUE(o.run.schema_violations.empty()) << o.run.schema_violations.front();
+  for (const char* f : {"report.json", "report.xml", "report.sarif", "report.html", "report.md", "transcript.jsonl"})
+    EXPECT_TRUE(o.files.count(o.dir + "/" + f)) << f << " was not written";
+  EXPECT_GE(o.case_files.size(), 3u);
+  for (const auto& secret : secrets) {
+    EXPECT_EQ(count(o.run.out + o.run.err, secret), 0u) << secret << "\n" << o.run.out << o.run.err;
+    for (const auto& [path, text] : o.files) {
+      EXPECT_EQ(count(path, secret), 0u) << "a file name holds " << secret << ": " << path;
+      EXPECT_EQ(count(text, secret), 0u) << path << " holds " << secret << ":\n" << text.substr(0, 3000);
+    }
+  }
+  const auto& rep = o.run.report;
+  EXPECT_EQ(rep["server"].value("url", std::string()),
+            "http://<redacted>:<redacted>@" + base + "?api_key=<redacted>&limit=10");
+  // The server echoed all three, redacted (the name is "echo " and what it was sent).
+  EXPECT_EQ(rep["server"].value("name", std::string()),
+            "echo Basic <redacted> api_key=<redacted>&limit=10 api_key=<redacted>&limit=10")
+      << rep["server"].dump();
+  // Replay lines name the variables; a shell that has them gets the URL back.
+  std::size_t lines = 0;
+  for (const auto& f : rep["findings"]) {
+    const std::string replay = f.value("replay", std::string());
+    if (replay.empty()) continue;
+    ++lines;
+    EXPECT_NE(replay.find("\"http://${CTXO_URL_USER}:${CTXO_URL_PASSWORD}@" + base +
+                          "?api_key=${CTXO_URL_API_KEY}&limit=10\""),
+              std::string::npos)
+        << replay;
+  }
+  EXPECT_GT(lines, 0u) << rep["findings"].dump(2).substr(0, 3000);
+
+  // replay: the redacted credentials come from CTXO_URL_*, or it says which to set.
+  std::string no_throw;
+  for (const auto& c : o.case_files)
+    if (c.find("P-NO-THROW-fail-") != std::string::npos) no_throw = c;
+  ASSERT_FALSE(no_throw.empty()) << ::testing::PrintToString(o.case_files);
+  for (const char* v : {"CTXO_URL_USER", "CTXO_URL_PASSWORD", "CTXO_URL_API_KEY"}) ::unsetenv(v);
+  HarnessRun unset = run_harness({"replay", no_throw}, false);
+  EXPECT_EQ(unset.exit_code, 2) << unset.out << unset.err;
+  EXPECT_NE(unset.err.find("CTXO_URL_USER, CTXO_URL_PASSWORD, CTXO_URL_API_KEY"), std::string::npos) << unset.err;
+  ::setenv("CTXO_URL_USER", "someuser", 1);
+  ::setenv("CTXO_URL_PASSWORD", "PASSW0RD_S3CRET", 1);
+  ::setenv("CTXO_URL_API_KEY", "KEY_S3CRET%2B99", 1);
+  HarnessRun again = run_harness({"replay", no_throw, "-v"});
+  for (const char* v : {"CTXO_URL_USER", "CTXO_URL_PASSWORD", "CTXO_URL_API_KEY"}) ::unsetenv(v);
+  EXPECT_EQ(again.exit_code, 1) << again.out << again.err;
+  EXPECT_NE(again.out.find("still fails: P-NO-THROW"), std::string::npos) << again.out << again.err;
+  // It was sent the credentials (the server echoed them, redacted).
+  EXPECT_NE(again.out.find("invalid token: Basic <redacted> api_key=<redacted>"), std::string::npos) << again.out;
+  for (const auto& secret : secrets) {
+    EXPECT_EQ(count(again.out + again.err, secret), 0u) << secret << "\n" << again.out << again.err;
+    EXPECT_EQ(count(again.report.dump(), secret), 0u) << secret;
+  }
 }
 
 // The control: the same server echoing a variable whose name does not look secret. The value is

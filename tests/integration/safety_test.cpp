@@ -229,11 +229,15 @@ TEST(Safety, WithoutASandboxNothingDangerousIsCalled) {
       EXPECT_GT((*row(r, tool))["calls"].get<int>(), 0) << tool;
     EXPECT_EQ(r.report["verdict"], "partial") << "tools skipped for safety were not tested";
     EXPECT_EQ(r.exit_code, 0);
-    // One line says there is no sandbox, even with -q; the note says how to run the rest.
+    // One line says there is no sandbox, and the note names the tools not called and how to
+    // call them: with -q too (issue 45: -q quiets progress, not what was left untested).
     const std::string console = r.out + r.err;
     EXPECT_NE(console.find("no sandbox (--no-sandbox)"), std::string::npos) << console;
-    if (!quiet) {
-      EXPECT_NE(console.find("--allow-destructive"), std::string::npos) << console;
+    EXPECT_NE(console.find(" tool(s) skipped for safety (no sandbox): "), std::string::npos) << console;
+    EXPECT_NE(console.find("kill_process (process)"), std::string::npos) << console;
+    EXPECT_NE(console.find("--allow-destructive"), std::string::npos) << console;
+    if (quiet) {
+      EXPECT_EQ(console.find("note: ", console.find("note: ") + 1), std::string::npos) << "one note under -q:\n" << console;
     }
   }
   EXPECT_FALSE(fs::exists(log)) << "a dangerous tool was called outside a sandbox";

@@ -2,6 +2,7 @@
 # A minimal MCP server (newline-delimited JSON-RPC on stdio) whose tool `list` answers with one
 # huge JSON text part, to bound what the harness's per-answer checks cost (issue 27). Usage:
 #   huge_answer_server.py empties N   `[{},{},...]`: N empty objects (20 million: 60 MB)
+#   huge_answer_server.py keys N      `{"key-0":"value-0",...}`: one object of N keys (a million: 20 MB)
 #   huge_answer_server.py ids N       `{"items":[{"id":"item-0","name":"n0"},...],"returned":N}`,
 #                                      and a tool `get` taking an `id` (the ids are harvestable)
 # LEAK=1 (env) makes the first item's name "[object Object]" (a P-LEAK in the first items);
@@ -16,6 +17,8 @@ import mini_mcp
 mode, n = sys.argv[1], int(sys.argv[2])
 if mode == "empties":
     text = "[" + ",".join(["{}"] * n) + "]"
+elif mode == "keys":
+    text = "{" + ",".join('"key-%d":"value-%d"' % (i, i) for i in range(n)) + "}"
 else:
     items = ['{"id":"item-%d","name":"n%d"}' % (i, i) for i in range(n)]
     if os.environ.get("LEAK") == "1" and items:

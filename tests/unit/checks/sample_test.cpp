@@ -58,6 +58,28 @@ TEST(Sample, ArraysKeepTheirFirstItemsAtTheirIndices) {
   EXPECT_FALSE(sample_reply(*s).has_value());
 }
 
+// A map of a million keys in a text part keeps its first members (a key seen again is still
+// replaced, as a parse would); structuredContent's objects are kept whole: the tool's
+// outputSchema may require any member, and dropping one would be a false E-SCHEMA.
+TEST(Sample, ObjectsInATextKeepTheirFirstMembersAndStructuredContentKeepsAll) {
+  std::string map = "{";
+  for (int i = 0; i < 100000; ++i) map += (i ? ",\"key-" : "\"key-") + std::to_string(i) + "\":\"value-" + std::to_string(i) + "\"";
+  map += ",\"key-1\":\"again\"}";
+  mcp::Reply whole = text_reply(map);
+  auto s = sample_reply(whole);
+  ASSERT_TRUE(s.has_value());
+  const json j = json::parse(*s->text_parts()[0]);
+  EXPECT_EQ(j.size(), kSampleItems);
+  EXPECT_EQ(j["key-0"], "value-0");
+  EXPECT_EQ(j["key-1"], "again");
+  EXPECT_FALSE(j.contains("key-99999"));
+  mcp::Reply structured = whole;
+  structured.result["structuredContent"] = json::parse(map);
+  structured.result["content"] = json::array({{{"type", "text"}, {"text", "a map"}}});
+  auto t = sample_reply(structured);
+  EXPECT_FALSE(t.has_value()) << "nothing to cut: the object is read whole";
+}
+
 TEST(Sample, ArraysOfArraysStopAtTheValueBound) {
   std::string rows = "[";
   for (int i = 0; i < 2000; ++i) {

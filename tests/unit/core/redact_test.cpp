@@ -210,5 +210,78 @@ TEST(Redactor, RandomTextsKeepNoSecret) {
   }
 }
 
+// --url carries credentials (issue 45): its userinfo and its query values are secrets, as given
+// and percent-decoded, and so is the Basic authorization a client makes of the userinfo.
+TEST(RedactorUrl, UserinfoUserAndPassword) {
+  Redactor r;
+  r.add_url("https://alice42:pa%40ss-w0rd@mcp.example.com:8443/mcp");
+  EXPECT_EQ(r.scrub("https://alice42:pa%40ss-w0rd@mcp.example.com:8443/mcp"),
+            "https://<redacted>:<redacted>@mcp.example.com:8443/mcp");
+  EXPECT_EQ(r.scrub("user alice42 said pa@ss-w0rd"), "user <redacted> said <redacted>");  // decoded too
+  // "Authorization: Basic base64(alice42:pa@ss-w0rd)", as curl sends it, echoed by a server.
+  EXPECT_EQ(r.scrub("got Basic YWxpY2U0MjpwYUBzcy13MHJk"), "got Basic <redacted>");
+  EXPECT_EQ(r.urls(), std::vector<std::string>{"https://alice42:pa%40ss-w0rd@mcp.example.com:8443/mcp"});
+  EXPECT_EQ(r.scrub("mcp.example.com:8443"), "mcp.example.com:8443");  // the host is no secret
+}
+
+TEST(RedactorUrl, PasswordOnlyAndShortUser) {
+  Redactor r;
+  r.add_url("http://me:hunter22@127.0.0.1:9/mcp");
+  EXPECT_EQ(r.scrub("http://me:hunter22@127.0.0.1:9/mcp"), "http://me:<redacted>@127.0.0.1:9/mcp");
+  EXPECT_EQ(r.scrub("me and hunter22"), "me and <redacted>");
+  EXPECT_EQ(r.scrub("Basic bWU6aHVudGVyMjI="), "Basic <redacted>");
+  Redactor token;  // a token as the user name (GitHub's form), no password
+  token.add_url("https://ghp_abcdef123456@host/mcp");
+  EXPECT_EQ(token.scrub("https://ghp_abcdef123456@host/mcp"), "https://<redacted>@host/mcp");
+  EXPECT_EQ(token.scrub("Basic Z2hwX2FiY2RlZjEyMzQ1Njo="), "Basic <redacted>");  // base64 of "ghp_abcdef123456:"
+}
+
+TEST(RedactorUrl, QueryValuesAsWrittenAndDecoded) {
+  Redactor r;
+  r.add_url("http://127.0.0.1:9/mcp?api_key=KEY%2BS3CRET%21&session=a+b+c+d&limit=10&debug=true#frag-ment");
+  EXPECT_EQ(r.scrub("http://127.0.0.1:9/mcp?api_key=KEY%2BS3CRET%21&session=a+b+c+d&limit=10&debug=true#frag-ment"),
+            "http://127.0.0.1:9/mcp?api_key=<redacted>&session=<redacted>&limit=10&debug=true#frag-ment");
+  EXPECT_EQ(r.scrub("echo: KEY+S3CRET!"), "echo: <redacted>");  // as a server decodes it
+  EXPECT_EQ(r.scrub("a b c d"), "<redacted>");                  // '+' is a space in a query
+  EXPECT_EQ(r.scrub("\"KEY+S3CRET!\""), "\"<redacted>\"");
+  // Values add() refuses stay: a short number and a setting word are no credentials.
+  EXPECT_EQ(r.scrub("limit 10, debug true"), "limit 10, debug true");
+  EXPECT_EQ(r.scrub("frag-ment"), "frag-ment");  // the fragment is never sent
+}
+
+TEST(RedactorUrl, AUrlWithoutCredentialsAddsNothing) {
+  Redactor r;
+  r.add_url("http://127.0.0.1:8080/mcp");
+  r.add_url("http://127.0.0.1:8080/mcp?n=5&x=on");
+  EXPECT_TRUE(r.empty());
+  EXPECT_TRUE(r.urls().empty());
+  EXPECT_TRUE(Redactor::for_run({}, {}, "https://host/mcp?v=1").empty());
+  EXPECT_FALSE(Redactor::for_run({}, {}, "https://host/mcp?token=abcdef99").empty());
+}
+
+TEST(RedactorUrl, SecretPartsAndTheirVariables) {
+  using Kind = UrlSecret::Kind;
+  const std::string url = "https://u:p@h/x?api-key=1&token=2&token=3&=4&bare#f?k=5";
+  const auto parts = url_secrets(url);
+  ASSERT_EQ(parts.size(), 7u);
+  const std::vector<std::string> names = {"CTXO_URL_USER", "CTXO_URL_PASSWORD", "CTXO_URL_API_KEY", "CTXO_URL_TOKEN",
+                                          "CTXO_URL_TOKEN_2", "CTXO_URL_QUERY", "CTXO_URL_QUERY_2"};
+  const std::vector<std::string> values = {"u", "p", "1", "2", "3", "4", "bare"};
+  for (std::size_t i = 0; i < parts.size(); ++i) {
+    EXPECT_EQ(parts[i].variable, names[i]);
+    EXPECT_EQ(url.substr(parts[i].begin, parts[i].end - parts[i].begin), values[i]);
+  }
+  EXPECT_EQ(parts[0].kind, Kind::kUser);
+  EXPECT_EQ(parts[1].kind, Kind::kPassword);
+  EXPECT_EQ(parts[2].kind, Kind::kQuery);
+  // A '@' in the path is no userinfo; a password may hold an unencoded '@' (the last one ends it).
+  EXPECT_TRUE(url_secrets("http://h/a@b").empty());
+  const std::string at = "http://u:p@q@h/";
+  ASSERT_EQ(url_secrets(at).size(), 2u);
+  EXPECT_EQ(at.substr(url_secrets(at)[1].begin, url_secrets(at)[1].end - url_secrets(at)[1].begin), "p@q");
+  EXPECT_EQ(percent_decode("a%2Bb+c%zz%4"), "a+b+c%zz%4");
+  EXPECT_EQ(percent_decode("a%2Bb+c", true), "a+b c");
+}
+
 }  // namespace
 }  // namespace ctxo::core

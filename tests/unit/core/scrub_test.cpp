@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -235,6 +236,56 @@ TEST(ScrubReport, ReplayTakesRedactedEnvFromTheEnvironment) {
   EXPECT_EQ(env["CTXO_TEST_API_TOKEN"], "real-value");
   EXPECT_EQ(env["PORT"], "8080");
   EXPECT_EQ(missing, std::vector<std::string>{"CTXO_TEST_UNSET_TOKEN"});
+}
+
+// A replay line's URL with credentials: each is an environment variable the line reads, and the
+// line is still one shell word for curl (quoted for a shell, '!' outside double quotes).
+TEST(ScrubReport, ReplayLinesReferToUrlVariables) {
+  const std::string url = "http://alice42:hunter22@127.0.0.1:9/mcp?api_key=KEY%21S3CRET&limit=10&note=a!b$c";
+  const core::Redactor r = core::Redactor::for_run({}, {}, url);
+  Finding f;
+  f.replay = "c() { curl -sS \"$@\" " + shell_quote(url) + "; echo; }; s=; v=; c --data-binary '{}'";
+  scrub_finding(f, r);
+  EXPECT_EQ(f.replay,
+            "c() { curl -sS \"$@\" \"http://${CTXO_URL_USER}:${CTXO_URL_PASSWORD}@127.0.0.1:9/mcp?api_key=${CTXO_URL_API_KEY}"
+            "&limit=10&note=${CTXO_URL_NOTE}\"; echo; }; s=; v=; c --data-binary '{}'");
+  EXPECT_FALSE(r.contains(f.replay));
+  // Run by a shell with the variables set, the word is the URL again.
+  const std::string word = f.replay.substr(f.replay.find("\"http"), f.replay.find("; echo") - f.replay.find("\"http"));
+  const std::string cmd = "CTXO_URL_USER=alice42 CTXO_URL_PASSWORD=hunter22 CTXO_URL_API_KEY='KEY%21S3CRET' "
+                          "CTXO_URL_NOTE='a!b$c' sh -c 'printf %s " + [&] {
+                            std::string q;
+                            for (char c : word) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+                            return q;
+                          }() + "'";
+  FILE* p = ::popen(cmd.c_str(), "r");
+  ASSERT_NE(p, nullptr);
+  char buf[512];
+  const std::size_t n = std::fread(buf, 1, sizeof buf, p);
+  ::pclose(p);
+  EXPECT_EQ(std::string(buf, n), url);
+  // A URL whose literal parts need escaping inside double quotes keeps them literal.
+  const std::string odd = "http://h/m$x`y\"z!?token=abcdef99";
+  const core::Redactor o = core::Redactor::for_run({}, {}, odd);
+  Finding g;
+  g.replay = "curl " + shell_quote(odd);
+  scrub_finding(g, o);
+  EXPECT_EQ(g.replay, "curl \"http://h/m\\$x\\`y\\\"z\"'!'\"?token=${CTXO_URL_TOKEN}\"");
+}
+
+TEST(ScrubReport, ReplayTakesRedactedUrlCredentialsFromTheEnvironment) {
+  std::string url = "http://<redacted>:<redacted>@127.0.0.1:9/mcp?api_key=<redacted>&limit=10&ctxo_test_unset=<redacted>";
+  ::setenv("CTXO_URL_USER", "alice42", 1);
+  ::setenv("CTXO_URL_PASSWORD", "hunter22", 1);
+  ::setenv("CTXO_URL_API_KEY", "KEY%21S3CRET", 1);
+  ::unsetenv("CTXO_URL_CTXO_TEST_UNSET");
+  const auto missing = resolve_redacted_url(url);
+  EXPECT_EQ(missing, std::vector<std::string>{"CTXO_URL_CTXO_TEST_UNSET"});
+  EXPECT_EQ(url, "http://alice42:hunter22@127.0.0.1:9/mcp?api_key=KEY%21S3CRET&limit=10&ctxo_test_unset=<redacted>");
+  std::string plain = "http://127.0.0.1:9/mcp?limit=10";
+  EXPECT_TRUE(resolve_redacted_url(plain).empty());
+  EXPECT_EQ(plain, "http://127.0.0.1:9/mcp?limit=10");
+  for (const char* v : {"CTXO_URL_USER", "CTXO_URL_PASSWORD", "CTXO_URL_API_KEY"}) ::unsetenv(v);
 }
 
 }  // namespace

@@ -218,6 +218,53 @@ TEST(Harvest, ForksHandBackOnlyWhatTheyGathered) {
   EXPECT_EQ(run.offers("id"), (std::vector<json>{"c", "a", "b"}));
 }
 
+// What a phase keeps per tool (Harvest::gathered): only what the fork gathered, yet absorbing it
+// is absorbing the whole fork, and a fresh fork that absorbs it is the fork again (a shrink after
+// the tool's work resumes from it). Scored values, pooled names and kinds all come back.
+TEST(Harvest, WhatAForkGatheredStandsForTheWholeFork) {
+  Harvest run;
+  run.take(json::parse(R"({"items":[{"id":"a","path":"src/a.ts"},{"id":"b"}]})"));
+  run.outcome(json{{"id", "a"}}, true);
+  Harvest work = run.fork();
+  work.take(json::parse(R"({"items":[{"id":"c","path":"src/c.ts"},{"id":"a"}]})"));
+  work.outcome(json{{"id", "b"}}, false);
+  work.outcome(json{{"id", "c"}}, true);
+  const Harvest kept = work.gathered(run);
+  EXPECT_LT(kept.size(), work.size()) << "the parent's values are not kept again";
+  Harvest whole = run.fork(), part = run.fork();
+  whole.absorb(work);
+  part.absorb(kept);
+  for (const char* p : {"id", "path", "file", "name"}) EXPECT_EQ(whole.offers(p), part.offers(p)) << p;
+  EXPECT_EQ(whole.size(), part.size());
+  Harvest again = run.fork();
+  again.absorb(kept);
+  for (const char* p : {"id", "path", "file", "name"}) EXPECT_EQ(again.offers(p), work.offers(p)) << p;
+  // And what the resumed fork gathers next is handed back like the first fork's.
+  again.outcome(json{{"id", "c"}}, true);
+  work.outcome(json{{"id", "c"}}, true);
+  Harvest w2 = run.fork(), a2 = run.fork();
+  w2.absorb(work);
+  a2.absorb(again.gathered(run));
+  EXPECT_EQ(w2.offers("id"), a2.offers("id"));
+  // Scores shared with the forks (share_scores) instead of copied: the same offers, before and
+  // after more scores, in the harvest and in its forks.
+  Harvest shared = run.fork(), copied = run.fork();
+  shared.absorb(work);
+  copied.absorb(work);
+  shared.share_scores();
+  EXPECT_EQ(shared.offers("id"), copied.offers("id"));
+  Harvest sf = shared.fork(), cf = copied.fork();
+  for (Harvest* h : {&sf, &cf}) {
+    h->outcome(json{{"id", "b"}}, true);
+    h->outcome(json{{"id", "b"}}, true);
+    h->outcome(json{{"id", "zz"}}, true);
+  }
+  EXPECT_EQ(sf.offers("id"), cf.offers("id"));
+  shared.absorb(sf);
+  copied.absorb(cf);
+  EXPECT_EQ(shared.offers("id"), copied.offers("id"));
+}
+
 // A tool that runs code: its `code` parameter takes a one-line program in the first language of
 // its enum the table knows, or the language its name or description says.
 TEST(ToolPlan, ACodeParameterTakesAOneLineProgram) {

@@ -205,5 +205,41 @@ TEST(Console, UntestedSaysWhy) {
   EXPECT_NE(none.str().find("no tool was called"), std::string::npos) << none.str();
 }
 
+// A call that timed out was never answered: the summary does not call it "answered with an error"
+// (issue 45), and says how many of each when both happened.
+TEST(Console, UntestedTellsNeverAnsweredFromAnsweredWithAnError) {
+  engine::RunReport r;
+  r.verdict = engine::Verdict::kUntested;
+  r.exit_code = 4;
+  r.calls = 3;
+  engine::ToolSummary t;
+  t.name = "slow";
+  t.calls = 3;
+  for (int i = 0; i < 3; ++i) t.coverage.add(checks::Reach::kNoAnswer);
+  r.tools = {t};
+  auto summary = [&] {
+    std::ostringstream out;
+    print_summary(out, r, ConsoleStyle{});
+    return out.str();
+  };
+  std::string s = summary();
+  EXPECT_NE(s.find("all 3 calls were never answered (timed out, or the server closed the connection)"),
+            std::string::npos) << s;
+  EXPECT_EQ(s.find("answered with an error"), std::string::npos) << s;
+  r.tools[0].coverage = checks::Coverage{};
+  r.tools[0].coverage.add(checks::Reach::kNoAnswer);
+  r.tools[0].coverage.add(checks::Reach::kError);
+  r.tools[0].coverage.add(checks::Reach::kError);
+  s = summary();
+  EXPECT_NE(s.find("of 3 calls, 2 were answered with an error (a JSON-RPC error or isError: true) and 1 was never "
+                   "answered"),
+            std::string::npos) << s;
+  r.calls = 1;
+  r.tools[0].coverage = checks::Coverage{};
+  r.tools[0].coverage.add(checks::Reach::kNoAnswer);
+  s = summary();
+  EXPECT_NE(s.find("the only call was never answered"), std::string::npos) << s;
+}
+
 }  // namespace
 }  // namespace ctxo::reports
