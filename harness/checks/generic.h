@@ -208,6 +208,8 @@ inline constexpr std::size_t kListedKept = 128;
 
 /// `reply` to a call with `arguments`, read generically under the built-in vocabulary; nullopt
 /// when its list has no length to compare (or the vocabulary is missing).
+/// Callers leave out an answer the judge checked on a sample (Judged::sample): a sample's counts
+/// say nothing, and reading the whole answer again here cost a million-key answer 80 MB more.
 std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& arguments);
 
 /// TR-COUNT (silent omission) over the calls of one tool: each call that says there is no more is

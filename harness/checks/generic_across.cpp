@@ -13,7 +13,6 @@
 
 #include "checks/envelope_util.h"
 #include "checks/generic_internal.h"
-#include "checks/sample.h"
 #include "core/json_bounded.h"
 #include "core/cause.h"
 #include "core/text.h"
@@ -80,10 +79,6 @@ std::optional<std::pair<std::string, std::int64_t>> given_limit(const json& args
 std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& arguments) {
   const auto& v = builtin_vocabulary();
   if (!v || reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result()) return std::nullopt;
-  // An answer over the checks' budget was checked on a sample, whose counts say nothing (see
-  // checks/sample.h): it is not compared with other calls either, nor read whole again here
-  // (a million-key answer took 80 MB more to read once more).
-  if (sample_reply(reply)) return std::nullopt;
   ListedCall c;
   const GenericAnswer a = read_answer(reply);
   c.facts = list_facts(a, *v);

@@ -60,7 +60,7 @@ void add_run_options(CLI::App& app, RunFlags& cli) {
       ->type_name("N");
   app.add_option("--time-budget", cli.time_budget, "Stop generating calls after S seconds")->type_name("S");
   app.add_option("--memory-budget", cli.memory_budget,
-                 "Stop making calls once the harness holds M MiB (0 = no limit); reports are still written")
+                 "Stop making calls once the harness has held M MiB (0 = no limit); reports are still written")
       ->type_name("M")
       ->capture_default_str();
   app.add_option("--require-coverage", cli.require_coverage,

@@ -1,21 +1,19 @@
 // SPDX-License-Identifier: MIT
 #include "core/memory.h"
 
-#include <unistd.h>
-
 #include <cstdio>
 
 namespace ctxo::core {
 
-std::size_t resident_bytes() {
-  std::FILE* f = std::fopen("/proc/self/statm", "r");
+std::size_t peak_resident_bytes() {
+  std::FILE* f = std::fopen("/proc/self/status", "r");
   if (!f) return 0;
-  unsigned long size = 0, resident = 0;
-  const int read = std::fscanf(f, "%lu %lu", &size, &resident);
+  char line[256];
+  unsigned long kib = 0;
+  bool found = false;
+  while (!found && std::fgets(line, sizeof line, f)) found = std::sscanf(line, "VmHWM: %lu kB", &kib) == 1;
   std::fclose(f);
-  if (read != 2) return 0;
-  const long page = ::sysconf(_SC_PAGESIZE);
-  return static_cast<std::size_t>(resident) * static_cast<std::size_t>(page > 0 ? page : 4096);
+  return found ? static_cast<std::size_t>(kib) * 1024 : 0;
 }
 
 bool MemoryBudget::over() {
@@ -25,7 +23,7 @@ bool MemoryBudget::over() {
   std::int64_t next = next_look_.load();
   if (now < next || !next_look_.compare_exchange_strong(next, now + std::chrono::duration_cast<std::chrono::steady_clock::duration>(every_).count()))
     return false;
-  const std::size_t rss = resident_bytes();
+  const std::size_t rss = peak_resident_bytes();
   if (rss <= limit_) return false;
   seen_.store(rss);
   return true;

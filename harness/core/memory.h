@@ -12,11 +12,13 @@
 
 namespace ctxo::core {
 
-/// The process's resident memory in bytes (/proc/self/statm); 0 where it cannot be read.
-std::size_t resident_bytes();
+/// The most memory the process has held resident so far, in bytes (VmHWM of /proc/self/status); 0
+/// where it cannot be read.
+std::size_t peak_resident_bytes();
 
-/// A budget of resident bytes, looked at most once per `every` (a look reads /proc). Safe to ask
-/// from several threads; once over, it stays over (memory a run holds is rarely given back).
+/// A budget of resident bytes, looked at most once per `every` (a look reads /proc). It is held to
+/// the peak, not the current size: a huge answer freed before the next look (its blocks given
+/// back at once) still took that memory. Safe to ask from several threads; once over, it stays over.
 class MemoryBudget {
  public:
   explicit MemoryBudget(std::size_t limit_bytes = 0,

@@ -198,7 +198,7 @@ void Runner::make_call(Worker& w, ToolRun& tr, ToolSummary& ts, gen::PlannedCall
     tr.data_sizes.push_back(a.called.reply.raw.size());
   }
   // What an answer no profile read says about its list: TR-COUNT's silent omission across calls.
-  if (a.reach == checks::Reach::kData && !a.envelope.profile && !judge_->profile_of(tr.name) &&
+  if (a.reach == checks::Reach::kData && !a.sampled && !a.envelope.profile && !judge_->profile_of(tr.name) &&
       tr.listed.size() < checks::kListedKept)
     if (auto lc = checks::listed_call(a.called.reply, args)) tr.listed.push_back(std::move(*lc));
   const checks::ParsedEnvelope& pe = a.envelope;
@@ -415,6 +415,7 @@ Attempt Runner::attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const jso
     }
     a.envelope = j.envelope;
     a.reach = j.reach;
+    a.sampled = j.sample != nullptr;
     // What the call's values did steers the values the next calls are offered (Harvest::rank).
     if (main && o_.harvest && reply.kind == Reply::Kind::kResult && broken.empty()) {
       if (j.reach == checks::Reach::kData) harvest(w).outcome(args, true);

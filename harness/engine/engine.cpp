@@ -504,19 +504,21 @@ bool Runner::over_budget(Clock::time_point t0) {
     budget_hit_ = true;
     return true;
   }
-  if (memory_.over()) {
-    std::lock_guard<std::mutex> hold(memory_mutex_);
-    if (memory_phase_.empty()) memory_phase_ = rep_.phase.empty() ? "the run" : rep_.phase;
-    return true;
-  }
-  return false;
+  return over_memory();
+}
+
+bool Runner::over_memory() {
+  if (!memory_.over()) return false;
+  std::lock_guard<std::mutex> hold(memory_mutex_);
+  if (memory_phase_.empty()) memory_phase_ = rep_.phase.empty() ? "the run" : rep_.phase;
+  return true;
 }
 
 mcp::Client::ListBounds Runner::list_bounds() {
   mcp::Client::ListBounds b;
   if (o_.time_budget_s)
     b.deadline = started_ + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(*o_.time_budget_s));
-  b.out_of_memory = [this] { return over_budget(started_); };
+  b.out_of_memory = [this] { return over_memory(); };  // the deadline is the walk's own bound
   return b;
 }
 

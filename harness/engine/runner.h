@@ -172,6 +172,7 @@ struct Attempt {
   checks::ParsedEnvelope envelope;
   std::vector<Finding> findings;
   checks::Reach reach = checks::Reach::kNoAnswer;  ///< What the answer reached (the judge's reading).
+  bool sampled = false;  ///< The judge checked it on a sample (checks/sample.h): not compared across calls.
 };
 
 /// A fresh instance of the (stdio) server a probe started (T-SHUTDOWN, H-SIZE's minimal case),
@@ -241,6 +242,8 @@ class Runner {
   /// True past --time-budget (counted from `t0`) or --memory-budget; throws core::Interrupted
   /// once a signal asked the run to stop. Every loop of the run asks here.
   bool over_budget(Clock::time_point t0);
+  /// True past --memory-budget; the first time, records the phase it was reached in.
+  bool over_memory();
   /// The bounds of the tools/list walk: --time-budget's end and --memory-budget.
   mcp::Client::ListBounds list_bounds();
   /// What the run says of a listing it cut (tools not kept, time or memory ran out), if anything.

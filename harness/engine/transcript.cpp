@@ -237,7 +237,8 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     checks::Judged j = judge->call(x);
     take(tool, std::move(j.outcomes));
     // As the live run keeps them (Runner::make_call): TR-COUNT's silent omission across calls.
-    if (!j.envelope.profile && j.reach == checks::Reach::kData && !judge->profile_of(tool) && listed[tool].size() < checks::kListedKept)
+    if (!j.envelope.profile && j.reach == checks::Reach::kData && !j.sample && !judge->profile_of(tool) &&
+        listed[tool].size() < checks::kListedKept)
       if (auto lc = checks::listed_call(reply, args)) listed[tool].push_back(std::move(*lc));
     if (!j.envelope.profile) continue;
     json env_json = line.env;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: MIT
-// The memory budget (core/memory.h): the resident size is read, a budget below it is over at
-// once and stays over, none is never over.
+// The memory budget (core/memory.h): the peak resident size is read, a budget below it is over
+// at once and stays over, none is never over.
 #include "core/memory.h"
 
 #include <gtest/gtest.h>
@@ -11,7 +11,7 @@ namespace ctxo::core {
 namespace {
 
 TEST(MemoryBudget, IsOverOnceTheResidentSizeIsPastItAndStaysOver) {
-  const std::size_t rss = resident_bytes();
+  const std::size_t rss = peak_resident_bytes();
   ASSERT_GT(rss, 1u << 20) << "a process holds more than a MiB";
   MemoryBudget none(0);
   EXPECT_FALSE(none.over());
