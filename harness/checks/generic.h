@@ -146,6 +146,11 @@ struct ListFacts {
   /// The answer says there is no more: a more-flag false, a total equal to what it returned, or a
   /// prose "Found N" equal to the items it returned. "" = it does not say.
   std::string says_complete() const;
+  /// The answer says it holds less than there is: a more-flag true, "N more", "showing N of M"
+  /// with N < M.
+  bool says_less() const;
+  /// That, or it names a way to more (a way-on field, a hint text) or is a later page.
+  bool says_cut() const;
 };
 
 /// The list facts of one answer read generically.
@@ -164,6 +169,25 @@ struct Breakdown {
 /// true, its length the total), each count must be the number of items with that value. Keys
 /// compare without case or punctuation ("in-progress" is `inProgress`). nullopt: none, or agreed.
 std::optional<Breakdown> breakdown_mismatch(const json& data, bool more);
+
+/// Items a request named that its answer does not account for (generic_named.cpp).
+struct NamedOmission {
+  std::string argument;                       ///< The argument naming them (`ids`, `id` comma-separated).
+  std::vector<std::string> present, missing;  ///< The items the answer mentions, and the others.
+  std::string detail;                         ///< The diagnosis.
+};
+/// A request naming several items (an array argument named like ids, names or keys: `ids`,
+/// `taskIds`, `entityNames`; or a string argument named like an id holding comma-separated ids;
+/// of a lookup: the tool's name has no word such as list, search, filter, count, delete, create,
+/// and the argument's noun, if any, is in the tool's name) whose answer mentions some of them (the item's text, case ignored, with no letter or digit
+/// beside it) and says nothing of the others: no mention, and no word that may account for them
+/// without naming them ("not found", "missing", "invalid", "error"... in the text outside the
+/// JSON's lists, or anywhere in Markdown and prose). Silent when `cut`, when the answer lists at
+/// least as many items as were named, when it mentions none of them (not a lookup: a count, a
+/// confirmation) and when two arguments name items. `judged` is set when the answer was held to
+/// the rule. nullopt: nothing missing, or not judged.
+std::optional<NamedOmission> named_items_missing(const GenericAnswer& a, const json& request, const ListFacts& f,
+                                                 bool cut, bool* judged);
 
 /// TR-HINT and TR-COUNT (per answer) on an answer no profile matched, with their statuses.
 /// `request` is the tools/call that produced it (the findings' evidence) and its `arguments` tell

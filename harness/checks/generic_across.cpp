@@ -49,12 +49,6 @@ const Vocabulary::Resume* resume_way(const Vocabulary& v, const std::string& fie
   return nullptr;
 }
 
-/// The answer says it holds less than there is: a more-flag true, "showing N of M" with N < M, "N more".
-bool says_cut(const ListFacts& f) {
-  return f.more == true || f.flagged || (f.showing && f.showing->first < f.showing->second) ||
-         f.more_prose.value_or(0) > 0;
-}
-
 /// The value as the text a property of any type would be given ("abc" for "abc", "20" for 20).
 std::string value_text(const json& v) { return v.is_string() ? v.get<std::string>() : v.dump(); }
 
@@ -87,7 +81,7 @@ std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& argum
   c.request = reply.request;
   c.excerpt = excerpt(reply.raw.empty() ? reply.result.dump() : reply.raw, 400);
   const ListFacts& f = c.facts;
-  c.says_more = says_cut(f) || (f.total && !f.ambiguous && *f.total > *f.items);
+  c.says_more = f.says_less() || (f.total && !f.ambiguous && *f.total > *f.items);
   if (c.says_more) {
     if (const json* n = next_page_value(a, *v, c.next_field)) c.next_value = *n;
   }
@@ -310,7 +304,7 @@ bool says_truncated(const mcp::Answer& answer, const GenericAnswer* read) {
   if (!v || reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result() || reply.raw.size() > (4u << 20))
     return false;
   try {
-    return says_cut(list_facts(read ? *read : read_answer(answer), *v));
+    return list_facts(read ? *read : read_answer(answer), *v).says_less();
   } catch (...) {
     return false;
   }

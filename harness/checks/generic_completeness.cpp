@@ -32,13 +32,6 @@ constexpr const char* kCutWords[] = {"truncat", "limit", "max", "per file", "fir
 
 bool has(const std::string& lower_text, const char* word) { return lower_text.find(word) != std::string::npos; }
 
-// The vocabulary says the answer was cut: a more-flag true, "N more", a way on, a later page,
-// "showing N of M" with N < M.
-bool says_cut(const ListFacts& facts) {
-  return facts.more == true || facts.flagged || facts.more_prose.value_or(0) > 0 || !facts.way_on.empty() || facts.paged ||
-         (facts.showing && facts.showing->first < facts.showing->second);
-}
-
 // Whether `line` holds `literal` as a whole identifier (case as given).
 bool holds_word(std::string_view line, const std::string& literal) {
   for (std::size_t at = line.find(literal); at != std::string_view::npos; at = line.find(literal, at + 1)) {
@@ -137,7 +130,7 @@ SearchJudgement search_omission(const json* tool_json, const json& arguments, co
   if (!v) return out;
   const GenericAnswer read = checks::read_answer(answer);
   const ListFacts facts = list_facts(read, *v);
-  if (says_cut(facts)) return out;
+  if (facts.says_cut()) return out;
   // The lines reported, per workspace file.
   std::map<std::string, std::set<std::int64_t>> reported;
   std::map<std::string, std::vector<std::string_view>> file_lines;  // each reported file, split once
@@ -366,7 +359,7 @@ SearchJudgement file_omission(const json* tool_json, const json& arguments, cons
   const auto& v = builtin_vocabulary();
   if (!v) return out;
   const ListFacts facts = list_facts(rd, *v);
-  if (says_cut(facts)) return out;
+  if (facts.says_cut()) return out;
   for (const char* w : kCutWords)
     if (has(said, w)) return out;
   out.judged = true;

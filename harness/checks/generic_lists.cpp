@@ -168,6 +168,12 @@ std::optional<std::int64_t> first_number(const std::vector<std::shared_ptr<const
 
 }  // namespace generic_detail
 
+bool ListFacts::says_less() const {
+  return more == true || flagged || more_prose.value_or(0) > 0 || (showing && showing->first < showing->second);
+}
+
+bool ListFacts::says_cut() const { return says_less() || !way_on.empty() || paged; }
+
 std::string ListFacts::says_complete() const {
   if (more == false) return tick(more_name) + " is false";
   if (items && total && *total == *items && !ambiguous)
@@ -357,6 +363,16 @@ Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& 
                                  {{"form", "breakdown-mismatch"}, {"field", path_shape(b->counts)}, {"list", path_shape(b->list)}},
                                  b->detail + ". An agent reads the counts as the list's summary", a));
       }
+    }
+    // The items the request named, each answered or said to be missing.
+    {
+      bool judged = false;
+      // A hint text (`message`, `note`) is no cut here: what it says is read for "not found" below.
+      const bool cut = f.says_less() || paged || (f.total && f.items && !f.ambiguous && *f.total > *f.items);
+      if (auto m = named_items_missing(a, request, f, cut, &judged))
+        out.fail(generic_finding("TR-COUNT", request, raw, {{"form", "named-items-missing"}, {"field", m->argument}},
+                                 m->detail + ". An agent that asked for them reads the silence as an answer", a));
+      compared = compared || judged;
     }
     if (compared) out.pass("TR-COUNT");
     else out.unobserved("TR-COUNT", "no answer carried a count of the list it held");

@@ -2,6 +2,7 @@
 // One tool's calls: its plan's generated calls, budget parameters driven small, the second
 // pass, E-STABLE's repeat and E-MISS's lookup; and what one tools/call comes to (do_call: the
 // hang, slowness and crash rules, the restart) and an attempt (a call and its checks).
+#include "checks/generic_caps.h"
 #include "checks/liveness.h"
 #include "core/text.h"
 #include "engine/runner.h"
@@ -225,6 +226,16 @@ void Runner::drive(Worker& w, ToolRun& tr, ToolSummary& ts, Clock::time_point t0
   for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
   std::stable_sort(order.begin() + static_cast<std::ptrdiff_t>(std::min(tr.driven_from, order.size())), order.end(),
                    [&](std::size_t a, std::size_t b) { return tr.data_sizes[a] > tr.data_sizes[b]; });
+  // A lookup asked for several items at once, one of them made up: each must come back or be said
+  // to be missing (TR-COUNT, named-items-missing).
+  if (!tr.several_asked && !tr.data_calls.empty() && invariant_wanted("TR-COUNT")) {
+    tr.several_asked = true;
+    if (auto pc = tr.plan->several(tr.data_calls.front().first, harvest(w), tr.name, "after " + tr.data_calls.front().second))
+      if (w.s.alive && tr.troubles < 2 && tr.slow < kMaxSlowCalls && !over_budget(t0) && !tool_over_budget(w, ts)) {
+        ts.driven_calls++;
+        make_call(w, tr, ts, std::move(*pc), t0);
+      }
+  }
   [&] {
     for (; tr.driven_from < std::min(order.size(), kDrivenSources); ++tr.driven_from) {
       const auto [args, label] = tr.data_calls[order[tr.driven_from]];
@@ -254,6 +265,22 @@ void Runner::drive(Worker& w, ToolRun& tr, ToolSummary& ts, Clock::time_point t0
       make_call(w, tr, ts, gen::PlannedCall{gen::Phase::kBoundary, "the next page an answer named", gen::shrinkable_json(args)}, t0);
     }
     checks::Outcomes o = checks::check_resumes(tr.listed, gen::budget_parameter, &tr.resumes_reported);
+    for (Finding& f : o) f.phase = "boundary";
+    take(w, ts.name, std::move(o));
+  }
+  // TR-PREFIX / TR-MAXIMAL (generic) for a cap that is a constant of the server: an answer cut
+  // below what its call asked for, again with the tool's own item-count limit at what it kept (k)
+  // and at k+1; the cut must be the first k of the tool's order, and k+1 must not come back.
+  if ((invariant_wanted("TR-PREFIX") || invariant_wanted("TR-MAXIMAL")) && !judge_->profile_of(tr.name)) {
+    static const json kNoSchema = json::object();
+    const auto schema_it = tr.tool->find("inputSchema");
+    const json& schema = schema_it != tr.tool->end() ? *schema_it : kNoSchema;
+    for (json& args : checks::cap_calls(tr.listed, schema, gen::budget_parameter)) {
+      if (!w.s.alive || tr.troubles >= 2 || tr.slow >= kMaxSlowCalls || over_budget(t0) || tool_over_budget(w, ts)) break;
+      ts.driven_calls++;
+      make_call(w, tr, ts, gen::PlannedCall{gen::Phase::kBoundary, "the item count a cut answer kept", gen::shrinkable_json(args)}, t0);
+    }
+    checks::Outcomes o = checks::check_caps(tr.listed, schema, gen::budget_parameter, &tr.caps_reported);
     for (Finding& f : o) f.phase = "boundary";
     take(w, ts.name, std::move(o));
   }

@@ -154,7 +154,9 @@ struct ToolRun {
   std::vector<checks::ListedCall> listed;
   std::set<std::string> omissions_reported;  ///< Their groups already reported.
   std::set<std::string> resumes_reported;    ///< TR-RESUME groups already reported.
+  std::set<std::string> caps_reported;       ///< Generic TR-PREFIX / TR-MAXIMAL forms already reported.
   std::size_t driven_from = 0;    ///< data_calls already repeated with a budget parameter driven small.
+  bool several_asked = false;     ///< The call naming several items (ToolPlan::several) made.
   bool needs_identifier = false;  ///< A required property names an identifier: it runs in the second phase.
   /// Its first call that reached data joins other tools' P-CONCURRENT batches: it has one, and
   /// its own calls were not stopped (budget, slowness, crashes) when the phase began.

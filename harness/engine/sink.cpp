@@ -97,7 +97,7 @@ std::string generic_note(std::size_t unprofiled, const std::map<std::string, std
   const std::string said = generic_readings_text(readings);
   return "generic reading of the " + std::to_string(unprofiled) + " tool result(s) no envelope profile matched" +
          (said.empty() ? std::string() : ": " + said) +
-         (checks::builtin_vocabulary() ? std::string(" (TR-HINT, TR-COUNT and TR-RESUME applied to them as profile generic)")
+         (checks::builtin_vocabulary() ? std::string(" (TR-HINT, TR-COUNT, TR-RESUME, TR-PREFIX and TR-MAXIMAL applied to them as profile generic)")
                                        : "; generic truncation rules are off: " +
                                              checks::builtin_vocabulary().error().message);
 }

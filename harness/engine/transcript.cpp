@@ -2,6 +2,7 @@
 #include "engine/transcript.h"
 
 #include "checks/generic.h"
+#include "checks/generic_caps.h"
 #include "gen/plan.h"
 
 #include "core/json_bounded.h"
@@ -275,6 +276,16 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     for (const auto& [tool, calls] : listed) {
       take(tool, checks::check_omissions(calls, gen::budget_parameter));
       take(tool, checks::check_resumes(calls, gen::budget_parameter));
+      // Generic TR-PREFIX / TR-MAXIMAL: the schema (when a tools/list names the tool) gives the
+      // limit's declared default.
+      static const json kNoSchema = json::object();
+      const json* schema = &kNoSchema;
+      for (const auto& t : tools)
+        if (t.is_object() && t.value("name", "") == tool && t.contains("inputSchema") && t["inputSchema"].is_object()) {
+          schema = &t["inputSchema"];
+          break;
+        }
+      take(tool, checks::check_caps(calls, *schema, gen::budget_parameter));
     }
     for (auto& [tool, out] : judge->finish()) take(tool, std::move(out));
     unprofiled = settle_rows(rep, *judge, forced != nullptr, !judging->profiles.candidates.empty(), false);

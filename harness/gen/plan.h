@@ -237,6 +237,16 @@ class ToolPlan {
   /// limits. Only schema-valid calls not made before.
   std::vector<PlannedCall> driven(const json& args, const std::string& after);
 
+  /// Several named items in one call: `args` (a call that reached data) with its first array
+  /// parameter named like ids, names or keys (`ids`, `taskIds`, `entityNames`), or its string
+  /// parameter named like an id whose description says it takes comma-separated ids, given the
+  /// item it holds, another one `harvest` offers, and one made up from the first (so it names
+  /// nothing: a lookup must return each item or say which it could not). Only for a lookup
+  /// (core/named_items.h: `tool`'s name and the parameter's noun). nullopt when the tool has
+  /// no such parameter, nothing is offered, the call would not be schema-valid or was made before.
+  std::optional<PlannedCall> several(const json& args, const Harvest& harvest, const std::string& tool,
+                                     const std::string& after);
+
   const PhaseSizes& sizes() const { return sizes_; }
   /// What generation could not do exactly (unsupported patterns, remote refs...).
   std::vector<std::string> problems() const { return options_.problems.list(); }

@@ -9,6 +9,8 @@
 #include <map>
 #include <set>
 
+#include "core/named_items.h"
+#include "core/text.h"
 #include "gen/plan_internal.h"
 #include "profile/schema_validator.h"
 
@@ -48,8 +50,9 @@ std::optional<json> ToolPlan::programmed(const json& args) const {
   return out;
 }
 
-// `args` with `property` set to `value`, or to `[value]` when only an array fits; nullopt when
-// neither keeps the call schema-valid.
+// `args` with `property` set to `value`, or to `[value]` when only an array fits; an integer id
+// that fits neither as its decimal text (task-master's `get_task {id: "2"}` for the `id: 2` its
+// listing gave); nullopt when none keeps the call schema-valid.
 namespace {
 std::optional<json> with_value(const profile::SchemaValidator& v, const json& args, const std::string& property,
                                const json& value) {
@@ -58,6 +61,10 @@ std::optional<json> with_value(const profile::SchemaValidator& v, const json& ar
   if (v.is_valid(trial)) return trial;
   trial[property] = json::array({value});
   if (v.is_valid(trial)) return trial;
+  if (value.is_number_integer()) {
+    trial[property] = value.dump();
+    if (v.is_valid(trial)) return trial;
+  }
   return std::nullopt;
 }
 }  // namespace
@@ -282,6 +289,79 @@ std::optional<json> ToolPlan::positioned(const json& args, std::size_t k, const 
   }
   if (out == args) return std::nullopt;
   return out;
+}
+
+namespace {
+
+// A value made up from `v` that names nothing the server holds: a UUID with its last digit
+// changed (still a UUID), any other text with "999" appended ("T3" -> "T3999", "3.2" -> "3.2999"),
+// an integer with three digits more.
+std::optional<json> made_up(const json& v) {
+  if (v.is_number_integer() || v.is_number_unsigned()) {
+    const auto n = v.get<std::int64_t>();
+    if (n < 0 || n > 1'000'000'000'000) return std::nullopt;
+    return json(n * 1000 + 999);
+  }
+  if (!v.is_string() || v.get_ref<const std::string&>().empty()) return std::nullopt;
+  std::string s = v.get<std::string>();
+  const bool uuid = s.size() == 36 && s[8] == '-' && s[13] == '-' && s[18] == '-' && s[23] == '-' &&
+                    std::isxdigit(static_cast<unsigned char>(s.back()));
+  if (uuid) s.back() = s.back() == '0' ? '1' : '0';
+  else s += "999";
+  return json(s);
+}
+
+}  // namespace
+
+std::optional<PlannedCall> ToolPlan::several(const json& args, const Harvest& harvest, const std::string& tool,
+                                             const std::string& after) {
+  if (!validator_ || !args.is_object() || !lookup_tool(tool)) return std::nullopt;
+  const json& props = properties_of(*schema_);
+  for (auto it = props.begin(); it != props.end(); ++it) {
+    const json& ps = it.value();
+    if (!about_the_tool(it.key(), tool)) continue;
+    const std::string type = ps.is_object() ? ps.value("type", std::string()) : "";
+    const bool array = type == "array" && names_items(it.key());
+    const std::string description = ps.is_object() ? ascii_lower(ps.value("description", std::string())) : "";
+    const bool listed = type == "string" && takes_ids(it.key()) && description.find("comma") != std::string::npos;
+    if (!array && !listed) continue;
+    // The item the call that reached data gave, then the offers.
+    std::vector<json> items;
+    const auto add = [&](const json& v) {
+      if ((v.is_string() || v.is_number_integer()) && items.size() < 2 &&
+          std::find(items.begin(), items.end(), v) == items.end())
+        items.push_back(v);
+    };
+    if (auto a = args.find(it.key()); a != args.end()) {
+      if (a->is_array() && !a->empty()) add(a->front());
+      else if (a->is_string() && a->get_ref<const std::string&>().find(',') == std::string::npos) add(*a);
+    }
+    for (const json& o : harvest.offers(it.key(), options_.workspace_values)) add(o);
+    if (items.empty()) continue;
+    auto absent = made_up(items.front());
+    if (!absent) continue;
+    items.push_back(*absent);
+    json value;
+    if (array) {
+      value = json::array();
+      for (const auto& i : items) value.push_back(i);
+    } else {
+      std::string joined;
+      for (const auto& i : items) joined += (joined.empty() ? "" : ",") + (i.is_string() ? i.get<std::string>() : i.dump());
+      value = joined;
+    }
+    json out = args;
+    out[it.key()] = value;
+    if (!validator_->is_valid(out) && array) {
+      // Integer ids where the schema wants text: their decimal text.
+      for (auto& e : out[it.key()])
+        if (e.is_number_integer()) e = e.dump();
+    }
+    if (!validator_->is_valid(out)) continue;
+    return fresh(std::move(out), Phase::kRandom,
+                 "several items named in '" + it.key() + "', the last made up (" + after + ")");
+  }
+  return std::nullopt;
 }
 
 std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size_t n) {

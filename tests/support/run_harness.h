@@ -60,6 +60,17 @@ struct HarnessRun {
       for (const auto& t : report["tools"]) out[t.value("name", std::string())] = t["outcomes"].value(id, std::string());
     return out;
   }
+  /// "INVARIANT tool form" of every finding (the form: its cause's `form` fact, "" without one).
+  std::set<std::string> found() const {
+    std::set<std::string> s;
+    if (report.is_object())
+      for (const auto& f : report["findings"]) {
+        const bool facts = f.contains("cause") && f["cause"].contains("facts") && f["cause"]["facts"].is_object();
+        s.insert(f.value("invariant", std::string()) + " " + f.value("tool", std::string()) + " " +
+                 (facts ? f["cause"]["facts"].value("form", std::string()) : std::string()));
+      }
+    return s;
+  }
   /// Invariant -> the cause ids of its findings (SARIF partialFingerprints come from the same id).
   std::map<std::string, std::set<std::string>> cause_ids() const {
     std::map<std::string, std::set<std::string>> out;

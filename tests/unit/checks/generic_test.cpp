@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "listed_call_util.h"
+
 #include <string>
 #include <set>
 #include <vector>
@@ -177,6 +179,66 @@ TEST(GenericTrCount, ConsistentOrAmbiguousCountsAreNotFindings) {
   EXPECT_EQ(check(R"({"items":[1],"total":1})").status("TR-COUNT"), Status::kNotObserved);
 }
 
+// ----- TR-COUNT: the items a request named ---------------------------------------------------------
+
+// The answer to `tool` (a lookup by default) called with `args`.
+Outcomes lookup(const std::string& text, const json& args, const std::string& tool = "get_tasks") {
+  json r = request(args);
+  r["params"]["name"] = tool;
+  return check_generic(read(text), vocab(), r, text);
+}
+
+TEST(GenericNamed, ItemsNamedAndNotAnsweredAreFound) {
+  const json three = {{"ids", {"T1", "T2", "T1999"}}};
+  auto o = lookup(R"({"tasks":[{"id":"T1","title":"a"},{"id":"T2","title":"b"}]})", three);
+  ASSERT_EQ(ids(o), std::vector<std::string>{"TR-COUNT"});
+  EXPECT_EQ(o[0].cause.at("form"), "named-items-missing");
+  EXPECT_EQ(o[0].cause.at("field"), "ids");
+  EXPECT_NE(o[0].diagnosis.find("the answer has T1, T2 but not a word on T1999"), std::string::npos) << o[0].diagnosis;
+  // Comma-separated ids in a string named like an id, answered in Markdown.
+  auto md = lookup("## T1: a\n\nStatus: done\n\n## T4: d\n", json{{"taskId", "T1, T4,T99"}}, "show_task");
+  ASSERT_EQ(ids(md), std::vector<std::string>{"TR-COUNT"});
+  EXPECT_NE(md[0].diagnosis.find("not a word on T99"), std::string::npos) << md[0].diagnosis;
+  // Names, in prose; numbers.
+  EXPECT_EQ(ids(lookup("groceries: milk", json{{"entityNames", {"groceries", "books"}}}, "open_entities")), std::vector<std::string>{"TR-COUNT"});
+  EXPECT_EQ(ids(lookup(R"({"issues":[{"number":12}]})", json{{"issueIds", {12, 13}}}, "getIssues")), std::vector<std::string>{"TR-COUNT"});
+}
+
+TEST(GenericNamed, AnswersThatAccountForEachItemOrMayAreNotFindings) {
+  const json three = {{"ids", {"T1", "T2", "T1999"}}};
+  for (const char* t : {
+           R"({"tasks":[{"id":"T1"},{"id":"T2"}],"notFound":["T1999"]})",              // named
+           R"({"tasks":[{"id":"T1"},{"id":"T2"}],"message":"1 id was not found"})",    // said, not named
+           R"({"tasks":[{"id":"T1"},{"id":"T2"}],"errors":[]})",                       // an errors field
+           R"({"tasks":[{"id":"t1"},{"id":"t2"},{"id":"t1999"}]})",                    // case differs
+           R"({"tasks":[{"id":"T1"},{"id":"T2"}],"truncated":true,"nextCursor":"x"})", // a cut
+           R"({"tasks":[{"id":"a"},{"id":"b"},{"id":"c"}]})",                          // as many entries as names
+           "3 of them exist",                                                          // names none: not a lookup
+           "T1: ok\nT2: ok\nT1999: there is no such task",
+       }) {
+    SCOPED_TRACE(t);
+    auto o = lookup(t, three);
+    EXPECT_TRUE(o.empty()) << o[0].diagnosis;
+  }
+  // An item's own text may say "error": in JSON only the text outside the lists can account.
+  EXPECT_EQ(ids(lookup(R"({"tasks":[{"id":"T1","title":"Fix the error"}]})", three)), std::vector<std::string>{"TR-COUNT"});
+  // Not names of items: a list of paths, tags; one item; two lists of names (which one?).
+  EXPECT_TRUE(lookup(R"({"files":[{"path":"a"}]})", json{{"paths", {"a", "b"}}}).empty());
+  EXPECT_TRUE(lookup(R"({"notes":[{"tag":"a"}]})", json{{"tags", {"a", "b"}}}).empty());
+  EXPECT_TRUE(lookup(R"({"tasks":[{"id":"T1"}]})", json{{"ids", {"T1"}}}).empty());
+  EXPECT_TRUE(lookup(R"({"tasks":[{"id":"T1"}]})", json{{"ids", {"T1", "T2"}}, {"names", {"a", "b"}}}).empty());
+  // "T1" is not in "T10"; a comma-separated id with spaces inside is prose, not ids.
+  EXPECT_EQ(ids(lookup(R"({"tasks":[{"id":"T10"},{"id":"T2"}]})", json{{"ids", {"T1", "T2", "T3"}}})), std::vector<std::string>{"TR-COUNT"});
+  EXPECT_TRUE(lookup("T1: ok", json{{"id", "T1, the other one"}}).empty());
+  // Not a lookup: the tool lists, searches or deletes; the names are of something else (labels).
+  EXPECT_TRUE(lookup(R"({"issues":[{"id":1,"labels":["bug"]}]})", json{{"labelNames", {"bug", "ui"}}}, "get_issues").empty());
+  EXPECT_TRUE(lookup(R"({"tasks":[{"id":"T1"}]})", three, "list_tasks").empty());
+  EXPECT_TRUE(lookup(R"({"tasks":[{"id":"T1"}]})", three, "searchTasks").empty());
+  EXPECT_TRUE(lookup("Deleted T1", three, "delete_tasks").empty());
+  // Held to the rule: TR-COUNT passed.
+  EXPECT_EQ(lookup(R"({"tasks":[{"id":"T1"},{"id":"T2"}],"notFound":["T1999"]})", three).status("TR-COUNT"), Status::kPassed);
+}
+
 // ----- TR-COUNT across calls ----------------------------------------------------------------------
 
 OmissionPoint point(std::int64_t limit, const std::string& text) {
@@ -262,16 +324,7 @@ TEST(GenericOmission, CallsArePairedByTheirOtherArguments) {
 
 // ----- TR-RESUME (generic) ----------------------------------------------------------------------
 
-/// The answer `text` to a call with `args`, kept as the run keeps it (listed_call).
-ListedCall answered(const json& args, const std::string& text) {
-  mcp::Reply r;
-  r.kind = mcp::Reply::Kind::kResult;
-  r.request = request(args);
-  r.result = json{{"content", json::array({json{{"type", "text"}, {"text", text}}})}};
-  auto c = listed_call(r, args);
-  EXPECT_TRUE(c.has_value()) << text;
-  return c ? *c : ListedCall{};
-}
+using test::answered;
 
 std::string page(int from, int n, const std::string& next = "") {
   json items = json::array();

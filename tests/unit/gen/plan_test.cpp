@@ -164,6 +164,49 @@ const json kLookup = json::parse(R"({
   "required": ["symbol"]
 })");
 
+// A lookup of several items: the item the call gave, another one harvested, and one made up.
+TEST(ToolPlan, SeveralNamesTheGivenItemAnotherAndOneMadeUp) {
+  Harvest h;
+  h.take(json::parse(R"({"tasks":[{"id":"T1"},{"id":"T2"},{"id":"T3"}]})"));
+  const json array_schema = json::parse(R"({"type":"object","properties":{
+    "ids":{"type":"array","items":{"type":"string"},"maxItems":5}},"required":["ids"]})");
+  ToolPlan plan(array_schema, 0, 5);
+  auto c = plan.several(json{{"ids", {"T2"}}}, h, "get_tasks", "after x");
+  ASSERT_TRUE(c.has_value());
+  EXPECT_EQ(c->arguments.value()["ids"], (json{"T2", "T1", "T2999"}));
+  EXPECT_NE(c->label.find("several items named in 'ids'"), std::string::npos) << c->label;
+  EXPECT_FALSE(plan.several(json{{"ids", {"T2"}}}, h, "get_tasks", "after x").has_value()) << "no call twice";
+  // Too many for the schema: none.
+  const json two = json::parse(R"({"type":"object","properties":{"ids":{"type":"array","maxItems":2}}})");
+  EXPECT_FALSE(ToolPlan(two, 0, 5).several(json{{"ids", {"T2"}}}, h, "get_tasks", "").has_value());
+  // Comma-separated ids, only where the description says so.
+  const json comma = json::parse(R"({"type":"object","properties":{
+    "id":{"type":"string","description":"A task id, or several separated by commas"}}})");
+  auto s = ToolPlan(comma, 0, 5).several(json{{"id", "T3"}}, h, "get_task", "");
+  ASSERT_TRUE(s.has_value());
+  EXPECT_EQ(s->arguments.value()["id"], "T3,T1,T3999");
+  const json plain = json::parse(R"({"type":"object","properties":{"id":{"type":"string"}}})");
+  EXPECT_FALSE(ToolPlan(plain, 0, 5).several(json{{"id", "T3"}}, h, "get_task", "").has_value());
+  // A UUID stays a UUID; an integer id gets three more digits.
+  const json uuids = json::parse(R"({"type":"object","properties":{"nodeIds":{"type":"array","items":{"type":"string","format":"uuid"}}}})");
+  auto u = ToolPlan(uuids, 0, 5).several(json{{"nodeIds", {"123e4567-e89b-12d3-a456-426614174000"}}}, Harvest{}, "open_nodes", "");
+  ASSERT_TRUE(u.has_value());
+  EXPECT_EQ(u->arguments.value()["nodeIds"], (json{"123e4567-e89b-12d3-a456-426614174000", "123e4567-e89b-12d3-a456-426614174001"}));
+  const json numbers = json::parse(R"({"type":"object","properties":{"issueIds":{"type":"array","items":{"type":"integer"}}}})");
+  auto n = ToolPlan(numbers, 0, 5).several(json{{"issueIds", {12}}}, Harvest{}, "getIssues", "");
+  ASSERT_TRUE(n.has_value());
+  EXPECT_EQ(n->arguments.value()["issueIds"], (json{12, 12999}));
+  // Not a list of names.
+  const json paths = json::parse(R"({"type":"object","properties":{"paths":{"type":"array","items":{"type":"string"}}}})");
+  EXPECT_FALSE(ToolPlan(paths, 0, 5).several(json{{"paths", {"a"}}}, h, "read_files", "").has_value());
+  // Not a lookup: a list filtered by labels, a delete; names of something else than the tool's items.
+  const json labels = json::parse(R"({"type":"object","properties":{"labelNames":{"type":"array","items":{"type":"string"}}}})");
+  EXPECT_FALSE(ToolPlan(labels, 0, 5).several(json{{"labelNames", {"bug"}}}, h, "list_issues", "").has_value());
+  EXPECT_FALSE(ToolPlan(labels, 0, 5).several(json{{"labelNames", {"bug"}}}, h, "get_issues", "").has_value());
+  EXPECT_TRUE(ToolPlan(labels, 0, 5).several(json{{"labelNames", {"bug"}}}, h, "get_labels", "").has_value());
+  EXPECT_FALSE(ToolPlan(array_schema, 0, 5).several(json{{"ids", {"T2"}}}, h, "deleteTasks", "").has_value());
+}
+
 TEST(ToolPlan, SecondPassOffersHarvestedValuesBestFirst) {
   Harvest h;
   h.take(json::parse(R"({"symbols":[{"name":"alpha"},{"name":"beta"},{"name":"this name is far too long for the schema's forty characters"}]})"));
