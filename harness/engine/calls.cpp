@@ -433,12 +433,13 @@ Attempt Runner::attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const jso
   if ((reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError) && reply.transport_failure.empty()) {
     checks::Judged j = judge_->call(exchange(w, ts.name, args, reply, broken, nullptr, main));
     // Prose and Markdown answers are read only from tools that only read: a tool that writes
-    // answers with what it was told ("Created file zzz"), and its own arguments are left out too.
+    // answers with what it was told ("Created file zzz"), and its own arguments are left out too
+    // (from any tool's answer: the ids it names after a label, gen/prose.h labelled_values).
     // A huge answer is harvested from the sample it was checked on (checks/sample.h).
     if (main && o_.harvest && reply.kind == Reply::Kind::kResult && !reply.is_error_result()) {
       const bool prose = tr.tool && gen::reading_tool(*tr.tool);
       if (j.read)
-        harvest(w).take_answer(*j.read, prose, prose ? gen::argument_strings(args) : std::vector<std::string>{});
+        harvest(w).take_answer(*j.read, prose, gen::argument_strings(args));
     }
     a.envelope = j.envelope;
     a.reach = j.reach;

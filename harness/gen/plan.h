@@ -87,8 +87,10 @@ class Harvest {
   /// Walks a tools/call result: its structuredContent, every text part that parses as JSON, and
   /// the JSON that starts a text part followed by a Markdown footer. With `prose` (the answer of a
   /// tool that only reads: see reading_tool), also the values the text names where it is not JSON
-  /// (see prose_values in gen/prose.h), pooled by kind; `exclude` holds the strings of the request
-  /// that got this answer, never pooled from prose (a server that quotes its input).
+  /// (see prose_values in gen/prose.h), pooled by kind; with or without it, the ids the text
+  /// names after a label (`Session ID: 7f3a`, labelled_values), pooled under the label's names
+  /// (`sessionid`) and as ids. `exclude` holds the strings of the request that got this answer,
+  /// never pooled from prose (a server that quotes its input).
   void take_result(const json& result, bool prose = false, const std::vector<std::string>& exclude = {});
   /// take_result on an answer already read (mcp/answer.h): its text parts are not parsed again.
   void take_answer(const mcp::Answer& answer, bool prose = false, const std::vector<std::string>& exclude = {});

@@ -76,7 +76,15 @@ void Harvest::take_answer(const mcp::Answer& answer, bool prose, const std::vect
     // Not JSON as a whole: JSON followed by a Markdown footer, or prose.
     if (!part.leading.is_discarded()) walk(part.leading, 0);
     const std::string_view rest = std::string_view(*part.text).substr(part.rest);
-    if (!prose || rest.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) continue;
+    if (rest.find_first_not_of(" \t\r\n\f\v") == std::string_view::npos) continue;
+    // An id a label names ("search session: `a1b2c3`") is what a follow-up tool takes by that
+    // name, whatever the tool that printed it does.
+    for (const LabelledValue& lv : labelled_values(rest, exclude)) {
+      const json x(lv.value);
+      for (const auto& name : lv.names) keep_name(name, x);
+      keep_kind(ValueKind::kId, x);
+    }
+    if (!prose) continue;
     for (const ProseValue& v : prose_values(rest, exclude)) {
       const json x(v.value);
       if (v.kind == ValueKind::kUri || v.kind == ValueKind::kId) derive(v.value, v.kind);  // its path and name
@@ -408,6 +416,15 @@ std::vector<json> Harvest::regex_patterns(bool with_workspace) const {
   }
   if (names.size() >= 2) out.emplace_back("(" + names[0] + "|" + names[1] + ")");
   out.emplace_back("(function|class|def|interface|struct|const)\\s+\\w+");
+  // Character classes of the workspace's own non-ASCII characters: an engine without Unicode
+  // mode (JavaScript's RegExp without `u`) reads `[🚀]` as two UTF-16 halves and can return half a
+  // character (a lone surrogate, which hosts refuse); up to two astral characters, then two others.
+  if (with_workspace && workspace_) {
+    std::string astral, other;
+    for (const auto& c : workspace_->characters) (c.size() == 4 ? astral : other) += c;
+    for (const std::string* set : {&astral, &other})
+      if (!set->empty()) out.emplace_back("[" + *set + "]");
+  }
   return out;
 }
 

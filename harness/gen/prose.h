@@ -54,6 +54,20 @@ TextSplit split_leading_json(std::string_view text);
 /// file zzz", "No symbol named zzz") must not feed our own random strings back.
 std::vector<ProseValue> prose_values(std::string_view text, const std::vector<std::string>& exclude = {});
 
+/// An id a text gives after a label that says what it is (prose_labels.cpp).
+struct LabelledValue {
+  std::vector<std::string> names;  ///< The parameter names it is offered to, as harvest_key spells them.
+  std::string value;
+};
+/// Ids after a label whose last word is id, uuid, session, output, job, task, run, search,
+/// request, handle, token or cursor, then ':' or '=' (`Session ID: 7f3a-19`, "search session:
+/// `a1b2c3`", `outputId=out_93b1`): a backticked or quoted span, or a token holding a digit, a '-'
+/// or '_', or both cases (not "none", "pending"...). At most 16 per text, each offered under the
+/// label's last two words joined (`searchsession`, `sessionid`) and, for a noun other than id,
+/// the noun alone and the noun with "id" (`session`, `sessionid`). A value inside one of `exclude`
+/// (the request's own strings) is left out.
+std::vector<LabelledValue> labelled_values(std::string_view text, const std::vector<std::string>& exclude = {});
+
 /// Every string in a call's arguments (nested too; at most 256 of them), for prose_values' exclude.
 std::vector<std::string> argument_strings(const nlohmann::json& arguments);
 

@@ -545,10 +545,20 @@ std::optional<Workspace> scan_workspace(const std::string& dir, const WorkspaceO
   std::map<std::string, std::size_t> per_name;
   std::vector<WorkspacePosition> positions;
   std::vector<std::pair<bool, std::string>> phrases;  // (wide, phrase)
+  std::vector<std::string> astral, other;  // Workspace::characters
   for (const auto& t : texts) {
     for (std::size_t i = 0; i < t.lines.size(); ++i) {
       const std::string& line = t.lines[i];
       if (line.size() > 4096) continue;
+      for (std::size_t b = 0; b < line.size() && (astral.size() < 2 || other.size() < 2);) {
+        const Utf8Char c = utf8_char_at(line, b);
+        if (c.length > 1) {
+          auto& into = c.length == 4 ? astral : other;
+          const std::string ch = line.substr(b, c.length);
+          if (into.size() < 2 && std::find(into.begin(), into.end(), ch) == into.end()) into.push_back(ch);
+        }
+        b += std::max<std::size_t>(c.length, 1);
+      }
       auto toks = tokens(line);
       for (std::size_t k = 0; k < toks.size(); ++k) {
         const Token& tok = toks[k];
@@ -575,6 +585,8 @@ std::optional<Workspace> scan_workspace(const std::string& dir, const WorkspaceO
       }
     }
   }
+  ws.characters = std::move(astral);
+  ws.characters.insert(ws.characters.end(), other.begin(), other.end());
   std::map<std::string, std::size_t> order;
   for (std::size_t i = 0; i < ws.declared.size(); ++i) order[ws.declared[i]] = i;
   std::stable_sort(positions.begin(), positions.end(), [&](const WorkspacePosition& a, const WorkspacePosition& b) {

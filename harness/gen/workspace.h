@@ -57,6 +57,9 @@ struct Workspace {
   std::vector<std::string> identifiers;  ///< `declared`, then the most frequent other identifiers.
   std::vector<WorkspacePosition> positions;  ///< Ranked: wide lines first, declarations next.
   std::vector<std::string> snippets;     ///< Short phrases from lines ("function runTask").
+  /// Non-ASCII characters of the files' text, first seen first: up to two astral ones (4 UTF-8
+  /// bytes: an emoji, 𝄞), then up to two others (é, 検). Regex parameters get classes of them.
+  std::vector<std::string> characters;
   /// Module specifiers: each JavaScript/TypeScript file's from the root (`./src/util`) and each
   /// Python file's dotted name (`pkg.mod`), in `files`' order; then the specifiers the files'
   /// imports name, imported by most files first (`./util`, `react`).

@@ -386,5 +386,51 @@ TEST(ReachCode, AOneLineProgramReachesTheSuccessPath) {
   EXPECT_GT(twin.report["tools"][0]["coverage"]["data"].get<int>(), 0) << twin.report["tools"][0].dump(2);
 }
 
+// Ids given only in prose (issue 43): tests/npm/fixtures/reach/sessions.mjs answers "Started search
+// session: `s-...`" and "outputId: out_...", and its follow-up tools reach data only with those ids.
+// The run offers them under the label's name (`sessionId`, `outputId`); without harvesting, no
+// follow-up call reaches data.
+TEST(ReachProseIds, FollowUpToolsReachDataThroughIdsGivenInProse) {
+  REQUIRE_NPM(sdk_dir());
+  const std::string server = suite() + "/sessions.mjs";
+  HarnessRun r = run_harness({"--seed", "1", "--no-cases", "--", "node", server});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  for (const char* t : {"get_results", "read_output"})
+    EXPECT_GT(tool(r, t)["coverage"]["data"].get<int>(), 0) << tool(r, t).dump(2);
+  HarnessRun none = run_harness({"--seed", "1", "--no-cases", "--no-harvest", "--", "node", server});
+  ASSERT_TRUE(none.report.is_object()) << none.err;
+  for (const char* t : {"get_results", "read_output"})
+    EXPECT_EQ(tool(none, t)["coverage"]["data"].get<int>(), 0) << tool(none, t).dump(2);
+}
+
+// A regex search without Unicode mode (tests/npm/fixtures/reach/regex.mjs): given a class of the
+// workspace's own emoji (`[😀]`, from Workspace::characters), each match is half a character, a
+// lone surrogate in its answer. Before the classes were offered no call showed it (its default run
+// had no finding); the twin (the `u` flag) answers whole characters.
+TEST(ReachRegex, AClassOfTheWorkspacesOwnEmojiShowsASearchWithoutUnicodeMode) {
+  REQUIRE_NPM(sdk_dir());
+  const auto ws = std::filesystem::path(CTXO_BINARY_DIR) / "test-tmp" / ("regex-ws-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(ws);
+  std::filesystem::create_directories(ws);
+  std::filesystem::copy(suite() + "/workspace", ws, std::filesystem::copy_options::recursive);
+  const auto run = [&](const char* conformant) {
+    return run_harness({"--seed", "1", "--no-cases", "--root", ws.string(), "--env", std::string("REGEX_CONFORMANT=") + conformant,
+                        "--", "node", suite() + "/regex.mjs", ws.string()});
+  };
+  HarnessRun r = run("0");
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.found(), (std::set<std::string>{"TR-VERBATIM grep_regex cut-splits-character"})) << r.report["findings"].dump(2);
+  for (const auto& f : r.report["findings"]) {
+    const std::string pattern = f["request"]["params"]["arguments"].value("pattern", "");
+    ASSERT_GE(pattern.size(), 6u) << pattern;
+    EXPECT_EQ(pattern.front(), '[');
+    EXPECT_EQ(static_cast<unsigned char>(pattern[1]), 0xF0u) << pattern;  // an astral character
+  }
+  HarnessRun twin = run("1");
+  ASSERT_TRUE(twin.report.is_object()) << twin.err;
+  EXPECT_TRUE(twin.report["findings"].empty()) << twin.report["findings"].dump(2);
+  std::filesystem::remove_all(ws);
+}
+
 }  // namespace
 }  // namespace ctxo::test

@@ -177,6 +177,41 @@ TEST(Prose, HarvestPoolsProseByKindAndDerivesFromIdsAndUris) {
   EXPECT_EQ(w.size(), 0u);
 }
 
+// Ids printed after a label, for the follow-up tool that takes them by that name (issue 43).
+std::string labelled(const std::string& text, const std::vector<std::string>& exclude = {}) {
+  std::string s;
+  for (const auto& lv : labelled_values(text, exclude)) {
+    s += lv.value + " ->";
+    for (const auto& n : lv.names) s += " " + n;
+    s += "\n";
+  }
+  return s;
+}
+
+TEST(Prose, IdsAfterALabelAreOfferedUnderItsName) {
+  EXPECT_EQ(labelled("Started search session: `a1b2c3`. Poll it with get_results."),
+            "a1b2c3 -> searchsession session sessionid\n");
+  EXPECT_EQ(labelled("Session ID: 7f3a-19\noutputId=out_93b1\nJob: 4711"),
+            "7f3a-19 -> sessionid\nout_93b1 -> outputid\n4711 -> job jobid\n");
+  EXPECT_EQ(labelled("request_id = \"Rq-1\"; token: 'abc'"), "Rq-1 -> requestid\nabc -> token tokenid\n");
+  EXPECT_EQ(labelled("- job_id: 0a9f2c4e-1b2d-4c3e-9f8a-7b6c5d4e3f21 (queued)"),
+            "0a9f2c4e-1b2d-4c3e-9f8a-7b6c5d4e3f21 -> jobid\n");
+  // Not ids: a word after the label, nothing, a time, a task's number in a heading, a URL, a
+  // value our own request gave.
+  EXPECT_EQ(labelled("Run: npm test\nSession: none\nStatus: done\nStarted at 12:30\nTask 3: build\n"
+                     "Search: https://example.com/x\nid:\nSession ID: pending"),
+            "");
+  EXPECT_EQ(labelled("Created session: zz-99", {"zz-99"}), "");
+  EXPECT_EQ(labelled("Created session: zz-99", {"other"}), "zz-99 -> createdsession session sessionid\n");
+  // Pooled from any tool's answer (a tool that starts a session writes): a `sessionId` is offered it.
+  Harvest h;
+  h.take_result(json{{"content", json::array({json{{"type", "text"}, {"text", "Started search session: `s-7f3a9c`."}}})}},
+                false, {"query text"});
+  ASSERT_FALSE(h.offers("sessionId").empty());
+  EXPECT_EQ(h.offers("sessionId").front(), "s-7f3a9c");
+  EXPECT_EQ(h.values_of(ValueKind::kId), std::vector<json>{"s-7f3a9c"});
+}
+
 TEST(Prose, Bounded) {
   std::string many;
   for (int i = 0; i < 1000; ++i) many += "fn_" + std::to_string(i) + " ";

@@ -351,6 +351,14 @@ TEST(WorkspacePlan, RegexParametersGetPatternsThatMatchTheWorkspace) {
   EXPECT_GE(patterns, 5u) << offered.size();
   EXPECT_EQ(offered.front().rfind("\\b", 0), 0u) << offered.front();
   EXPECT_TRUE(contains(offered, "(function|class|def|interface|struct|const)\\s+\\w+"));
+  // Classes of the workspace's own non-ASCII characters (the rocket first: astral ones are where an
+  // engine without Unicode mode splits a character), each matching the workspace's text.
+  EXPECT_TRUE(contains(offered, "[\xF0\x9F\x9A\x80]")) << ::testing::PrintToString(offered);
+  for (const auto& p : offered)
+    if (p.size() > 2 && p.front() == '[' && p.back() == ']' && static_cast<unsigned char>(p[1]) >= 0x80) {
+      EXPECT_NE(all.find(p.substr(1, p.size() - 2).substr(0, static_cast<unsigned char>(p[1]) >= 0xF0 ? 4 : static_cast<unsigned char>(p[1]) >= 0xE0 ? 3 : 2)),
+                std::string::npos) << p;
+    }
   EXPECT_EQ(parameter_kinds("searchRegex").front(), ValueKind::kRegex);
 
   EXPECT_TRUE(described_as_regex(json{{"type", "string"}, {"description", "The search pattern (regex by default)"}}));
