@@ -122,6 +122,18 @@ std::string said_more(const ListFacts& f) {
   return "that there is more";
 }
 
+/// A finding on the cut call `cut` under `id` and its cause `form`.
+Finding cap_finding(const char* id, const char* form, const Cut& cut, std::string diagnosis) {
+  Finding f;
+  f.invariant = id;
+  f.profile = "generic";
+  f.cause = {{"form", form}, {"argument", cut.param}};
+  f.request = cut.call->request;
+  f.response_excerpt = cut.call->excerpt;
+  f.diagnosis = std::move(diagnosis);
+  return f;
+}
+
 std::string asked_text(const Cut& cut) {
   if (cut.given) return tick(cut.param) + " " + detail::num(*cut.given);
   return cut.param.empty() ? "no limit" : "no " + tick(cut.param);
@@ -207,21 +219,14 @@ Outcomes check_caps(const std::vector<ListedCall>& calls, const json& input_sche
           while (d < k && at_k->items[d] == c.items[d]) ++d;
           const std::string where = d == 0 ? "from its first item" : "from item " + std::to_string(d + 1);
           const bool elsewhere = std::find(at_k->items.begin(), at_k->items.end(), c.items[d]) == at_k->items.end();
-          Finding f;
-          f.invariant = "TR-PREFIX";
-          f.profile = "generic";
-          f.cause = {{"form", "cut-not-a-prefix"}, {"argument", cut->param}};
-          f.request = c.request;
-          f.response_excerpt = c.excerpt;
-          f.diagnosis = cut_desc + "; the same call with " + tick(cut->param) + " " + detail::num(static_cast<std::int64_t>(k)) +
+          out.fail(cap_finding("TR-PREFIX", "cut-not-a-prefix", *cut, cut_desc + "; the same call with " + tick(cut->param) + " " + detail::num(static_cast<std::int64_t>(k)) +
                         " (" + excerpt(at_k->request.dump(), 200) + ") returned " + items_text(k) + " and they differ " + where +
                         ": the cut answer has " + excerpt(c.items[d], 120) + " where the tool's own first " + items_text(k) +
                         " have " + excerpt(at_k->items[d], 120) +
                         (elsewhere ? " (the cut answer's item is not among them)" : "") +
                         ". A cut must keep the first items of the tool's own order (the items the same call returns "
-                        "when asked for that many), so the next page can go on where it stopped.";
+                        "when asked for that many), so the next page can go on where it stopped."));
           reported->insert("TR-PREFIX");
-          out.fail(std::move(f));
         }
       }
     }
@@ -237,21 +242,14 @@ Outcomes check_caps(const std::vector<ListedCall>& calls, const json& input_sche
     } else if (at_k1->items.size() == k + 1 && same_first_k(*at_k1)) {
       maximal_judged = true;
       if (reported->count("TR-MAXIMAL")) continue;
-      Finding f;
-      f.invariant = "TR-MAXIMAL";
-      f.profile = "generic";
-      f.cause = {{"form", "constant-cap-not-largest"}, {"argument", cut->param}};
-      f.request = c.request;
-      f.response_excerpt = c.excerpt;
-      f.diagnosis = cut_desc + (cut->given ? "" : " (its declared default is " + detail::num(*asked) + ")") +
+      out.fail(cap_finding("TR-MAXIMAL", "constant-cap-not-largest", *cut, cut_desc + (cut->given ? "" : " (its declared default is " + detail::num(*asked) + ")") +
                     "; the same call with " + tick(cut->param) + " " + detail::num(static_cast<std::int64_t>(k) + 1) + " (" +
                     excerpt(at_k1->request.dump(), 200) + ") returned " + items_text(k + 1) +
                     ", the cut answer's " + items_text(k) + " and then " + excerpt(at_k1->items[k], 120) +
                     ": asked for fewer, the server gave more of the same list, so the cut did not keep the largest "
                     "prefix it could give. Apply one cap whatever the limit asked (or cut by size, keeping every item "
-                    "that fits).";
+                    "that fits)."));
       reported->insert("TR-MAXIMAL");
-      out.fail(std::move(f));
     }
   }
   if (n == 0) return out;
