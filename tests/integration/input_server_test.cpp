@@ -4,6 +4,8 @@
 // to blame (and the other way round).
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
 #include <sys/wait.h>
 
 #include <cstdlib>
@@ -29,7 +31,9 @@ struct Session {
 // then EOF.
 Session session(const std::string& defect, const std::vector<json>& calls) {
   static int counter = 0;
-  const std::string stem = std::string(CTXO_BINARY_DIR) + "/test-tmp/input-" + std::to_string(counter++);
+  // The process id too: ctest runs each test in a process of its own, where the counter starts at 0.
+  const std::string stem = std::string(CTXO_BINARY_DIR) + "/test-tmp/input-" + std::to_string(::getpid()) + "-" +
+                           std::to_string(counter++);
   (void)std::system(("mkdir -p " + quote(std::string(CTXO_BINARY_DIR) + "/test-tmp")).c_str());
   {
     std::ofstream in(stem + ".in");
