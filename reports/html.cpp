@@ -576,20 +576,21 @@ void write_coverage(std::string& o, const engine::RunReport& r) {
       return "<td class=\"" + std::string(cls) + "\">" + std::to_string(v) + "</td>";
     };
     rows += std::string("<tr") + (c.data == 0 ? " class=\"no-data\"" : "") + " data-tool=\"" + esc_line(t->name) +
-            "\"><td><code>" + esc_line(t->name) + "</code></td>" + td(c.calls) + td(c.data, "n data") + td(c.empty) +
+            "\"><td><code>" + esc_line(t->name) + "</code></td>" + td(c.calls) + td(c.data, "n data") + td(c.self_made) + td(c.empty) +
             td(c.misses) + td(c.errors) + td(c.leaks) + td(c.refusals) + td(c.no_answer) + "<td class=\"n\">" +
             std::to_string(c.largest_bytes) + " B</td>" + td(c.truncated) + td(t->second_pass_calls) +
             td(t->driven_calls) + "</tr>\n";
   }
   if (rows.empty()) return;
   o += "<section id=\"coverage-section\">\n<h2>Coverage</h2>\n<p class=\"muted\">What each tool's calls reached. "
-       "<b>data</b>: a success answer that carries data; <b>empty</b>: a success with an empty result; <b>miss</b>: "
+       "<b>data</b>: a success answer that carries data; <b>self-made</b>: data about what the run itself wrote "
+       "earlier (not the server's own); <b>empty</b>: a success with an empty result; <b>miss</b>: "
        "a graceful not-found; <b>error</b>: an error to a valid call (error text without isError included); "
        "<b>leak</b>: a JavaScript <code>undefined</code>, <code>NaN</code> or <code>[object Object]</code> where a "
        "value should be; <b>refused</b>: an error to a call generated invalid (expected).";
   if (none) o += " " + std::to_string(none) + (none == 1 ? " tool" : " tools") + " reached no data: " +
                  (none == 1 ? "its" : "their") + " success answers were never checked.";
-  o += "</p>\n<table id=\"coverage\">\n<thead><tr><th>tool</th><th>calls</th><th>data</th><th>empty</th><th>miss</th>"
+  o += "</p>\n<table id=\"coverage\">\n<thead><tr><th>tool</th><th>calls</th><th>data</th><th>self-made</th><th>empty</th><th>miss</th>"
        "<th>error</th><th>leak</th><th>refused</th><th>no answer</th><th>largest</th><th>truncated</th><th>2nd pass</th>"
        "<th>driven</th></tr></thead>\n<tbody>\n" + rows + "</tbody></table>\n</section>\n";
 }

@@ -85,7 +85,8 @@ json to_json(const engine::RunReport& r, const std::string& version) {
     const checks::Coverage& c = t.coverage;
     jt["coverage"] = {{"calls", c.calls},         {"data", c.data},         {"empty", c.empty},
                       {"misses", c.misses},       {"errors", c.errors},     {"refusals", c.refusals},
-                      {"no_answer", c.no_answer}, {"leaks", c.leaks},           {"largest_bytes", c.largest_bytes},
+                      {"no_answer", c.no_answer}, {"leaks", c.leaks},           {"self_made", c.self_made},
+                      {"largest_bytes", c.largest_bytes},
                       {"truncated", c.truncated}};
     jt["second_pass_calls"] = t.second_pass_calls;
     jt["driven_calls"] = t.driven_calls;
@@ -308,6 +309,7 @@ Result<engine::RunReport> from_json(const json& doc) {
           read(jc, "refusals", c.refusals);
           read(jc, "no_answer", c.no_answer);
           read(jc, "leaks", c.leaks);
+          read(jc, "self_made", c.self_made);
           read(jc, "largest_bytes", c.largest_bytes);
           read(jc, "truncated", c.truncated);
         }

@@ -249,19 +249,20 @@ void write_coverage(std::string& o, const engine::RunReport& r) {
     const checks::Coverage& c = t->coverage;
     auto n = [](std::size_t v) { return std::to_string(v); };
     rows += "| " + md_code(t->name, true) + " | " + n(c.calls) + " | " + (c.data == 0 ? std::string("⚠ **0**") : n(c.data)) +
-            " | " + n(c.empty) + " | " + n(c.misses) + " | " + n(c.errors) + " | " + n(c.leaks) + " | " + n(c.refusals) +
+            " | " + n(c.self_made) + " | " + n(c.empty) + " | " + n(c.misses) + " | " + n(c.errors) + " | " + n(c.leaks) + " | " + n(c.refusals) +
             " | " + n(c.no_answer) + " | " + n(c.largest_bytes) + " B | " + n(c.truncated) + " | " + n(t->second_pass_calls) +
             " | " + n(t->driven_calls) + " |\n";
   }
   if (rows.empty()) return;
-  o += "## Coverage\n\nWhat each tool's calls reached. *data*: a success answer that carries data; *empty*: a "
+  o += "## Coverage\n\nWhat each tool's calls reached. *data*: a success answer that carries data; *self-made*: data "
+       "about what the run itself wrote earlier (not the server's own); *empty*: a "
        "success with an empty result (`[]`, `{}`, only empty arrays, empty text); *miss*: a graceful not-found; "
        "*error*: an error to a valid call (error text without isError included); *leak*: a JavaScript `undefined`, "
        "`NaN` or `[object Object]` where a value should be; *refused*: an error to a call generated invalid (expected).";
   if (none) o += " ⚠ " + plural(none, "tool", "tools") + " reached no data: " + (none == 1 ? "its" : "their") +
                  " success answers were never checked.";
-  o += "\n\n| tool | calls | data | empty | miss | error | leak | refused | no answer | largest | truncated | 2nd pass | "
-       "driven |\n|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" +
+  o += "\n\n| tool | calls | data | self-made | empty | miss | error | leak | refused | no answer | largest | truncated | "
+       "2nd pass | driven |\n|:---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n" +
        rows + "\n";
 }
 

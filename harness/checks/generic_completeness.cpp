@@ -218,6 +218,12 @@ constexpr const char* kNotWhole[] = {"outline", "symbol", "structure", "summar",
 // The same said in a description (which may name optional parameters: `head`, `tail`).
 constexpr const char* kNotWholeAbout[] = {"outline", "symbols", "summar", "search", "diff", "signature", "semantic",
                                           "snippet", "excerpt", "chunk"};
+// Arguments that name a revision (lowered, `_` and `-` dropped): the file asked for is the file at
+// that commit, branch or tag, and the workspace holds only the working tree's (a blame at an older
+// commit of a file that gained lines since is whole).
+constexpr const char* kRevisionKeys[] = {"ref", "rev", "revision", "commit", "commitid", "sha", "hash", "commithash",
+                                         "branch", "branchname", "tag", "tagname", "treeish", "commitish", "object",
+                                         "version", "at", "since", "until", "from", "to", "base", "head", "target"};
 constexpr const char* kStartKeys[] = {"startLine", "start_line", "lineStart", "line_start", "fromLine", "from_line",
                                       "firstLine", "first_line", "startLineNumber", "start"};
 constexpr const char* kEndKeys[] = {"endLine", "end_line", "lineEnd", "line_end", "toLine", "to_line",
@@ -302,6 +308,11 @@ SearchJudgement file_omission(const json* tool_json, const json& arguments, cons
     return std::any_of(std::begin(keys), std::end(keys), [&](const char* x) { return k == x; });
   };
   for (const auto& [k, v] : arguments.items()) {
+    std::string key;
+    for (char c : k)
+      if (c != '_' && c != '-') key += static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (in(kRevisionKeys, key) && v.is_string() && !v.get_ref<const std::string&>().empty() && v != "HEAD")
+      return out;  // the file at another revision: the workspace cannot tell
     const bool is_start = in(kStartKeys, k), is_end = in(kEndKeys, k);
     if (is_start || is_end) {
       const auto n = int_of(&v);

@@ -71,7 +71,8 @@ SearchJudgement search_omission(const nlohmann::json* tool_json, const nlohmann:
 /// its text (trimmed; or its skeleton, for a line whose characters were mangled: TR-VERBATIM's
 /// business) is in the answer's text or in a string of its JSON. Judged only where the truth is
 /// plain: the tool reads or blames by its name or description (not an outline, a search, a
-/// diff); no integer argument but the range's; at most 2,000 lines asked; at least 2 lines of 8+
+/// diff); no integer argument but the range's; no argument naming a revision (`rev`, `commit`,
+/// `ref`, `branch`...: the file at that commit is not the working tree's); at most 2,000 lines asked; at least 2 lines of 8+
 /// characters asked; a reading tool's answer holds at least half of them (a blame tool's any);
 /// no cut signal (the vocabulary's, or a cut word outside the file's own lines). The first
 /// missing line is the finding: TR-COUNT when the answer says it is complete (a total of lines

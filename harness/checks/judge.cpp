@@ -241,9 +241,9 @@ struct Judge::State {
 
   /// Counts what one answer reached (and its size, and whether its envelope said it was cut).
   /// `text_bytes`: the size of the answer's text (text_bytes() of the answer, not of its sample).
-  void count(const std::string& tool, Read& rd, const ParsedEnvelope& env, Reach reach, std::size_t text_bytes) {
-    Coverage& c = coverage[tool];
-    c.add(reach);
+  void count(const Exchange& x, Read& rd, const ParsedEnvelope& env, Reach reach, std::size_t text_bytes) {
+    Coverage& c = coverage[x.tool];
+    c.add(reach, x.self_made);
     c.largest_bytes = std::max(c.largest_bytes, text_bytes);
     if (reach == Reach::kData && (env.profile ? detail::truncated_flag(*env.profile, env.envelope).value_or(false)
                                               : rd.says_cut()))
@@ -436,13 +436,13 @@ Judged Judge::call(const Exchange& x) {
     const CallContext ctx = v.context(tool, x.arguments, s_->setup.era);
     // An answer the transport could not read (reported as T-HTTP-*) is no answer of the server's.
     if (!r.transport_failure.empty()) {
-      s_->count(x.tool, rd, j.envelope, Reach::kNoAnswer, text_bytes);
+      s_->count(x, rd, j.envelope, Reach::kNoAnswer, text_bytes);
       return j;
     }
     j.outcomes.merge(check_call(ctx, r));
     if (r.kind == Reply::Kind::kResult) j.outcomes.merge(check_split_characters(a));
     if (r.kind != Reply::Kind::kResult && r.kind != Reply::Kind::kError) {
-      s_->count(x.tool, rd, j.envelope, Reach::kNoAnswer, text_bytes);
+      s_->count(x, rd, j.envelope, Reach::kNoAnswer, text_bytes);
       return j;
     }
     if (s_->meter && r.kind == Reply::Kind::kResult) {
@@ -456,7 +456,7 @@ Judged Judge::call(const Exchange& x) {
     if (!tool && s_->setup.tools_known) {
       j.outcomes.merge(check_acceptance(ctx, a, intended.broken, std::nullopt));
       j.reach = reach_of(a, j.envelope, intended.valid);
-      s_->count(x.tool, rd, j.envelope, j.reach, text_bytes);
+      s_->count(x, rd, j.envelope, j.reach, text_bytes);
       return j;
     }
     auto& st = s_->tools[x.tool];
@@ -499,13 +499,13 @@ Judged Judge::call(const Exchange& x) {
         // without the envelope's error form).
         if (!r.is_error_result()) s_->unprofiled++;
       }
-      s_->count(x.tool, rd, {}, j.reach, text_bytes);
+      s_->count(x, rd, {}, j.reach, text_bytes);
       j.deferred = true;
       return j;
     }
     s_->judge_under(x, rd, p, ctx, intended, &probe, j);
     j.reach = reach_of(a, j.envelope, intended.valid);
-    s_->count(x.tool, rd, j.envelope, j.reach, text_bytes);
+    s_->count(x, rd, j.envelope, j.reach, text_bytes);
   } catch (...) {
     // Never throws: what was judged so far stands.
   }
@@ -633,8 +633,8 @@ std::map<std::string, Outcomes> Judge::settle() {
       s_->judge_under(pd.x, rd, p, ctx, intended, nullptr, j);
       out[name].merge(std::move(j.outcomes));
       // Counted again under the profile it was judged by.
-      s_->coverage[name].remove(pd.provisional);
-      s_->count(name, rd, j.envelope, p ? reach_of(a, j.envelope, intended.valid) : s_->unprofiled_reach(pd.x, a, intended.valid),
+      s_->coverage[name].remove(pd.provisional, pd.x.self_made);
+      s_->count(pd.x, rd, j.envelope, p ? reach_of(a, j.envelope, intended.valid) : s_->unprofiled_reach(pd.x, a, intended.valid),
                 pd.text_bytes);
     }
     t.pending.clear();

@@ -79,6 +79,9 @@ struct Exchange {
   /// last), when any of them may have changed the server's state; nullptr otherwise. A host-limit
   /// finding on this answer carries them (Finding::sequence), so its case replays them first.
   const std::vector<json>* before = nullptr;
+  /// The call carries a value the run made up and gave a tool that writes, and no value the run
+  /// knows from elsewhere (engine/self_made.h): its data is counted as Coverage::self_made.
+  bool self_made = false;
 };
 
 /// What the judge said about one exchange now.

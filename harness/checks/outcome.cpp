@@ -79,10 +79,10 @@ const char* to_string(Reach r) {
 }
 
 namespace {
-std::size_t& slot(Coverage& c, Reach r) {
+std::size_t& slot(Coverage& c, Reach r, bool self_made) {
   switch (r) {
     case Reach::kNoAnswer: return c.no_answer;
-    case Reach::kData: return c.data;
+    case Reach::kData: return self_made ? c.self_made : c.data;
     case Reach::kEmpty: return c.empty;
     case Reach::kMiss: return c.misses;
     case Reach::kError: return c.errors;
@@ -93,13 +93,13 @@ std::size_t& slot(Coverage& c, Reach r) {
 }
 }  // namespace
 
-void Coverage::add(Reach r) {
+void Coverage::add(Reach r, bool self_made) {
   ++calls;
-  ++slot(*this, r);
+  ++slot(*this, r, self_made);
 }
 
-void Coverage::remove(Reach r) {
-  std::size_t& n = slot(*this, r);
+void Coverage::remove(Reach r, bool self_made) {
+  std::size_t& n = slot(*this, r, self_made);
   if (n == 0 || calls == 0) return;
   --n;
   --calls;
@@ -110,6 +110,7 @@ std::string Coverage::summary() const {
   auto part = [&](std::size_t n, const char* one, const char* many) {
     if (n) how += (how.empty() ? "" : ", ") + std::to_string(n) + " " + (n == 1 ? one : many);
   };
+  part(self_made, "self-made", "self-made");
   part(empty, "empty", "empty");
   part(misses, "graceful miss", "graceful misses");
   part(errors, "error", "errors");
@@ -128,6 +129,7 @@ Coverage& Coverage::operator+=(const Coverage& o) {
   refusals += o.refusals;
   no_answer += o.no_answer;
   leaks += o.leaks;
+  self_made += o.self_made;
   largest_bytes = std::max(largest_bytes, o.largest_bytes);
   truncated += o.truncated;
   return *this;

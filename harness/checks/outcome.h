@@ -49,10 +49,16 @@ struct Coverage {
   std::size_t largest_bytes = 0;  ///< Bytes of the largest answer's text (UTF-8).
   std::size_t truncated = 0;      ///< Success answers whose envelope said it was truncated.
   std::size_t leaks = 0;          ///< A category, last so positional initialisers stay valid.
-  void add(Reach r);
-  void remove(Reach r);  ///< Undoes add() (a provisional category judged again at finish).
+  /// A category: success answers carrying data about what the run itself wrote earlier (the call
+  /// carried a value the run made up and gave a tool that writes: Exchange::self_made), not the
+  /// server's own data: not counted in `data`, so a tool whose only data is this reached none.
+  std::size_t self_made = 0;
+  /// Counts one call that reached `r`; data about what the run itself wrote (`self_made`) is
+  /// counted as self_made, not data.
+  void add(Reach r, bool self_made = false);
+  void remove(Reach r, bool self_made = false);  ///< Undoes add() (a provisional category judged again at finish).
   /// "0/41 calls reached data (37 graceful misses, 4 refusals)": data out of calls, and the
-  /// other categories that are not zero (leaks: "2 leaks").
+  /// other categories that are not zero (leaks: "2 leaks"; self_made: "3 self-made").
   std::string summary() const;
   Coverage& operator+=(const Coverage& o);
   bool operator==(const Coverage&) const = default;

@@ -181,6 +181,18 @@ void Runner::make_call(Worker& w, ToolRun& tr, ToolSummary& ts, gen::PlannedCall
   const json args = pc.arguments.value();
   if (!tr.first_args) tr.first_args = args;
   const std::string broken = pc.phase == gen::Phase::kInvalid ? pc.label : "";
+  // Self-made data (engine/self_made.h): the strings a valid call gives a tool that writes, made
+  // up by the run (asked before the call: its own answer may echo them); `exchange` marks the
+  // later calls that carry them.
+  std::vector<std::string> made;
+  const bool writes = tr.tool && !gen::reading_tool(*tr.tool);
+  if (writes) writers_.insert(tr.name);
+  if (writes && broken.empty()) {
+    static const json kNoSchema = json::object();
+    const auto schema = tr.tool->find("inputSchema");
+    made = w.s.made.fresh(args, schema != tr.tool->end() ? *schema : kNoSchema,
+                          [&](const std::string& s) { return harvest(w).knows(json(s)); });
+  }
   Attempt a = attempt(w, ts, tr, args, broken, true);
   tr.troubles += a.called.troubles;
   if (a.called.lost) w.s.alive = false;
@@ -193,7 +205,15 @@ void Runner::make_call(Worker& w, ToolRun& tr, ToolSummary& ts, gen::PlannedCall
       w.out->shrinks.push_back(PendingShrink{pc.arguments, w.out->findings.size(), broken});
     add(w, std::move(f));
   }
-  if (a.called.reply.kind != Reply::Kind::kResult) return;
+  // T-POISON's watch sees every planned call, last (its request is moved out of the attempt).
+  if (a.called.reply.kind != Reply::Kind::kResult) return watch_poison(w, tr, ts, a, broken.empty());
+  if (!made.empty() && !a.called.reply.is_error_result() && a.reach != checks::Reach::kError) {
+    w.s.made.wrote(made);
+    // Offered after the server's own values (scored as misses: a value the run made up leads to
+    // nothing the server had), however often the answers echo them.
+    if (o_.harvest) harvest(w).outcome(json(made), false);
+  }
+  if (a.reach == checks::Reach::kData && !a.self_made) tr.reached = true;
   if (a.reach == checks::Reach::kData && tr.data_calls.size() < kDataCallsKept) {
     tr.data_calls.emplace_back(args, pc.label);
     tr.data_sizes.push_back(a.called.reply.raw.size());
@@ -213,6 +233,7 @@ void Runner::make_call(Worker& w, ToolRun& tr, ToolSummary& ts, gen::PlannedCall
       tr.stable_fallback = std::make_pair(args, pe);
     }
   }
+  watch_poison(w, tr, ts, a, broken.empty());
 }
 
 // Budget and limit parameters driven small: the calls that reached data, again, with each
@@ -313,6 +334,8 @@ checks::Exchange Runner::exchange(Worker& w, const std::string& tool, const json
   // The calls before it on this instance, when one of them may have written (its answer may
   // depend on them: a host-limit finding's case replays them).
   if (w.s.wrote) x.before = &w.s.calls;
+  const gen::Harvest& pooled = w.out ? w.out->harvest : harvest_;
+  x.self_made = !writers_.count(tool) && w.s.made.carries(args, [&](const std::string& s) { return pooled.knows(json(s)); });
   return x;
 }
 
@@ -334,7 +357,8 @@ const json& Runner::pinned_arguments(Worker& w, const std::string& tool, const j
   return storage;
 }
 
-Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args, const std::string* other) {
+Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args, const std::string* other,
+                       const std::string* id_range) {
   Called c;
   const std::string& name = other ? *other : ts.name;
   // An optional argument the server would fill with a remote URL default is sent pointed at loopback.
@@ -349,7 +373,7 @@ Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args, const std::
   // A silent call is confirmed as a hang under a longer bound before it is called one, except
   // while shrinking a confirmed hang (each reproduction would cost the whole bound).
   // The tool's own request ids (tool_ids_), whichever session makes the call.
-  auto ids = tool_ids_.find(ts.name);
+  auto ids = tool_ids_.find(id_range ? *id_range : ts.name);
   const std::int64_t session_next = ids != tool_ids_.end() ? w.s.client->set_next_id(ids->second) : 0;
   c.reply = [&] {
     Unlocked waiting(w);
@@ -410,6 +434,8 @@ Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args, const std::
     ++c.troubles;
     c.lost = !restart(w);
   }
+  // T-POISON: the failure a confirmed case left the server in, met again: restarted at once.
+  if (!poison_confirmed_.empty() && !c.lost) poisoned_again(w, c);
   return c;
 }
 
@@ -431,7 +457,8 @@ Attempt Runner::attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const jso
   const Reply& reply = a.called.reply;
   // An answer the transport could not read (HTTP) was reported as such (T-HTTP-*): not judged.
   if ((reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError) && reply.transport_failure.empty()) {
-    checks::Judged j = judge_->call(exchange(w, ts.name, args, reply, broken, nullptr, main));
+    const checks::Exchange x = exchange(w, ts.name, args, reply, broken, nullptr, main);
+    checks::Judged j = judge_->call(x);
     // Prose and Markdown answers are read only from tools that only read: a tool that writes
     // answers with what it was told ("Created file zzz"), and its own arguments are left out too
     // (from any tool's answer: the ids it names after a label, gen/prose.h labelled_values).
@@ -444,9 +471,12 @@ Attempt Runner::attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const jso
     a.envelope = j.envelope;
     a.reach = j.reach;
     a.sampled = j.sample != nullptr;
+    a.self_made = x.self_made;
     // What the call's values did steers the values the next calls are offered (Harvest::rank).
+    // Self-made data led nowhere the server had: it counts as a miss, so the server's own values
+    // are offered before the run's.
     if (main && o_.harvest && reply.kind == Reply::Kind::kResult && broken.empty()) {
-      if (j.reach == checks::Reach::kData) harvest(w).outcome(args, true);
+      if (j.reach == checks::Reach::kData) harvest(w).outcome(args, !x.self_made);
       else if (j.reach == checks::Reach::kMiss) harvest(w).outcome(args, false);
     }
     take(w, ts.name, std::move(j.outcomes));

@@ -309,6 +309,9 @@ void Runner::body(Worker& w) {
     note(w, std::to_string(n) + " finding(s) on other tools were not shrunk: the same invariant with the same diagnosis was "
          "shrunk once, on " + which + " (one root cause, one shrink)");
   }
+  if (poison_again_ > 0)
+    note(w, "the server was broken the same way " + std::to_string(poison_again_) + " more time(s) after its T-POISON case "
+            "was confirmed: restarted each time");
   if (!shrinks_cut_.empty()) {
     std::string which;
     for (const auto& c : shrinks_cut_) which += (which.empty() ? "" : ", ") + c;
@@ -360,7 +363,7 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
   for (auto* phase : {&first, &second})
     run_phase(w, *phase, [&](Worker& ww, ToolRun& tr) { tool_calls(ww, tr, t0, started, selected.size()); },
               [&](ToolRun& tr) { summary_of(tr.name)->skipped = "the server could not be restarted"; });
-  // The second pass: tools whose calls reached no data, again, with what every tool's answers
+  // The second pass: tools whose calls reached no data (self-made data is none), again, with what every tool's answers
   // have put in the pools since their turn, the values that led to data and the hubs first. In
   // rounds, so a lookup two tools deep is fed by the one a round before it (round k uses what
   // rounds before k gave, for any --jobs), until a round brings no tool to data and no new value.
@@ -368,11 +371,11 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
     for (std::size_t round = 0; round < kSecondPassRounds && !dead_ && !over_budget(t0); ++round) {
       std::vector<ToolRun*> again;
       for (auto& r : runs)
-        if (r->plan && r->troubles < 2 && r->slow < kMaxSlowCalls && r->data_calls.empty()) again.push_back(r.get());
+        if (r->plan && r->troubles < 2 && r->slow < kMaxSlowCalls && !r->reached) again.push_back(r.get());
       if (again.empty()) break;
       const std::size_t pooled = harvest_.size();
       run_phase(w, again, [&](Worker& ww, ToolRun& tr) { second_pass(ww, tr, t0); }, [](ToolRun&) {});
-      const bool reached = std::any_of(again.begin(), again.end(), [](const ToolRun* r) { return !r->data_calls.empty(); });
+      const bool reached = std::any_of(again.begin(), again.end(), [](const ToolRun* r) { return r->reached; });
       if (!reached && harvest_.size() == pooled) break;
     }
   }

@@ -331,7 +331,9 @@ std::vector<std::string> publish_coverage(RunReport& report, const std::map<std:
     if (!ts.selected || c.calls == 0 || c.data > 0) continue;
     const std::string reached = "0/" + std::to_string(c.calls) + " calls reached data";
     for (auto& [id, why] : ts.not_observed) why += "; " + reached;
-    notes.push_back("tool " + ts.name + ": " + c.summary() + ": " + why_none + ", so its success answers were never checked");
+    notes.push_back("tool " + ts.name + ": " + c.summary() + ": " +
+                    (c.self_made ? "its only data was what the run itself had written, never the server's own"
+                                 : why_none + ", so its success answers were never checked"));
   }
   return notes;
 }

@@ -7,6 +7,7 @@
 //   calls.cpp      one tool's calls: the plan, driven budgets, E-STABLE, E-MISS, a call's outcome
 //   shrink.cpp     shrinking a failing call
 //   sweep.cpp      the limit sweep and following truncation hints (TR-RESUME)
+//   poison_run.cpp T-POISON: a server every tool of which fails the same way after one call
 #pragma once
 
 #include <chrono>
@@ -31,8 +32,10 @@
 #include "checks/judge.h"
 #include "engine/changes.h"
 #include "engine/engine.h"
+#include "engine/poison.h"
 #include "engine/profiles.h"
 #include "engine/replay_command.h"
+#include "engine/self_made.h"
 #include "engine/sink.h"
 #include "engine/transcript.h"
 #include "gen/plan.h"
@@ -60,6 +63,11 @@ struct Session {
   /// Its sandbox slot (transport::Sandbox::prefix(slot)): every server this session starts,
   /// restarts included, has the same /tmp, and no other session's. 0: the first session's.
   std::size_t tmp_slot = 0;
+  /// Strings the run made up and gave this server's tools that write (self-made data). Kept across
+  /// restarts: a server's store may outlive its process.
+  MadeUp made;
+  /// T-POISON's watch over the answered calls (engine/poison.h); fresh_instance() at each start.
+  PoisonWatch poison;
 };
 
 /// A finding held for shrinking when its phase ends.
@@ -148,6 +156,9 @@ struct ToolRun {
   /// Calls that reached data (args, label), at most kDataCallsKept, first seen first; drive()
   /// repeats the kDrivenSources with the largest answers (`data_sizes`, bytes of the answer line).
   std::vector<std::pair<json, std::string>> data_calls;
+  /// A call reached the server's own data (data_calls may hold only self-made data: the tool still
+  /// gets the second pass).
+  bool reached = false;
   std::vector<std::size_t> data_sizes;
   /// The calls that reached data with an answer no envelope profile read, and what each said
   /// about its list (the generic reading), at most checks::kListedKept: TR-COUNT's silent omission, TR-RESUME.
@@ -175,6 +186,7 @@ struct Attempt {
   std::vector<Finding> findings;
   checks::Reach reach = checks::Reach::kNoAnswer;  ///< What the answer reached (the judge's reading).
   bool sampled = false;  ///< The judge checked it on a sample (checks/sample.h): not compared across calls.
+  bool self_made = false;  ///< Its data is what the run itself wrote (checks::Exchange::self_made).
 };
 
 /// A fresh instance of the (stdio) server a probe started (T-SHUTDOWN, H-SIZE's minimal case),
@@ -278,7 +290,8 @@ class Runner {
   transport::SpawnOptions spawn_options(const std::map<std::string, std::string>& env, std::size_t tmp_slot) const;
   Result<void> start(Worker& w, const std::string& forced, bool first);
   void finish_session(Worker& w, End end);
-  bool restart(Worker& w);
+  /// `counted`: the restart counts toward --max-restarts (T-POISON's restarts are bounded apart).
+  bool restart(Worker& w, bool counted = true);
   /// A fresh instance under `env`, initialized and sent `calls` (each awaited at most
   /// kProbeTimeout); nullopt when it could not be started or `deadline` came first.
   std::optional<Probe> probe(Worker& w, const std::map<std::string, std::string>& env, const std::vector<json>& calls,
@@ -324,11 +337,33 @@ class Runner {
                             const std::string& broken, const profile::Profile* prof, bool hold) const;
   /// `other`: a call of another tool made for `ts`'s work (a partner in its P-CONCURRENT
   /// batches): its time counts in `ts`'s budget, its ids come from `ts`'s range.
-  Called do_call(Worker& w, ToolSummary& ts, const json& args, const std::string* other = nullptr);
+  /// `id_range`: the key of tool_ids_ its id comes from, when not `ts`'s (T-POISON's witnesses).
+  Called do_call(Worker& w, ToolSummary& ts, const json& args, const std::string* other = nullptr,
+                 const std::string* id_range = nullptr);
   /// `args` with an optional argument the server would fill with a remote URL pointed at
   /// loopback (in `storage`), or `args` itself.
   const json& pinned_arguments(Worker& w, const std::string& tool, const json& args, json& storage);
   Attempt attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const json& args, const std::string& broken, bool main);
+
+  // --- poison_run.cpp: T-POISON ------------------------------------------------------------------
+  /// After a planned call of `tr` (`valid`: generated valid): T-POISON's watch sees it (its request
+  /// is moved out of `a`). A suspicion is checked with witnesses on the same server, then confirmed
+  /// on fresh instances (stdio) and reported, and the server restarted.
+  void watch_poison(Worker& w, ToolRun& tr, ToolSummary& ts, Attempt& a, bool valid);
+  /// The suspicion the session's watch raised, checked: up to two witnesses (tools that answered
+  /// normally before) sent again must fail the same way.
+  void check_poison(Worker& w, ToolRun& tr, ToolSummary& ts);
+  /// The checked case on fresh instances: `probe_call` (a witness's request) alone must not fail
+  /// the same way, and after the suspect call it must; the suspect then shrunk, reported, the
+  /// streak's own findings withdrawn, and the server restarted.
+  void confirm_poison(Worker& w, ToolRun& tr, const json& probe_call, const std::vector<std::string>& failing,
+                      const std::string& said);
+  /// A restart after a poisoning (not counted toward --max-restarts; at most kMaxPoisonRestarts).
+  bool poison_restart(Worker& w);
+  /// Any call's answer (do_call) failing the way a confirmed case left the server: the server was
+  /// broken again (by the same call, or one like it, a shrink's candidate included): restarted at
+  /// once, so the next call (the next candidate) meets a fresh server. `c.lost` when it could not be.
+  void poisoned_again(Worker& w, Called& c);
 
   // --- concurrent.cpp -------------------------------------------------------------------------
   /// P-CONCURRENT's phase for one tool: its calls that reached data, alone (twice: stable), then
@@ -394,6 +429,9 @@ class Runner {
   /// the reports quoting them) do not depend on which session made them, nor after which calls.
   std::map<std::string, std::int64_t> tool_ids_;
   static constexpr std::int64_t kIdsPerTool = 1000000;
+  /// The tool_ids_ key of T-POISON's witness calls: a range of their own, so a witness call moves
+  /// no tool's ids (the same calls whatever --jobs).
+  const std::string witness_ids_ = "\x1eT-POISON witnesses";
   std::map<std::string, std::string> shrunk_causes_;    ///< Cause (finding_key without the tool) -> tool shrunk on.
   std::map<std::string, std::size_t> shrinks_shared_;   ///< Tool shrunk on -> findings elsewhere not shrunk for it.
   Judging judging_;                          ///< --profile and --host, loaded.
@@ -436,7 +474,16 @@ class Runner {
   std::size_t main_restarts_ = 0;             ///< Restarts outside shrinking (--max-restarts).
   static constexpr std::size_t kShrinkCandidates = 1024;  ///< Shrinks of one value considered per step.
   static constexpr std::size_t kShrinkExamined = 8192;    ///< Shrinks looked at per step, kept or skipped.
+  /// The tools that write (not gen::reading_tool), as make_call meets them: the strings their
+  /// calls made up are remembered (Session::made), and their own answers are never self-made.
+  std::set<std::string> writers_;
   std::vector<std::string> shrinks_cut_;  ///< Shrinks stopped by --shrink-budget ("INV on tool").
+  /// T-POISON: failure hashes (engine/poison.h) of confirmed cases (met again: restarted at once),
+  /// and of suspicions not to check again (a fresh server failed too, not reproduced, or HTTP).
+  std::set<std::uint64_t> poison_confirmed_, poison_dismissed_;
+  std::size_t poison_restarts_ = 0;  ///< Restarts after a poisoning.
+  std::size_t poison_again_ = 0;     ///< Of those, for a confirmed case met again.
+  static constexpr std::size_t kMaxPoisonRestarts = 20;
   static constexpr std::size_t kMaxSessionCalls = 1000;
   /// Fresh instances started, one at a time, to find the fewest calls an H-SIZE (or H-DECLARED)
   /// case needs (T-SHUTDOWN's probes, run at once, are bounded by --shrink-budget alone).

@@ -108,6 +108,7 @@ Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
   // A case replays the handshake of the run's first session, whichever session found it.
   if (first) prelude_ = s.client->replay_prelude();
   s.started_env = s.env;
+  s.poison.fresh_instance();
   if (first) {
     if (recorder_) {
       Reply init;
@@ -165,6 +166,8 @@ void Runner::finish_session(Worker& w, End end) {
   for (auto& n : s.transport->take_notes()) note(w, std::move(n));
   // T-SHUTDOWN is stdio's rule (exit when stdin closes): an HTTP server is stopped by a signal.
   if (final && !http()) sink_.pass("", "T-SHUTDOWN");
+  // T-POISON is confirmed on fresh instances: a stdio server's, outside a replayed case.
+  if (final && !http() && !o_.replay) sink_.pass("", "T-POISON");
   if (final && !http() && !before && !status.after_eof) {
     // Its state may be why: the calls made on this instance, or the fewest of them a fresh
     // instance needs to stay up too, are part of the case.
@@ -380,12 +383,12 @@ void Runner::leftovers(Worker& w) {
 
 // Shrinking a crash restarts the server once per reproducing candidate; those restarts are
 // bounded by the shrink's own call limit, not by --max-restarts.
-bool Runner::restart(Worker& w) {
-  if (!w.shrinking && main_restarts_ >= o_.max_restarts) {
+bool Runner::restart(Worker& w, bool counted) {
+  if (counted && !w.shrinking && main_restarts_ >= o_.max_restarts) {
     note(w, "stopped restarting the server after " + std::to_string(main_restarts_) + " restarts");
     return false;
   }
-  if (!w.shrinking) main_restarts_++;
+  if (counted && !w.shrinking) main_restarts_++;
   rep_.restarts++;
   finish_session(w, End::kAbandoned);
   auto r = start(w, negotiated_, false);

@@ -232,8 +232,25 @@ std::optional<PlannedCall> ToolPlan::next_random(const Harvest& harvest) {
     }
     std::string label = "random #" + std::to_string(index + 1);
     if (std::optional<json> with_harvest = harvested(value, index, harvest)) {
-      label += " (harvested values)";
-      value = std::move(*with_harvest);
+      // The first calls with real values, then every kLeanEvery-th, carry only those, the required
+      // parameters and the output flags (a real name beside a random `branch` is only refused);
+      // every other one of these, the first first, leaves out the optional ones too (the real
+      // name and the flag alone). The others keep the draw's optionals, so the phase still
+      // explores them. A call made before (a boundary case may be the same) gives way to the next form.
+      const bool lean_turn = real_calls_ < kLeanFirst || real_calls_ % kLeanEvery == 0;
+      ++real_calls_;
+      std::optional<json> lean;
+      if (lean_turn) {
+        if (lean_turns_++ % 2 == 0) lean = real_only(*with_harvest, value, true);
+        if (!lean || sent_.count(lean->dump()) != 0) lean = real_only(*with_harvest, value, false);
+      }
+      if (lean && sent_.count(lean->dump()) == 0) {
+        label += " (harvested values only)";
+        value = std::move(*lean);
+      } else {
+        label += " (harvested values)";
+        value = std::move(*with_harvest);
+      }
       drawn = shrinkable_json(value);
     }
     if (!sent_.insert(value.dump()).second) continue;

@@ -59,6 +59,17 @@ std::optional<ValueKind> answer_kind(const std::string& key);
 /// uris, then absolute paths as `file://` uris).
 std::vector<ValueKind> parameter_kinds(const std::string& property);
 
+/// True when a parameter named `property` takes a git repository's work tree (`repo_path`,
+/// `repositoryPath`, `repository`): the workspace root, never a file.
+bool repository_parameter(const std::string& property);
+
+/// What a revision parameter names: a branch (`branch`, `branchName`, `baseBranch`), a tag
+/// (`tag`, `tagName`) or any revision (`revision`, `ref`, `commit`, `base`, ...). A branch
+/// parameter is offered the workspace's branches only, a tag parameter its tags only: a server
+/// that scopes by branch takes a branch's name, not a commit id.
+enum class RevisionSort { kAny, kBranch, kTag };
+RevisionSort revision_sort(const std::string& property);
+
 /// Values seen in answers, pooled twice: by property name (case, '_' and '-' ignored) and by kind
 /// (see ValueKind), so a `symbol` parameter is offered the `name`s a listing returned. Derived
 /// values are pooled too: the path of a `src/a.ts:12` anchor, the path and name of a
@@ -75,7 +86,9 @@ std::vector<ValueKind> parameter_kinds(const std::string& property);
 /// an empty list is no miss, `log` has no dependencies but forty importers) (outcome), and how many answers named it (mentions, counted for pooled values). Each
 /// block of offers (the own name's, then each kind's) is ordered by a weight, equals in the order
 /// above: 4 per call that reached data, plus the mentions of a hub (a value named by two answers
-/// or more), minus 4 per miss; values that gave only misses come last in their block. So `log`,
+/// or more), minus 4 per miss; values that gave only misses come last, after every block's others
+/// (a name the run made up and read back, self-made data counted as a miss, does not crowd out the
+/// server's own names of the next block). So `log`,
 /// named by forty answers, is tried before a method that led to data once, and a name that was a
 /// miss on one tool is not the first thing the next tool gets.
 class Harvest {
@@ -117,6 +130,9 @@ class Harvest {
   /// when its answer carried data, else it was a miss. Empty answers, errors and refusals are not
   /// scored (an empty list says nothing of the value; an error may be another argument's).
   void outcome(const json& arguments, bool data);
+  /// True when `value` was pooled from an answer (under any name or kind) or is a value the
+  /// workspace offers: the run did not make it up (engine/self_made.h).
+  bool knows(const json& value) const;
   /// Pooled values under exactly this property name (nullptr when none).
   const std::vector<json>* values_for(const std::string& property) const;
   /// Pooled values of one kind (first seen first).
@@ -195,6 +211,12 @@ std::string harvest_key(const std::string& property);
 /// `maxItems`, `topK`, `pageSize`, `tokenBudget`, `maxTokens`, `budget`, ...
 bool budget_parameter(const std::string& property);
 
+/// True when a parameter named `property` asks for more output when true: `include_*`
+/// (`includeContent`, `include_source`), `with_*` (not `without_*` or `within_*`), `show_*`,
+/// `verbose`, `details`, `detailed`, `full`. A call with real values sets these true (ToolPlan's
+/// "real values only" calls, the second pass): an agent that names a real symbol asks for its source.
+bool output_flag(const std::string& property);
+
 /// How many calls each phase gets.
 struct PhaseSizes {
   std::size_t boundary = 0, random = 0, invalid = 0;
@@ -229,7 +251,19 @@ class ToolPlan {
   /// The second pass (a tool whose calls reached no data, called again once other tools'
   /// answers filled the pools): up to `n` calls whose top-level parameters take the values
   /// `harvest` offers them, best match first (the k-th call the k-th offer), on the boundary
-  /// phase's base call. Only schema-valid calls not made before.
+  /// phase's base call cut to its required parameters (lean_base: no optional parameter but
+  /// those given real values, and the output flags set true). Only schema-valid calls not made
+  /// before.
+  ///
+  /// The random phase's calls that take real values (harvested, workspace) carry only those, the
+  /// required parameters and the output flags on the first kLeanFirst such calls and then on
+  /// every kLeanEvery-th one (real_only; labelled "(harvested values only)"): a random optional
+  /// beside a real name (`branch: "x7"` beside `name: "runTask"`) turns the call into a refusal,
+  /// so the real name is tried first without them. Of these, every other one (the first first)
+  /// keeps no optional parameter at all when a required one took a real value (the real name
+  /// and `include_content: true` alone: a real `file` beside it may scope the lookup elsewhere,
+  /// and makes the answer read as the file's). The others keep the random optionals (labelled
+  /// "(harvested values)"), so the phase still explores.
   std::vector<PlannedCall> second_pass(const Harvest& harvest, std::size_t n);
 
   /// Budget and limit parameters driven small: `args` (a call that reached data) again with each
@@ -270,7 +304,27 @@ class ToolPlan {
   /// identifier's column), 1-based or 0-based by k; nullopt when the tool takes no position or
   /// the workspace has none.
   std::optional<json> positioned(const json& args, std::size_t k, const Harvest& harvest) const;
+  /// `args` of a tool that reads a git history (a revision parameter, or a repository path beside
+  /// one that may be a revision: git_diff's `target`), given the workspace's history: the
+  /// repository path the root, each revision parameter the k-th revision (two of them, two
+  /// different ones; a branch parameter a branch, a tag parameter a tag); a tool that takes a file too (git_blame {path, rev}) gets, every other
+  /// call, a commit and a file that commit changed. nullopt when the workspace has no history,
+  /// the tool takes none or nothing fits (plan_git.cpp).
+  std::optional<json> historied(const json& args, std::size_t k, const Harvest& harvest) const;
   std::optional<PlannedCall> fresh(json args, Phase phase, std::string label);
+  /// The "real values only" form of `real`, a call harvested() made from the random draw `drawn`:
+  /// the required parameters, the parameters that took a real value (those whose value differs
+  /// from the draw's; with `required_only`, no optional one but the file or root a required
+  /// line, column, module or path is relative to) and the output flags
+  /// (output_flag) set true; nothing else. nullopt when no parameter kept took a real value or
+  /// the call is not schema-valid.
+  std::optional<json> real_only(const json& real, const json& drawn, bool required_only) const;
+  /// `args` with every output flag (output_flag) the schema has set true, each kept only when the
+  /// call stays schema-valid.
+  json with_output_flags(json args) const;
+  /// The boundary phase's base call cut to its required parameters, with the output flags set
+  /// true (the second pass's base); the base call as it is when the cut one is not schema-valid.
+  json lean_base() const;
 
   std::shared_ptr<const json> schema_;  ///< Never null.
   std::uint64_t seed_;
@@ -292,6 +346,12 @@ class ToolPlan {
   bool takes_code_ = false;  ///< The schema has a code parameter and a language is known for it.
   std::size_t harvested_calls_ = 0;  ///< Random calls that took harvested values.
   std::size_t positioned_calls_ = 0;  ///< Random calls that took a workspace position.
+  std::size_t historied_calls_ = 0;   ///< harvested() calls so far: historied()'s turn.
+  /// Random calls harvested() gave real values (the "real values only" turns count these).
+  std::size_t real_calls_ = 0;
+  std::size_t lean_turns_ = 0;  ///< Of those, the "real values only" turns so far.
+  static constexpr std::size_t kLeanFirst = 3;  ///< The first real-value calls made "real values only".
+  static constexpr std::size_t kLeanEvery = 4;  ///< Then every kLeanEvery-th one.
 };
 
 }  // namespace ctxo::gen

@@ -45,6 +45,12 @@ void offer_once(std::vector<json>& out, std::set<std::string>& given, const json
   if (given.insert(v.dump()).second) out.push_back(v);
 }
 
+// 7 to 64 lower-case hex digits: a commit id, whole or abbreviated.
+bool commit_id_like(const std::string& s) {
+  return s.size() >= 7 && s.size() <= 64 &&
+         std::all_of(s.begin(), s.end(), [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'); });
+}
+
 bool identifier_text(const std::string& s) {
   if (s.empty() || s.size() > 200) return false;
   return std::all_of(s.begin(), s.end(), [](char c) {
@@ -263,7 +269,10 @@ void Harvest::walk(const json& v, int depth) {
     if (key == "nextcursor") key = "cursor";  // a page's nextCursor is the next call's cursor
     const bool text = x.is_string() && !x.get_ref<const std::string&>().empty() &&
                       x.get_ref<const std::string&>().size() <= 512;
-    const std::optional<ValueKind> kind = answer_kind(it.key());
+    std::optional<ValueKind> kind = answer_kind(it.key());
+    // A `sha` or `hash` is a revision only when it looks like a commit id (not a file's digest in
+    // another form, not a word).
+    if (kind == ValueKind::kRevision && !(text && commit_id_like(x.get_ref<const std::string&>()))) kind.reset();
     if (text) {
       const std::string& s = x.get_ref<const std::string&>();
       derive(s, kind);
@@ -301,11 +310,23 @@ void Harvest::set_workspace(std::shared_ptr<const Workspace> ws) {
   auto values = std::make_shared<std::map<ValueKind, std::vector<json>>>();
   for (ValueKind k : {ValueKind::kId, ValueKind::kName, ValueKind::kPath, ValueKind::kUri, ValueKind::kCursor,
                       ValueKind::kSnippet, ValueKind::kGlob, ValueKind::kFileType, ValueKind::kDirectory,
-                      ValueKind::kModule}) {
+                      ValueKind::kModule, ValueKind::kRevision}) {
     auto v = workspace_->values_of(k);
     if (!v.empty()) values->emplace(k, std::move(v));
   }
   workspace_values_ = std::move(values);
+}
+
+bool Harvest::knows(const json& value) const {
+  const std::string text = value.dump();
+  for (const auto& kv : kinds_)
+    if (seen_.count(std::string("\x1e") + kind_name(kv.first) + '\x1f' + text)) return true;
+  for (const auto& kv : pool_)
+    if (seen_.count(kv.first + '\x1f' + text)) return true;
+  if (workspace_values_)
+    for (const auto& kv : *workspace_values_)
+      if (std::find(kv.second.begin(), kv.second.end(), value) != kv.second.end()) return true;
+  return false;
 }
 
 bool Harvest::empty() const {
@@ -345,6 +366,12 @@ std::vector<json> Harvest::offers(const std::string& property, bool with_workspa
     const std::vector<json>* ws = &kNone;
     if (workspace_values_ && with_workspace)
       if (auto it = workspace_values_->find(k); it != workspace_values_->end()) ws = &it->second;
+    std::vector<json> names;  // a branch or a tag parameter: the workspace's branches or tags only
+    if (k == ValueKind::kRevision && ws != &kNone && revision_sort(property) != RevisionSort::kAny) {
+      for (const auto& n : revision_sort(property) == RevisionSort::kBranch ? workspace_->branches : workspace_->tags)
+        names.emplace_back(n);
+      ws = &names;
+    }
     const std::vector<json>& answers = values_of(k);
     for (std::size_t i = 0; i < std::max(ws->size(), answers.size()); ++i) {
       if (i < ws->size()) offer(k, (*ws)[i]);
@@ -356,7 +383,7 @@ std::vector<json> Harvest::offers(const std::string& property, bool with_workspa
   // keep the order above.
   if (scores_.empty() && (!shared_scores_ || shared_scores_->empty())) return out;
   blocks.push_back(out.size());
-  std::vector<json> ranked;
+  std::vector<json> ranked, spent;  // spent: the values that gave only misses, after every block
   ranked.reserve(out.size());
   for (std::size_t b = 0; b + 1 < blocks.size(); ++b) {
     std::vector<std::pair<std::pair<int, std::uint32_t>, std::size_t>> order;
@@ -364,8 +391,9 @@ std::vector<json> Harvest::offers(const std::string& property, bool with_workspa
     std::stable_sort(order.begin(), order.end(), [](const auto& x, const auto& y) {
       return x.first.first != y.first.first ? x.first.first < y.first.first : x.first.second > y.first.second;
     });
-    for (const auto& [r, i] : order) ranked.push_back(std::move(out[i]));
+    for (const auto& [r, i] : order) (r.first == 0 ? ranked : spent).push_back(std::move(out[i]));
   }
+  for (auto& v : spent) ranked.push_back(std::move(v));
   return ranked;
 }
 

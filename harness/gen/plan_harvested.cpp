@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 // The ToolPlan's calls given real values: random calls with harvested values (harvested), boundary
 // cases grounded on the workspace's (grounded), a coherent workspace position (positioned), a
-// one-line program for a tool that runs code (programmed), and the second pass.
+// one-line program for a tool that runs code (programmed), a call cut to its real values, its
+// required parameters and its output flags (real_only, lean_base), and the second pass.
 #include "gen/plan.h"
 
 #include <algorithm>
@@ -147,6 +148,8 @@ std::optional<json> ToolPlan::harvested(const json& args, std::size_t index, con
     out = std::move(*pos);
     ++positioned_calls_;
   }
+  // A tool that reads a git history gets the project's commits (plan_git.cpp).
+  if (auto h = historied(out, historied_calls_++, harvest)) out = std::move(*h);
   // A tool that runs code gets a program that runs (a random string is only a syntax error).
   if (takes_code_)
     if (auto p = programmed(out)) out = std::move(*p);
@@ -336,7 +339,15 @@ std::optional<PlannedCall> ToolPlan::several(const json& args, const Harvest& ha
       if (a->is_array() && !a->empty()) add(a->front());
       else if (a->is_string() && a->get_ref<const std::string&>().find(',') == std::string::npos) add(*a);
     }
-    for (const json& o : harvest.offers(it.key(), options_.workspace_values)) add(o);
+    // An offer the check can hold the answer to: not a one- or two-letter name without a digit
+    // (a word of any prose, which the check leaves alone).
+    const auto telling = [](const json& v) {
+      if (!v.is_string()) return true;
+      const std::string& s = v.get_ref<const std::string&>();
+      return s.size() >= 3 || std::any_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    for (const json& o : harvest.offers(it.key(), options_.workspace_values))
+      if (telling(o)) add(o);
     if (items.empty()) continue;
     auto absent = made_up(items.front());
     if (!absent) continue;
@@ -364,10 +375,89 @@ std::optional<PlannedCall> ToolPlan::several(const json& args, const Harvest& ha
   return std::nullopt;
 }
 
+// ---- calls with real values only (issue 43) ----------------------------------------------------
+
+bool output_flag(const std::string& property) {
+  const std::string k = harvest_key(property);
+  const auto starts = [&](std::string_view w) { return k.size() > w.size() && k.compare(0, w.size(), w) == 0; };
+  if (starts("without") || starts("within")) return false;
+  return one_of(k, {"verbose", "details", "detailed", "full"}) || starts("include") || starts("with") || starts("show");
+}
+
+json ToolPlan::with_output_flags(json args) const {
+  if (!validator_ || !args.is_object()) return args;
+  const json& props = properties_of(*schema_);
+  for (auto it = props.begin(); it != props.end(); ++it) {
+    if (!output_flag(it.key())) continue;
+    json trial = args;
+    trial[it.key()] = true;
+    if (validator_->is_valid(trial)) args = std::move(trial);
+  }
+  return args;
+}
+
+namespace {
+std::set<std::string> required_of(const json& schema) {
+  std::set<std::string> out;
+  if (auto it = schema.find("required"); it != schema.end() && it->is_array())
+    for (const auto& r : *it)
+      if (r.is_string()) out.insert(r.get<std::string>());
+  return out;
+}
+}  // namespace
+
+std::optional<json> ToolPlan::real_only(const json& real, const json& drawn, bool required_only) const {
+  if (!validator_ || !real.is_object()) return std::nullopt;
+  const std::set<std::string> required = required_of(*schema_);
+  // What a required parameter is relative to stays with it, even with `required_only`: a line,
+  // column or module (`./util`, from the file's directory) keeps the file or uri it was placed
+  // with, a path keeps the root it resolves against (a name needs nothing).
+  std::set<std::string> bound;
+  if (required_only) {
+    const json& props = properties_of(*schema_);
+    const PositionSlots slots = position_slots(props);
+    const auto kept = [&](const std::vector<std::string>& keys) {
+      return std::any_of(keys.begin(), keys.end(), [&](const std::string& k) { return required.count(k) > 0; });
+    };
+    if (kept(slots.lines) || kept(slots.columns) || kept(slots.modules) || kept(slots.nested)) {
+      bound.insert(slots.paths.begin(), slots.paths.end());
+      bound.insert(slots.uris.begin(), slots.uris.end());
+    }
+    if (kept(slots.paths) || kept(slots.uris) || !bound.empty())
+      for (const auto& k : anchoring(props)) bound.insert(k);
+  }
+  json out = json::object();
+  bool any = false;
+  for (auto it = real.begin(); it != real.end(); ++it) {
+    // A real value (harvested, workspace, a program) differs from the draw's; a required one is
+    // kept as harvested() left it (a language it chose may be the one drawn).
+    const bool took = !drawn.is_object() || !drawn.contains(it.key()) || drawn[it.key()] != *it;
+    if (required.count(it.key()) == 0 && !(took && (!required_only || bound.count(it.key())))) continue;
+    any = any || took;
+    out[it.key()] = *it;
+  }
+  if (!any) return std::nullopt;
+  out = with_output_flags(std::move(out));
+  if (!validator_->is_valid(out)) return std::nullopt;
+  return out;
+}
+
+json ToolPlan::lean_base() const {
+  const json base = boundary_.empty() ? json::object() : boundary_.front().arguments;
+  if (!validator_ || !base.is_object()) return base;
+  const std::set<std::string> required = required_of(*schema_);
+  json lean = json::object();
+  for (auto it = base.begin(); it != base.end(); ++it)
+    if (required.count(it.key())) lean[it.key()] = *it;
+  if (!validator_->is_valid(lean)) return base;
+  return with_output_flags(std::move(lean));
+}
+
 std::vector<PlannedCall> ToolPlan::second_pass(const Harvest& harvest, std::size_t n) {
   std::vector<PlannedCall> out;
   if (!validator_ || (harvest.empty() && !takes_code_)) return out;
-  const json base = boundary_.empty() ? json::object() : boundary_.front().arguments;
+  // Lean: the required parameters, the output flags, and (below) the real values.
+  const json base = lean_base();
   const json& props = properties_of(*schema_);
   std::map<std::string, std::vector<json>> offers;
   std::size_t deepest = 0;

@@ -38,7 +38,8 @@ bool one_of(const std::string& k, std::initializer_list<std::string_view> words)
 bool anchor_word(const std::string& k) {
   return one_of(k, {"root", "rootdir", "rootpath", "projectroot", "projectdir", "projectpath", "workspaceroot",
                     "workspacefolder", "workspacedir", "workspacepath", "cwd", "workdir", "workingdir",
-                    "workingdirectory", "basedir", "basepath"}) ||
+                    "workingdirectory", "basedir", "basepath", "repopath", "repositorypath", "repodir", "repositorydir",
+                    "repository"}) ||
          ends_with(k, "root");
 }
 
@@ -84,6 +85,25 @@ bool directory_word(const std::string& k) {
          ends_with(k, "dir") || ends_with(k, "directory") || ends_with(k, "folder") || ends_with(k, "root");
 }
 
+/// A git repository's work tree (mcp-server-git's `repo_path`): the workspace root, never a file
+/// (`repo` alone is left out: GitHub's servers take `owner/name` under it).
+bool repository_word(const std::string& k) {
+  return one_of(k, {"repopath", "repositorypath", "repository", "gitrepo", "gitrepopath", "repodirectory",
+                    "repositorydirectory"});
+}
+
+/// What git resolves to a commit: `revision`, `rev`, `ref`, `commit`, `sha`, `branch`, `tag`,
+/// `commitish`, `treeish`, the two ends of a range (`from`/`to`, `base`/`head`, `since`/`until`,
+/// `fromRef`, `baseRef`). Not `commitId` (an id word: servers with their own ids take it) nor
+/// `target` (a name word; a git tool's `target` is given revisions by ToolPlan::historied).
+bool revision_word(const std::string& k) {
+  return one_of(k, {"revision", "rev", "ref", "commit", "sha", "commitsha", "hash", "commithash", "commitish",
+                    "treeish", "branch", "tag", "since", "until", "from", "to", "fromref", "toref", "base", "head",
+                    "baseref", "headref", "fromrev", "torev", "fromrevision", "torevision", "fromcommit", "tocommit",
+                    "basecommit", "headcommit", "basesha", "headsha", "basebranch", "headbranch", "sourcebranch",
+                    "targetbranch"});
+}
+
 // A module as an import names it (typescript-mcp's get_module_symbols `moduleName`).
 bool module_word(const std::string& k) {
   return one_of(k, {"module", "modulename", "modulepath", "modulespecifier", "specifier", "importpath",
@@ -122,6 +142,8 @@ bool uri_word(const std::string& k) { return k == "uri" || ends_with(k, "uri"); 
 
 std::optional<ValueKind> answer_kind(const std::string& key) {
   const std::string k = harvest_key(key);
+  // (Harvest::walk pools these only when the value looks like a commit id.)
+  if (one_of(k, {"sha", "commit", "commitsha", "hash", "commithash", "revision", "rev"})) return ValueKind::kRevision;
   if (k == "cursor" || k == "nextcursor" || k == "pagetoken" || k == "nextpagetoken") return ValueKind::kCursor;
   if (uri_word(k)) return ValueKind::kUri;
   if (id_word(key)) return ValueKind::kId;
@@ -145,11 +167,27 @@ std::vector<ValueKind> parameter_kinds(const std::string& property) {
   if (regex_word(k)) return {ValueKind::kRegex, ValueKind::kName};  // (a snippet quotes regex metacharacters)
   if (glob_word(k)) return {ValueKind::kGlob};
   if (file_type_word(k)) return {ValueKind::kFileType};
+  if (repository_word(k)) return {ValueKind::kDirectory};
+  if (revision_word(k)) return {ValueKind::kRevision};
+  // A branch's or a tag's name is a revision first, still a name (what it took before).
+  if (one_of(k, {"branchname", "tagname"})) return {ValueKind::kRevision, ValueKind::kName, ValueKind::kId};
+  // A target is most often a symbol; in a git repository it may be a revision (git_diff's).
+  if (k == "target") return {ValueKind::kName, ValueKind::kId, ValueKind::kRevision};
   if (directory_word(k)) return {ValueKind::kDirectory, ValueKind::kPath};
   if (path_word(k)) return {ValueKind::kPath};
   if (name_word(k)) return {ValueKind::kName, ValueKind::kId};
   if (query_word(k)) return {ValueKind::kName, ValueKind::kSnippet};
   return {};
+}
+
+bool repository_parameter(const std::string& property) { return repository_word(harvest_key(property)); }
+
+RevisionSort revision_sort(const std::string& property) {
+  std::string k = harvest_key(property);
+  if (k.size() > 2 && k.back() == 's') k.pop_back();  // `tags`, `branchNames`
+  if (ends_with(k, "branch") || ends_with(k, "branchname")) return RevisionSort::kBranch;
+  if (k == "tag" || k == "tagname") return RevisionSort::kTag;
+  return RevisionSort::kAny;
 }
 
 PositionPart position_part(const std::string& property) {

@@ -654,9 +654,16 @@ bool reading_tool(const nlohmann::json& tool) {
     if (auto r = a->find("readOnlyHint"); r != a->end() && r->is_boolean()) return r->get<bool>();
   }
   if (!tool.contains("name") || !tool["name"].is_string()) return false;
+  const std::vector<std::string> words = name_words(tool["name"].get<std::string>());
+  // "log" reads a history only beside a word of version control (git_log, hg_log, repo_log,
+  // view_history_log); alone or beside anything else it may write one (log, log_event,
+  // log_message, audit_log). shortlog and reflog are git's own and read.
+  const bool history = std::any_of(words.begin(), words.end(), [](const std::string& w) {
+    return in(w, {"git", "hg", "svn", "vcs", "repo", "repository", "commits", "history"});
+  });
   bool reads = false;
   std::string before;  // the word before
-  for (const auto& w : name_words(tool["name"].get<std::string>())) {
+  for (const auto& w : words) {
     // "type" is typing (browser_type, type_text), but a noun after a reading verb:
     // typescript-mcp's get_type_at_symbol reads.
     const bool noun = w == "type" && in(before, {"get", "find", "show", "describe", "lookup", "resolve", "infer", "read"});
@@ -674,7 +681,8 @@ bool reading_tool(const nlohmann::json& tool) {
                             "hover", "fetch", "view", "inspect", "grep", "tree", "info", "stat", "stats", "status",
                             "explain", "resolve", "symbols", "callers", "callees", "usages", "implementations",
                             "diagnostics", "count", "diff", "blame", "history", "browse", "cat", "head", "tail",
-                            "locate", "which", "signature", "docs", "documentation"});
+                            "locate", "which", "signature", "docs", "documentation", "shortlog", "reflog"}) ||
+            (w == "log" && history);
   }
   return reads;
 }

@@ -75,7 +75,8 @@ std::vector<std::string> argument_strings(const nlohmann::json& arguments);
 /// offered the workspace's real paths and names (a tool that may write, move or delete never is).
 /// Annotated `destructiveHint: true` or `readOnlyHint: false`: no. Annotated `readOnlyHint: true`:
 /// yes. Not annotated: yes when a word of its name says it reads (list, get, find, search, read,
-/// show, describe, query, lookup, outline, references, definition, hover, ...) and none says it
+/// show, describe, query, lookup, outline, references, definition, hover, ...; `log` only beside a
+/// version-control word: git_log reads, log_event does not) and none says it
 /// writes or runs (write, create, delete, update, set, run, exec, move, rename, ...).
 bool reading_tool(const nlohmann::json& tool);
 

@@ -19,9 +19,11 @@ enum class ValueKind {
   kRegex,     ///< `regex`, `regexp` (and a `pattern`/`query` described as a regex): patterns over names the workspace and answers hold.
   kDirectory, ///< `root`, `projectRoot`, `cwd`, `dir`, `directory`, `folder`: the workspace root, then its directories (never from answers).
   kModule,    ///< `module`, `moduleName`, `specifier`: the workspace's files as root-relative specifiers (`./src/util`), then what its imports name (never from answers).
+  kRevision,  ///< `revision`, `rev`, `ref`, `commit`, `sha`, `branch`, `tag`, `base`, `head`: the workspace's git commits (short and full ids), branches and tags; answers' `commit`/`sha`/`hash` values that look like commit ids.
 };
 
-/// "id", "name", "path", "uri", "cursor", "snippet", "glob", "file type", "sql", "regex", "directory", "module".
+/// "id", "name", "path", "uri", "cursor", "snippet", "glob", "file type", "sql", "regex", "directory", "module",
+/// "revision".
 inline const char* kind_name(ValueKind k) {
   switch (k) {
     case ValueKind::kId: return "id";
@@ -36,6 +38,7 @@ inline const char* kind_name(ValueKind k) {
     case ValueKind::kRegex: return "regex";
     case ValueKind::kDirectory: return "directory";
     case ValueKind::kModule: return "module";
+    case ValueKind::kRevision: return "revision";
   }
   return "?";
 }

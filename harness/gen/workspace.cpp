@@ -322,7 +322,9 @@ std::string Workspace::uri(const std::string& path) const { return "file://" + p
 
 std::string Workspace::summary() const {
   return std::to_string(files.size()) + (files.size() == 1 ? " file, " : " files, ") +
-         std::to_string(identifiers.size()) + (identifiers.size() == 1 ? " identifier (" : " identifiers (") + source + ")";
+         std::to_string(identifiers.size()) + (identifiers.size() == 1 ? " identifier (" : " identifiers (") + source + ")" +
+         (commits.empty() ? ""
+                          : ", " + std::to_string(commits.size()) + (commits.size() == 1 ? " commit (git)" : " commits (git)"));
 }
 
 std::vector<json> Workspace::values_of(ValueKind kind, std::size_t limit) const {
@@ -383,6 +385,20 @@ std::vector<json> Workspace::values_of(ValueKind kind, std::size_t limit) const 
       for (std::size_t i = 0; i < ranked.size() && i < 4; ++i) add("*." + ranked[i].second);
       for (std::size_t i = 0; i < ranked.size() && i < 4; ++i) add("**/*." + ranked[i].second);
       for (std::size_t i = 0; i < dirs.size() && i < 4; ++i) add(dirs[i] + "/**");
+      break;
+    }
+    case ValueKind::kRevision: {
+      // What people type first (the newest commits' short ids), then the names, the full ids, and
+      // HEAD and its parent (spellings a server must resolve itself), then the older commits.
+      constexpr std::size_t kNewest = 4;
+      for (std::size_t i = 0; i < commits.size() && i < kNewest; ++i) add(commits[i].short_id);
+      for (const auto& b : branches) add(b);
+      for (const auto& t : tags) add(t);
+      for (std::size_t i = 0; i < commits.size() && i < kNewest; ++i) add(commits[i].id);
+      if (!commits.empty()) add("HEAD");
+      if (commits.size() >= 2) add("HEAD~1");
+      for (std::size_t i = kNewest; i < commits.size(); ++i) add(commits[i].short_id);
+      for (std::size_t i = kNewest; i < commits.size(); ++i) add(commits[i].id);
       break;
     }
     case ValueKind::kId:
@@ -637,6 +653,8 @@ std::optional<Workspace> scan_workspace(const std::string& dir, const WorkspaceO
       if (ws.modules.size() < 128 && have.insert(spec).second) ws.modules.push_back(spec);
   }
   ws.dirs.assign(dirs.begin(), dirs.end());
+  if (o.use_git)
+    if (auto git = on_path(o.git_program)) read_git_history(ws, *git, o);
   return ws;
 }
 

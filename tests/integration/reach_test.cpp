@@ -356,6 +356,18 @@ TEST(ReachChain, AnswersSteerALookupToTheHubTheOtherAnswersName) {
                                  "CHAIN_CONFORMANT");
 }
 
+// Hubs first when the first listing gives only leaves (CHAIN_DEAD=1: `find_dead_code` lists the
+// thirty methods nobody imports and never `log`, as the real Ctxo server's dead-code tool did):
+// `log`'s id, named by every dependency answer, still reaches find_importers' cut.
+TEST(ReachChain, AHubNamedOnlyByOtherAnswersIsTriedBeforeTheListedLeaves) {
+  REQUIRE_NPM(sdk_dir());
+  HarnessRun r = run_harness({"--seed", "1", "--no-cases", "--env", "CHAIN_DEAD=1", "--", "node", suite() + "/chain.mjs"});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(found(r), std::set<std::string>{"TR-HINT find_importers"}) << r.report["findings"].dump(2);
+  for (const auto& f : r.report["findings"])
+    EXPECT_EQ(f["request"]["params"]["arguments"].value("symbolId", ""), "src/util.ts::log::function") << f.dump(2);
+}
+
 // A code-running server (reach/code.mjs): its `code` parameter, with a `language` enum, is given a
 // one-line program in that language, so a call reaches the success path (a random string is only
 // a SyntaxError, a domain answer) and its leak ("Exit code: undefined"). Before the grammar
@@ -430,6 +442,126 @@ TEST(ReachRegex, AClassOfTheWorkspacesOwnEmojiShowsASearchWithoutUnicodeMode) {
   ASSERT_TRUE(twin.report.is_object()) << twin.err;
   EXPECT_TRUE(twin.report["findings"].empty()) << twin.report["findings"].dump(2);
   std::filesystem::remove_all(ws);
+}
+
+// A git server in mcp-server-git's dialect (tests/npm/fixtures/reach/git.mjs, issue 43 "git
+// history") over a git work tree made here (the suite's workspace, two commits, a tag, a branch,
+// a file not committed):
+// with --root the project, git_log, git_show and git_diff reach its history. Their `repo_path` is
+// the project (it was a file: "not a directory"), git_show's `revision` and git_diff's `target` the
+// project's commits, branches and tags (they were generated strings and names: "bad revision"),
+// and git_log is a reading tool (it was not: no workspace value reached it). With --no-harvest
+// none of them names a revision of the project.
+struct GitRun {
+  HarnessRun run;
+  std::map<std::string, std::size_t> named;  ///< Per tool, the calls naming a revision of the project.
+};
+
+TEST(ReachGit, HistoryToolsReachTheProjectsCommits) {
+  REQUIRE_NPM(sdk_dir());
+  namespace fs = std::filesystem;
+  const auto sh = [](const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; };
+  if (!sh("git --version")) GTEST_SKIP() << "git is not installed";
+  const fs::path tmp = fs::path(CTXO_BINARY_DIR) / "test-tmp";
+  const fs::path repo = tmp / ("git-ws-" + std::to_string(::getpid()));
+  fs::remove_all(repo);
+  fs::create_directories(repo);
+  fs::copy(suite() + "/workspace", repo, fs::copy_options::recursive);
+  const std::string git = "git -C '" + repo.string() +
+                          "' -c user.name=t -c user.email=t@t.invalid -c commit.gpgsign=false -c core.hooksPath=/dev/null ";
+  // The second commit adds a line: a blame at the first commit is whole without it (the
+  // completeness check leaves a call naming a revision alone: the workspace holds only the
+  // working tree; before, such a blame was a false TR-HINT "leaves out line N").
+  ASSERT_TRUE(sh(git + "init -q -b main") && sh(git + "add -A") && sh(git + "commit -q -m first"));
+  std::ofstream(repo / "src" / "jobs.ts", std::ios::app) << "export const job03 = () => runTask(3);\n";
+  ASSERT_TRUE(sh(git + "commit -q -am second") && sh(git + "tag v1") && sh(git + "branch feature"));
+  std::ofstream(repo / "notes.txt") << "work in progress\n";  // a status with a change in it
+  // Every spelling of a revision of the project: full and short ids, branches, tags, HEAD~n.
+  const std::string listed = (tmp / ("git-revs-" + std::to_string(::getpid()) + ".txt")).string();
+  ASSERT_EQ(std::system((git + "log --all --format='%H%n%h' > '" + listed + "'").c_str()), 0);
+  std::set<std::string> revisions = {"main", "feature", "v1", "HEAD", "HEAD~1"};
+  std::istringstream ids(slurp(listed));
+  for (std::string id; std::getline(ids, id);) revisions.insert(id);
+  ASSERT_EQ(revisions.size(), 9u);
+  const auto run = [&](std::vector<std::string> flags) {
+    const std::string record =
+        (tmp / ("git-" + std::to_string(::getpid()) + "-" + std::to_string(flags.size()) + ".jsonl")).string();
+    std::vector<std::string> args = {"--seed", "1", "--no-cases", "--root", repo.string(), "--record", record};
+    args.insert(args.end(), flags.begin(), flags.end());
+    args.insert(args.end(), {"--", "node", suite() + "/git.mjs"});
+    GitRun g{run_harness(args), {}};
+    std::istringstream lines(slurp(record));
+    for (std::string line; std::getline(lines, line);) {
+      auto x = nlohmann::json::parse(line, nullptr, false);
+      if (!x.is_object() || x["request"].value("method", "") != "tools/call") continue;
+      const auto& params = x["request"]["params"];
+      for (const auto& [k, v] : params["arguments"].items())
+        if (v.is_string() && revisions.count(v.get<std::string>()) && k != "repo_path") {
+          ++g.named[params.value("name", "")];
+          break;
+        }
+    }
+    fs::remove(record);
+    return g;
+  };
+  GitRun with = run({});
+  ASSERT_TRUE(with.run.report.is_object()) << with.run.err;
+  EXPECT_TRUE(with.run.report["findings"].empty()) << with.run.report["findings"].dump(2);
+  for (const char* t : {"git_log", "git_show", "git_diff", "git_status", "git_blame"}) {
+    const auto& c = tool(with.run, t)["coverage"];
+    std::cout << t << ": " << c["data"] << " of " << c["calls"] << " calls reached data, " << with.named[t]
+              << " named a revision of the project\n";
+    EXPECT_GT(c["data"].get<int>(), 0) << t << " " << c.dump();
+  }
+  EXPECT_GT(with.named["git_show"], 0u);
+  EXPECT_GT(with.named["git_diff"], 0u);
+  GitRun none = run({"--no-harvest"});
+  ASSERT_TRUE(none.run.report.is_object()) << none.run.err;
+  for (const char* t : {"git_show", "git_diff"}) {
+    std::cout << t << " with --no-harvest: " << tool(none.run, t)["coverage"]["data"] << " of "
+              << tool(none.run, t)["coverage"]["calls"] << " calls reached data\n";
+    EXPECT_EQ(none.named[t], 0u) << t;
+    EXPECT_EQ(tool(none.run, t)["coverage"]["data"].get<int>(), 0) << t;
+  }
+  fs::remove_all(repo);
+  fs::remove(listed);
+}
+
+// A code-graph server's context tool (tests/npm/fixtures/reach/context.mjs, issue 43 "real-value
+// calls first"): get_context {name, include_content?, branch?, repo?, file?, depth?} refuses any
+// branch but "main", repo and file together, and any repo or file it does not hold, and answers
+// the symbol's source only with `include_content: true`, stripped of every character past ASCII
+// (TR-VERBATIM quote-mangled against --root). Its descriptions quote examples ('UserService',
+// 'feature/login', 'acme/api'), so the boundary phase's calls carry made-up names or scopes. Only
+// a call with a real name and the flag alone reaches the source: the first "harvested values
+// only" call. Before them (the harness at c3928c6) the default run passed: 12 calls set
+// include_content, every one beside a random branch, repo or file, or a made-up name, and none
+// reached the source; with them, {"name":"runTask","include_content":true}. The twin answers the
+// source verbatim (TR-VERBATIM passed on get_context: its content answers were judged).
+TEST(ReachContext, ARealNameWithTheOutputFlagAloneReachesTheSource) {
+  REQUIRE_NPM(sdk_dir());
+  const std::string ws = suite() + "/workspace";
+  const auto run = [&](const char* conformant) {
+    return run_harness({"--seed", "1", "--no-cases", "--root", ws, "--env", std::string("CONTEXT_CONFORMANT=") + conformant,
+                        "--", "node", suite() + "/context.mjs", ws});
+  };
+  HarnessRun r = run("0");
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  EXPECT_EQ(r.found(), (std::set<std::string>{"TR-VERBATIM get_context quote-mangled"})) << r.report["findings"].dump(2);
+  EXPECT_EQ(r.exit_code, 1) << r.out;
+  for (const auto& f : r.report["findings"]) {
+    const auto& args = f["request"]["params"]["arguments"];
+    EXPECT_EQ(args.value("include_content", false), true) << f.dump(2);
+    EXPECT_EQ(args.value("name", ""), "runTask") << f.dump(2);
+    for (const char* scope : {"branch", "repo", "depth"}) EXPECT_FALSE(args.contains(scope)) << scope << ": " << f.dump(2);
+    EXPECT_EQ(f["location"].value("file", ""), "src/app.ts") << f.dump(2);
+  }
+  EXPECT_GT(tool(r, "get_context")["coverage"]["data"].get<int>(), 0) << tool(r, "get_context").dump(2);
+  HarnessRun twin = run("1");
+  ASSERT_TRUE(twin.report.is_object()) << twin.err;
+  EXPECT_TRUE(twin.report["findings"].empty()) << twin.report["findings"].dump(2);
+  EXPECT_EQ(twin.exit_code, 0) << twin.out;
+  EXPECT_EQ(twin.outcomes("TR-VERBATIM")["get_context"], "passed") << tool(twin, "get_context").dump(2);
 }
 
 }  // namespace

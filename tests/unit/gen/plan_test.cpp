@@ -158,6 +158,45 @@ TEST(Harvest, ParameterKinds) {
   EXPECT_FALSE(budget_parameter("symbol"));
 }
 
+// What git resolves takes revisions; a repository path the workspace root, never a file.
+TEST(Harvest, RevisionAndRepositoryParameterKinds) {
+  const std::vector<ValueKind> revision{ValueKind::kRevision};
+  for (const char* p : {"revision", "rev", "ref", "commit", "sha", "commit_sha", "commitHash", "hash", "commitish",
+                        "tree-ish", "branch", "tag", "since", "until", "from", "to", "fromRef", "to_ref", "base",
+                        "head", "baseRef", "headRef", "refs", "commits"})
+    EXPECT_EQ(parameter_kinds(p), revision) << p;
+  EXPECT_EQ(parameter_kinds("branch_name"), (std::vector<ValueKind>{ValueKind::kRevision, ValueKind::kName, ValueKind::kId}));
+  EXPECT_EQ(parameter_kinds("tagName"), (std::vector<ValueKind>{ValueKind::kRevision, ValueKind::kName, ValueKind::kId}));
+  EXPECT_EQ(parameter_kinds("target"), (std::vector<ValueKind>{ValueKind::kName, ValueKind::kId, ValueKind::kRevision}))
+      << "a symbol first (its old kinds), a revision after";
+  EXPECT_EQ(parameter_kinds("commitId"), (std::vector<ValueKind>{ValueKind::kId, ValueKind::kName})) << "an id word still";
+  for (const char* p : {"repo_path", "repoPath", "repository_path", "repositoryPath", "repository"}) {
+    EXPECT_EQ(parameter_kinds(p), std::vector<ValueKind>{ValueKind::kDirectory}) << p;
+    EXPECT_TRUE(repository_parameter(p)) << p;
+  }
+  EXPECT_FALSE(repository_parameter("repo")) << "owner/name, often";
+  EXPECT_FALSE(repository_parameter("path"));
+  EXPECT_EQ(parameter_kinds("repo_dir"), (std::vector<ValueKind>{ValueKind::kDirectory, ValueKind::kPath}));
+  EXPECT_TRUE(parameter_kinds("git_dir").front() != ValueKind::kRevision);
+  EXPECT_STREQ(kind_name(ValueKind::kRevision), "revision");
+  EXPECT_EQ(revision_sort("branch_name"), RevisionSort::kBranch);
+  EXPECT_EQ(revision_sort("baseBranch"), RevisionSort::kBranch);
+  EXPECT_EQ(revision_sort("tags"), RevisionSort::kTag);
+  EXPECT_EQ(revision_sort("revision"), RevisionSort::kAny);
+  EXPECT_EQ(revision_sort("target"), RevisionSort::kAny);
+}
+
+// An answer's `sha`, `commit` or `hash` is pooled as a revision only when it looks like a commit id.
+TEST(Harvest, CommitIdsInAnswersArePooledAsRevisions) {
+  Harvest h;
+  h.take(json::parse(R"({"commits":[{"sha":"9fceb02d0ae598e95dc970b74767f19372d61af8","message":"fix"},
+    {"sha":"not a commit"},{"commit":"1a2b3c4"},{"hash":"sha256:abc"},{"commit":{"author":"x"}}]})"));
+  const auto& pooled = h.values_of(ValueKind::kRevision);
+  EXPECT_EQ(pooled, (std::vector<json>{"9fceb02d0ae598e95dc970b74767f19372d61af8", "1a2b3c4"}));
+  EXPECT_EQ(h.offers("revision").size(), 2u);
+  EXPECT_EQ(h.offers("sha").front(), "9fceb02d0ae598e95dc970b74767f19372d61af8") << "its own name first";
+}
+
 const json kLookup = json::parse(R"({
   "type": "object",
   "properties": {"symbol": {"type": "string", "minLength": 1, "maxLength": 40}, "limit": {"type": "integer", "minimum": 1, "maximum": 100}},
@@ -236,6 +275,18 @@ TEST(Harvest, AnswersSteerTheOrderOfOffers) {
       << "two calls with data (weight 8) before a hub named 4 times, before the unscored";
   h.outcome(json{{"symbolId", "m1"}}, true);
   EXPECT_EQ(h.offers("symbolId")[2], "m1") << "data after a miss: no longer sunk (weight 0)";
+}
+
+// A value that gave only misses goes after every block's others, not only its own block's: names
+// the run made up and read back (self-made data, scored as misses) under the parameter's own name
+// do not crowd out the server's own names of the kind's block.
+TEST(Harvest, ValuesThatGaveOnlyMissesComeAfterEveryBlock) {
+  Harvest h;
+  h.take(json::parse(R"({"entities":[{"symbol":"Ada Lovelace"}]})"));  // a name, under another key
+  h.take(json::parse(R"({"name":"zqx8"})"));                          // the parameter's own name
+  EXPECT_EQ(h.offers("name"), (std::vector<json>{"zqx8", "Ada Lovelace"})) << "the own name's block first";
+  h.outcome(json::array({"zqx8"}), false);
+  EXPECT_EQ(h.offers("name"), (std::vector<json>{"Ada Lovelace", "zqx8"}));
 }
 
 // A fork gathers its own scores; absorbing forks in any order gives the same scores, and a fork's
@@ -432,6 +483,90 @@ TEST(Harvest, ObjectsInsideArraysTakeHarvestedNames) {
     }
   }
   EXPECT_GT(real, 0u);
+}
+
+// A code-graph server's context tool (issue 43, tests/npm/fixtures/reach/context.mjs): a real
+// name beside a random `branch`, `repo` or `file` is refused, so the first calls that take real
+// values carry only those, the required parameters and the output flags (`include_content: true`),
+// and later ones keep the random optionals.
+const json kContext = json::parse(R"({"type":"object","properties":{
+  "name":{"type":"string","minLength":1,"maxLength":200},"include_content":{"type":"boolean"},
+  "branch":{"type":"string","maxLength":100},"repo":{"type":"string","maxLength":100},
+  "file":{"type":"string","maxLength":400},"depth":{"type":"integer","minimum":0,"maximum":5}},
+  "required":["name"],"additionalProperties":false})");
+
+TEST(ToolPlan, TheFirstCallsWithRealValuesCarryOnlyThemAndTheOutputFlags) {
+  Harvest h;
+  h.take(json::parse(R"({"symbols":[{"name":"runTask"},{"name":"parseArgs"},{"name":"loadConfig"}]})"));
+  const std::set<std::string> names = {"runTask", "parseArgs", "loadConfig"};
+  const auto real = [&](const json& a) { return names.count(a.value("name", "")) > 0; };
+  ToolPlan plan(kContext, 0, 1);
+  const std::vector<PlannedCall> calls = all_calls(plan, h);
+  std::vector<json> harvested;
+  std::vector<std::string> labels;
+  for (const auto& c : calls)
+    if (c.phase == Phase::kRandom && real(c.arguments.value())) {
+      harvested.push_back(c.arguments.value());
+      labels.push_back(c.label);
+    }
+  ASSERT_GE(harvested.size(), 5u);
+  // The first three: exactly a real name (the offers in turn) and the flag.
+  for (std::size_t i = 0; i < 3; ++i) {
+    SCOPED_TRACE(labels[i]);
+    EXPECT_EQ(harvested[i], (json{{"name", i == 0 ? "runTask" : i == 1 ? "parseArgs" : "loadConfig"}, {"include_content", true}}));
+    EXPECT_NE(labels[i].find("(harvested values only)"), std::string::npos);
+  }
+  // Later ones keep the draw's optionals: some carry branch, repo, file or depth beside the name.
+  std::size_t explored = 0;
+  for (std::size_t i = 3; i < harvested.size(); ++i)
+    if (harvested[i].contains("branch") || harvested[i].contains("repo") || harvested[i].contains("file") ||
+        harvested[i].contains("depth")) {
+      ++explored;
+      EXPECT_NE(labels[i].find("(harvested values)"), std::string::npos) << labels[i];
+    }
+  EXPECT_GT(explored, 0u);
+  // The same seed and harvest make the same calls.
+  ToolPlan again(kContext, 0, 1);
+  const std::vector<PlannedCall> same = all_calls(again, h);
+  ASSERT_EQ(same.size(), calls.size());
+  for (std::size_t i = 0; i < calls.size(); ++i) {
+    EXPECT_EQ(same[i].label, calls[i].label);
+    EXPECT_EQ(same[i].arguments.value(), calls[i].arguments.value());
+  }
+  // With real files offered too: the first call the real name and the flag alone, the second
+  // with a real file beside them (every other "real values only" call keeps no optional).
+  Harvest files = h;
+  files.take(json::parse(R"({"symbols":[{"file":"src/app.ts"},{"file":"src/cli.ts"}]})"));
+  ToolPlan scoped(kContext, 0, 1);
+  std::vector<json> lean;
+  for (const auto& c : all_calls(scoped, files))
+    if (c.label.find("(harvested values only)") != std::string::npos) lean.push_back(c.arguments.value());
+  ASSERT_GE(lean.size(), 2u);
+  EXPECT_EQ(lean[0], (json{{"name", "runTask"}, {"include_content", true}}));
+  EXPECT_EQ(lean[1].size(), 3u) << lean[1].dump();
+  EXPECT_EQ(lean[1].value("include_content", false), true) << lean[1].dump();
+  EXPECT_TRUE(lean[1].contains("file") && names.count(lean[1].value("name", ""))) << lean[1].dump();
+  // The second pass is lean too.
+  auto pass = ToolPlan(kContext, 0, 1).second_pass(h, 2);
+  ASSERT_EQ(pass.size(), 2u) << "at most 2 asked for";
+  EXPECT_EQ(pass[0].arguments.value(), (json{{"name", "runTask"}, {"include_content", true}}));
+  EXPECT_EQ(pass[1].arguments.value(), (json{{"name", "parseArgs"}, {"include_content", true}}));
+}
+
+TEST(ToolPlan, OutputFlags) {
+  for (const char* f : {"include_content", "includeSource", "with_body", "withTests", "verbose", "details", "detailed",
+                        "full", "show_hidden", "showSignatures"})
+    EXPECT_TRUE(output_flag(f)) << f;
+  for (const char* f : {"include", "without_tests", "withoutComments", "exclude_tests", "name", "fully", "within_days", "dry_run"})
+    EXPECT_FALSE(output_flag(f)) << f;
+  // Set true only where the schema takes true.
+  const json schema = json::parse(R"({"type":"object","properties":{"name":{"type":"string"},
+    "verbose":{"type":"boolean"},"include":{"type":"string"},"with_body":{"const":false}},"required":["name"]})");
+  Harvest h;
+  h.take(json{{"name", "alpha"}});
+  auto pass = ToolPlan(schema, 0, 2).second_pass(h, 1);
+  ASSERT_EQ(pass.size(), 1u);
+  EXPECT_EQ(pass[0].arguments.value(), (json{{"name", "alpha"}, {"verbose", true}}));
 }
 
 }  // namespace

@@ -255,5 +255,16 @@ TEST(Prose, WhichToolsAnswersAreRead) {
   EXPECT_FALSE(reading_tool(json("list_x")));
 }
 
+// "log" reads a history beside a version-control word; alone or elsewhere it may write one.
+TEST(Prose, ALogToolReadsOnlyAHistory) {
+  auto tool = [](const std::string& name) { return json{{"name", name}, {"inputSchema", {{"type", "object"}}}}; };
+  for (const char* name : {"git_log", "gitLog", "hg_log", "repo_log", "git_shortlog", "reflog", "view_history_log",
+                           "git_show", "git_diff", "git_status", "git_blame"})
+    EXPECT_TRUE(reading_tool(tool(name))) << name;
+  for (const char* name : {"log", "log_event", "log_message", "audit_log", "login", "git_commit", "git_add",
+                           "git_reset", "git_create_branch", "git_log_write"})
+    EXPECT_FALSE(reading_tool(tool(name))) << name;
+}
+
 }  // namespace
 }  // namespace ctxo::gen

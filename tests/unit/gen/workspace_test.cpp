@@ -9,6 +9,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <regex>
@@ -651,6 +654,204 @@ TEST(WorkspacePlan, OffersMixWorkspaceAndAnswerValuesKindByKind) {
   Harvest other;
   other.absorb(h);
   EXPECT_EQ(other.workspace(), h.workspace());
+}
+
+// ---- the git history (workspace_git.cpp) ----
+
+bool sh(const std::string& command) { return std::system((command + " >/dev/null 2>&1").c_str()) == 0; }
+
+// What a command printed, its last newline dropped.
+std::string captured(const std::string& command) {
+  std::string out;
+  if (FILE* f = ::popen(command.c_str(), "r")) {
+    char buf[256];
+    while (std::fgets(buf, sizeof buf, f)) out += buf;
+    ::pclose(f);
+  }
+  while (!out.empty() && out.back() == '\n') out.pop_back();
+  return out;
+}
+
+// A git repository in a fresh directory: "first" adds src/app.ts and README.md; "second" changes
+// src/app.ts and README.md and adds src/new.ts; then the tag v1 and the branch feature.
+struct GitRepo : TempDir {
+  bool ok = false;
+  GitRepo() {
+    write("src/app.ts", "export function runTask() {}\n");
+    write("README.md", "# demo\n");
+    ok = git("init -q -b main") && git("add -A") && git("commit -q -m first");
+    write("src/app.ts", "export function runTask() { return 1; }\n");
+    write("src/new.ts", "export const fresh = 1;\n");
+    write("README.md", "# demo 2\n");
+    ok = ok && git("add -A") && git("commit -q -m second") && git("tag v1") && git("branch feature");
+  }
+  std::string prefix() const {
+    return "git -C '" + path.string() + "' -c user.name=t -c user.email=t@t.invalid -c commit.gpgsign=false ";
+  }
+  bool git(const std::string& args) const { return sh(prefix() + args); }
+  std::string rev(const std::string& what) const { return captured(prefix() + "rev-parse " + what); }
+};
+
+#define REQUIRE_GIT_REPO(repo)                                                   \
+  do {                                                                           \
+    if (!sh("git --version")) GTEST_SKIP() << "git is not installed";            \
+    ASSERT_TRUE((repo).ok) << "could not make the test repository";              \
+  } while (0)
+
+TEST(WorkspaceGit, ReadsCommitsBranchesTagsAndTheFilesEachCommitChanged) {
+  GitRepo r;
+  REQUIRE_GIT_REPO(r);
+  auto ws = scan_workspace(r.path.string(), small(false));
+  ASSERT_TRUE(ws);
+  ASSERT_EQ(ws->commits.size(), 2u);
+  const WorkspaceCommit& last = ws->commits[0];
+  EXPECT_EQ(last.id, r.rev("HEAD"));
+  EXPECT_EQ(last.short_id, r.rev("--short HEAD"));
+  EXPECT_EQ(last.subject, "second");
+  EXPECT_EQ(last.files, (std::vector<std::string>{"README.md", "src/app.ts", "src/new.ts"}));
+  EXPECT_EQ(ws->commits[1].id, r.rev("HEAD~1"));
+  EXPECT_EQ(ws->commits[1].files, (std::vector<std::string>{"README.md", "src/app.ts"})) << "a first commit's files too";
+  EXPECT_EQ(std::set<std::string>(ws->branches.begin(), ws->branches.end()), (std::set<std::string>{"feature", "main"}));
+  EXPECT_EQ(ws->tags, std::vector<std::string>{"v1"});
+  const auto revisions = strings(ws->values_of(ValueKind::kRevision));
+  ASSERT_GE(revisions.size(), 9u);
+  EXPECT_EQ(revisions[0], last.short_id) << "the newest commit's short id first";
+  EXPECT_EQ(revisions[1], ws->commits[1].short_id);
+  for (const std::string& v : {last.id, std::string("feature"), std::string("main"), std::string("v1"),
+                               std::string("HEAD"), std::string("HEAD~1")})
+    EXPECT_TRUE(contains(revisions, v)) << v;
+  EXPECT_NE(ws->summary().find(", 2 commits (git)"), std::string::npos) << ws->summary();
+}
+
+// A root below the repository's top: the changed files are relative to the root, those outside it
+// dropped; the history is the repository's.
+TEST(WorkspaceGit, ARootInsideTheRepositoryKeepsOnlyItsOwnFiles) {
+  GitRepo r;
+  REQUIRE_GIT_REPO(r);
+  auto ws = scan_workspace((r.path / "src").string(), small(false));
+  ASSERT_TRUE(ws);
+  ASSERT_EQ(ws->commits.size(), 2u);
+  EXPECT_EQ(ws->commits[0].files, (std::vector<std::string>{"app.ts", "new.ts"}));
+  EXPECT_EQ(ws->commits[1].files, std::vector<std::string>{"app.ts"});
+}
+
+TEST(WorkspaceGit, NoRepositoryNoGitOrNoCommitGivesNoHistory) {
+  Tree t;  // a fake .git/config is no repository
+  if (sh("git --version") && !sh("git -C '" + t.path.string() + "' rev-parse --git-dir")) {
+    auto ws = scan_workspace(t.path.string(), small(false));
+    ASSERT_TRUE(ws);
+    EXPECT_TRUE(ws->commits.empty());
+    EXPECT_TRUE(ws->branches.empty());
+    EXPECT_TRUE(ws->values_of(ValueKind::kRevision).empty());
+    EXPECT_EQ(ws->summary().find("git"), std::string::npos);
+  }
+  GitRepo r;
+  REQUIRE_GIT_REPO(r);
+  WorkspaceOptions off = small(false);
+  off.use_git = false;
+  EXPECT_TRUE(scan_workspace(r.path.string(), off)->commits.empty()) << "use_git = false";
+  WorkspaceOptions missing = small(false);
+  missing.git_program = "ctxo-no-such-git";
+  EXPECT_TRUE(scan_workspace(r.path.string(), missing)->commits.empty()) << "no git on PATH";
+  TempDir empty;
+  ASSERT_TRUE(sh("git -C '" + empty.path.string() + "' init -q"));
+  auto none = scan_workspace(empty.path.string(), small(false));
+  ASSERT_TRUE(none);
+  EXPECT_TRUE(none->commits.empty()) << "a repository without a commit";
+  EXPECT_TRUE(none->tags.empty());
+}
+
+// The project's own config may name programs (an fsmonitor, hooks, a pager): reading its history
+// runs none of them. The trap is armed (`git status` with the repository's config sets it off).
+TEST(WorkspaceGit, ReadingTheHistoryRunsNoProgramTheRepositoryNames) {
+  GitRepo r;
+  REQUIRE_GIT_REPO(r);
+  TempDir side;
+  const fs::path marker = side.path / "ran", trap = side.path / "trap.sh";
+  {
+    std::ofstream f(trap);
+    f << "#!/bin/sh\necho \"$0 $*\" >> '" << marker.string() << "'\nexit 1\n";
+  }
+  fs::permissions(trap, fs::perms::owner_all);
+  fs::create_directories(side.path / "hooks");
+  for (const char* hook : {"post-checkout", "post-commit", "reference-transaction", "post-index-change", "pre-auto-gc"}) {
+    fs::copy_file(trap, side.path / "hooks" / hook);
+    fs::copy_file(trap, r.path / ".git" / "hooks" / hook, fs::copy_options::overwrite_existing);
+  }
+  ASSERT_TRUE(r.git("config core.fsmonitor '" + trap.string() + "'"));
+  ASSERT_TRUE(r.git("config core.hooksPath '" + (side.path / "hooks").string() + "'"));
+  ASSERT_TRUE(r.git("config core.pager '" + trap.string() + "'"));
+  sh("git -C '" + r.path.string() + "' status");
+  ASSERT_TRUE(fs::exists(marker)) << "the trap is not armed: the test proves nothing";
+  fs::remove(marker);
+  auto ws = scan_workspace(r.path.string(), small(false));
+  ASSERT_TRUE(ws);
+  EXPECT_EQ(ws->commits.size(), 2u) << "the history is still read";
+  EXPECT_FALSE(fs::exists(marker)) << captured("cat '" + marker.string() + "'");
+  EXPECT_FALSE(fs::exists(r.path / ".git" / "index.lock"));
+}
+
+TEST(WorkspaceGit, AGitPastItsTimeLimitGivesNoHistory) {
+  GitRepo r;
+  REQUIRE_GIT_REPO(r);
+  TempDir side;
+  const fs::path slow = side.path / "git";
+  {
+    std::ofstream f(slow);
+    f << "#!/bin/sh\nsleep 30\n";
+  }
+  fs::permissions(slow, fs::perms::owner_all);
+  WorkspaceOptions o = small(false);
+  o.git_program = slow.string();
+  o.git_timeout = std::chrono::milliseconds(300);
+  const auto t0 = std::chrono::steady_clock::now();
+  auto ws = scan_workspace(r.path.string(), o);
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(10));
+  ASSERT_TRUE(ws);
+  EXPECT_TRUE(ws->commits.empty());
+}
+
+// mcp-server-git's tools: the repository path is the root, the revisions the project's commits,
+// branches and tags, and git_blame's {path, rev} a commit with a file it changed.
+TEST(WorkspacePlan, AHistoryToolGetsTheProjectAndItsCommits) {
+  GitRepo r;
+  REQUIRE_GIT_REPO(r);
+  Harvest h;
+  h.set_workspace(std::make_shared<const Workspace>(*scan_workspace(r.path.string(), small(false))));
+  const Workspace& ws = *h.workspace();
+  const auto revisions = strings(ws.values_of(ValueKind::kRevision));
+  EXPECT_EQ(strings(h.offers("revision")), revisions) << "git_show's revision: the history, nothing else";
+  EXPECT_EQ(strings(h.offers("repo_path"))[0], r.path.string());
+  const auto branches = strings(h.offers("branch_name"));
+  ASSERT_GE(branches.size(), 2u);
+  EXPECT_EQ(std::set<std::string>(branches.begin(), branches.begin() + 2), (std::set<std::string>{"feature", "main"}))
+      << "a branch parameter: the branches, no commit id (then names: a branch name is a name too)";
+  for (const auto& b : branches) EXPECT_FALSE(contains(revisions, b) && b != "feature" && b != "main") << b;
+  EXPECT_EQ(strings(h.offers("tag")), std::vector<std::string>{"v1"});
+  const auto changed_by = [&](const std::string& rev, const std::string& file) {
+    for (const auto& c : ws.commits)
+      if ((c.id == rev || c.short_id == rev) && contains(c.files, file)) return true;
+    return false;
+  };
+  const json blame = json::parse(R"({"type":"object","properties":{"repo_path":{"type":"string"},
+    "path":{"type":"string"},"rev":{"type":"string"}},"required":["repo_path","path"]})");
+  const json diff = json::parse(R"({"type":"object","properties":{"repo_path":{"type":"string"},
+    "target":{"type":"string"}},"required":["repo_path","target"]})");
+  std::size_t pairs = 0, targets = 0, harvested = 0;
+  for (const json* schema : {&blame, &diff}) {
+    ToolPlan plan(*schema, 0, 7);
+    while (auto c = plan.next(h)) {
+      if (c->phase != Phase::kRandom || c->label.find("harvested") == std::string::npos) continue;
+      const json a = c->arguments.value();
+      ++harvested;
+      EXPECT_EQ(a.value("repo_path", ""), r.path.string()) << a.dump();
+      if (schema == &diff) targets += contains(revisions, a.value("target", "")) ? 1 : 0;
+      if (schema == &blame) pairs += changed_by(a.value("rev", ""), a.value("path", "")) ? 1 : 0;
+    }
+  }
+  EXPECT_GE(harvested, 8u);
+  EXPECT_GE(pairs, 3u) << "git_blame gets a commit and a file it changed";
+  EXPECT_GE(targets, 3u) << "git_diff's target (a name word) is a revision in a tool that takes a repository";
 }
 
 TEST(WorkspacePlan, PositionParts) {
