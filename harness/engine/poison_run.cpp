@@ -223,7 +223,10 @@ void Runner::confirm_poison(Worker& w, ToolRun& tr, const json& probe_call, cons
     // still holds. Halving a large number down to -1 would take dozens of fresh servers.
     std::size_t quick = 0;
     const json given = args;
-    for (const auto& [key, value] : given.items()) {
+    for (const auto& item : given.items()) {
+      // (named copies: a lambda may not capture a structured binding in clang 14)
+      const std::string key = item.key();
+      const json& value = item.value();
       std::vector<json> tries;
       json without = args;
       without.erase(key);
