@@ -72,18 +72,11 @@ HistorySlots history_slots(const json& props) {
   return s;
 }
 
-// `args` with `key` set to `value` (or `[value]` when only an array fits), when that keeps the
-// call schema-valid (plan_harvested.cpp's rule, kept here for this file's own slots).
+// `args` with `key` set to `value` when that keeps the call schema-valid (with_value's rule).
 bool set_valid(const profile::SchemaValidator& v, json& args, const std::string& key, const json& value) {
-  for (const json& candidate : {value, json::array({value})}) {
-    json trial = args;
-    trial[key] = candidate;
-    if (v.is_valid(trial)) {
-      args = std::move(trial);
-      return true;
-    }
-  }
-  return false;
+  auto trial = with_value(v, args, key, value);
+  if (trial) args = std::move(*trial);
+  return trial.has_value();
 }
 
 // Every (commit, file it changed) of the history, newest commit first.

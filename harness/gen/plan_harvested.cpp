@@ -54,7 +54,7 @@ std::optional<json> ToolPlan::programmed(const json& args) const {
 // `args` with `property` set to `value`, or to `[value]` when only an array fits; an integer id
 // that fits neither as its decimal text (task-master's `get_task {id: "2"}` for the `id: 2` its
 // listing gave); nullopt when none keeps the call schema-valid.
-namespace {
+namespace detail {
 std::optional<json> with_value(const profile::SchemaValidator& v, const json& args, const std::string& property,
                                const json& value) {
   json trial = args;
@@ -68,7 +68,7 @@ std::optional<json> with_value(const profile::SchemaValidator& v, const json& ar
   }
   return std::nullopt;
 }
-}  // namespace
+}  // namespace detail
 
 // Replaces, on about half of the random calls, each top-level property that is offered harvested
 // values by one of them (kept only when the arguments stay schema-valid): the n-th such call takes

@@ -33,6 +33,10 @@ bool query_word(const std::string& k);
 bool regex_word(const std::string& k);
 
 bool code_word(const std::string& key);
+/// `args` with `property` set to `value` (or `[value]`, or an integer's decimal text) when that
+/// keeps the call valid for `v`; nullopt otherwise (plan_harvested.cpp).
+std::optional<json> with_value(const profile::SchemaValidator& v, const json& args, const std::string& property,
+                               const json& value);
 bool language_word(const std::string& key);
 
 }  // namespace ctxo::gen::detail
