@@ -136,6 +136,9 @@ struct ListFacts {
   bool flagged = false;     ///< Some more-flag anywhere in the JSON (not inside a list) is true.
   std::string flag_name;    ///< The first such flag ("`pagination.truncated`").
   std::string way_on;       ///< What names the way to the rest ("" = nothing).
+  /// The first field (not inside a list) naming the next page by value, not null: a TR-RESUME
+  /// answer field (`pagination.nextOffset`, `nextCursor`, `next_page`). "" = none.
+  std::string next_name;
   bool paged = false;       ///< The answer is a later page (an offset, page or cursor past the first).
   /// The list's object reads as a page of results: a more-flag, a page or way-on field beside the
   /// list, or its counts inside an object of their own (`pagination`, `meta`).
@@ -144,11 +147,19 @@ struct ListFacts {
   /// the count-against-list comparisons do not apply.
   bool ambiguous = false;
   /// The answer says there is no more: a more-flag false, a total equal to what it returned, or a
-  /// prose "Found N" equal to the items it returned. "" = it does not say.
+  /// prose "Found N" equal to the items it returned, and nothing else in it says there is more (see
+  /// false_flag_contradicted; a false `truncated` may only mean the page was not cut to fit a
+  /// size budget, beside `hasMore: true`). "" = it does not say, or its signals disagree.
   std::string says_complete() const;
   /// The answer says it holds less than there is: a more-flag true, "N more", "showing N of M"
   /// with N < M.
   bool says_less() const;
+  /// Its counts say so: a total above the items of its one list.
+  bool counts_more() const;
+  /// Something besides a false more-flag says there is more: another flag true, "N more",
+  /// "showing N of M" with N < M, or a next page named by value (next_name). A false flag then
+  /// claims nothing: which of them the server meant is not known, so neither is judged.
+  bool false_flag_contradicted() const;
   /// That, or it names a way to more (a way-on field, a hint text) or is a later page.
   bool says_cut() const;
 };

@@ -81,7 +81,7 @@ std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& argum
   c.request = reply.request;
   c.excerpt = excerpt(reply.raw.empty() ? reply.result.dump() : reply.raw, 400);
   const ListFacts& f = c.facts;
-  c.says_more = f.says_less() || (f.total && !f.ambiguous && *f.total > *f.items);
+  c.says_more = f.says_less() || f.counts_more();
   if (c.says_more) {
     if (const json* n = next_page_value(a, *v, c.next_field)) c.next_value = *n;
   }

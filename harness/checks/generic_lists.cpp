@@ -60,7 +60,14 @@ struct Walk {
   const Vocabulary& v;
   std::size_t nodes = 0;
   bool flagged = false;
-  std::string flag_name, way_on;
+  std::string flag_name, way_on, next_name;
+
+  /// A field that names the next page by value (`nextOffset`, `nextCursor`, `next_page`).
+  bool names_next(const std::string& k) const {
+    for (const auto& r : v.resume)
+      if (contains(r.answer, k)) return true;
+    return false;
+  }
 
   // Flags and ways on anywhere in the JSON. A flag inside a list describes an item, not the list:
   // only flags outside lists count; a way on counts wherever it is.
@@ -74,6 +81,7 @@ struct Walk {
           flagged = true;
           flag_name = here;
         }
+        if (!in_list && next_name.empty() && has_value(*it) && names_next(k)) next_name = here;
         if (way_on.empty()) {
           if (contains(v.way_fields, k) && has_value(*it)) way_on = tick(here) + " " + excerpt(it->dump(), 40);
           else if (contains(v.hint_fields, k) && it->is_string() && !blank(it->get_ref<const std::string&>()))
@@ -172,9 +180,17 @@ bool ListFacts::says_less() const {
   return more == true || flagged || more_prose.value_or(0) > 0 || (showing && showing->first < showing->second);
 }
 
-bool ListFacts::says_cut() const { return says_less() || !way_on.empty() || paged; }
+bool ListFacts::says_cut() const { return says_less() || !way_on.empty() || paged || counts_more(); }
+
+bool ListFacts::counts_more() const { return items && total && !ambiguous && *total > *items; }
+
+bool ListFacts::false_flag_contradicted() const { return says_less() || !next_name.empty(); }
 
 std::string ListFacts::says_complete() const {
+  // Signals that disagree claim nothing: mcp-memory-keeper's `pagination` says `truncated: false`
+  // (not cut to fit its token budget) beside `hasMore: true` and a `nextOffset`. A count above the
+  // items is no claim of completeness either (check_generic judges the flag against the count).
+  if (false_flag_contradicted() || counts_more()) return "";
   if (more == false) return tick(more_name) + " is false";
   if (items && total && *total == *items && !ambiguous)
     return tick(total_name) + " is " + detail::num(*total) + ", the items it returned";
@@ -191,6 +207,7 @@ ListFacts list_facts(const GenericAnswer& a, const Vocabulary& v) {
       f.flagged = w.flagged;
       f.flag_name = w.flag_name;
       f.way_on = w.way_on;
+      f.next_name = w.next_name;
       if (a.data.is_array()) {
         f.items = static_cast<std::int64_t>(a.data.size());
         f.list = "the answer's array";
@@ -337,7 +354,7 @@ Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& 
         if (*f.total < got)
           fail("total-below-returned", f.total_name, tick(f.total_name) + " is " + detail::num(*f.total) + ", less than the " + detail::num(got) +
                " items returned" + in_list);
-        else if (f.more == false && *f.total > got && !paged)
+        else if (f.more == false && *f.total > got && !paged && !f.false_flag_contradicted())
           fail("more-false-items-omitted", f.more_name, tick(f.more_name) + " is false but " + tick(f.total_name) + " is " + detail::num(*f.total) +
                " and" + in_list + " there are " + detail::num(got) + " items: " + detail::num(*f.total - got) +
                " were silently omitted");
@@ -368,7 +385,7 @@ Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& 
     {
       bool judged = false;
       // A hint text (`message`, `note`) is no cut here: what it says is read for "not found" below.
-      const bool cut = f.says_less() || paged || (f.total && f.items && !f.ambiguous && *f.total > *f.items);
+      const bool cut = f.says_less() || paged || f.counts_more();
       if (auto m = named_items_missing(a, request, f, cut, &judged))
         out.fail(generic_finding("TR-COUNT", request, raw, {{"form", "named-items-missing"}, {"field", m->argument}},
                                  m->detail + ". An agent that asked for them reads the silence as an answer", a));

@@ -22,7 +22,10 @@ namespace ctxo::checks {
 namespace hosts_detail {
 
 std::string unit_words(Unit u, Of of) {
-  const std::string w = u == Unit::kTokens ? "tokens" : u == Unit::kBytes ? "bytes" : "characters";
+  const std::string w = u == Unit::kTokens  ? "tokens"
+                        : u == Unit::kBytes ? "bytes"
+                        : u == Unit::kLines ? "lines"
+                                            : "characters";
   switch (of) {
     case Of::kResult: return w + " of the serialised result";
     case Of::kImage: return w + " of an image block's base64 data";
@@ -54,6 +57,17 @@ std::optional<std::int64_t> declared_ceiling(const Host& host, const json* tool)
   if (!(d >= static_cast<double>(host.declared->min)) || d != static_cast<double>(static_cast<std::int64_t>(d)))
     return std::nullopt;
   return std::min(static_cast<std::int64_t>(d), host.declared->max);
+}
+
+std::size_t utf16_prefix_bytes(std::string_view text, std::size_t units) {
+  std::size_t at = 0, seen = 0;
+  while (at < text.size()) {
+    const auto step = truncation::decode_utf8(text, at);
+    seen += truncation::utf16_units(step.code_point);
+    if (seen > units || step.length == 0) break;
+    at += step.length;
+  }
+  return at;
 }
 
 }  // namespace hosts_detail
@@ -94,6 +108,7 @@ std::string text_excerpt(const mcp::Reply& r) {
 }
 
 std::int64_t size_in(const Host& host, Unit unit, Of of, const AnswerSize& s) {
+  if (unit == Unit::kLines) return s.lines;  // of the text only (the loader sees to it)
   if (of == Of::kImage) return s.image_bytes;  // base64 is ASCII: bytes, chars and length agree
   if (of == Of::kAudio) return s.audio_bytes;
   const bool of_result = of == Of::kResult;
@@ -102,9 +117,74 @@ std::int64_t size_in(const Host& host, Unit unit, Of of, const AnswerSize& s) {
   switch (unit) {
     case Unit::kTokens: return host.tokens(chars);
     case Unit::kBytes: return bytes;
-    case Unit::kChars: return chars;
+    case Unit::kChars:
+    case Unit::kLines: return chars;
   }
   return chars;
+}
+
+/// What the model of a host that cuts past `l` never reads of `reply`'s text: "lines 129-384 of
+/// 512". Where a cut by size falls inside a line, the whole line counts as lost (Codex cuts on
+/// line boundaries). "" when the cut cannot be placed.
+std::string lost_lines(const Host& h, const HostLimit& l, const mcp::Reply& reply) {
+  std::string text;
+  {
+    const auto parts = reply.text_parts();
+    for (std::size_t i = 0; i < parts.size(); ++i) text += (i ? "\n" : "") + *parts[i];
+  }
+  if (text.empty()) return "";
+  std::vector<std::size_t> starts{0};  // byte offset of each line's start
+  for (std::size_t i = 0; i < text.size(); ++i)
+    if (text[i] == '\n' && i + 1 < text.size()) starts.push_back(i + 1);
+  const std::size_t total = starts.size();
+  auto line_of = [&](std::size_t off) {
+    return static_cast<std::size_t>(std::upper_bound(starts.begin(), starts.end(), off) - starts.begin());
+  };
+  const bool middle = l.cut == HostLimit::Cut::kMiddle;
+  const auto max = static_cast<std::size_t>(l.max);
+  const std::size_t head = middle ? max / 2 : max, tail = middle ? max - max / 2 : 0;
+  std::size_t first = 0, last = total;  // 1-based lines lost, first..last
+  if (l.unit == Unit::kLines) {
+    if (head + tail >= total) return "";
+    first = head + 1;
+    last = total - tail;
+  } else {
+    // The kept head and tail as byte offsets.
+    std::size_t head_at = 0, tail_at = text.size();
+    if (l.unit == Unit::kBytes) {
+      head_at = std::min(head, text.size());
+      tail_at = text.size() - std::min(tail, text.size());
+    } else {
+      const double per = l.unit == Unit::kTokens ? h.chars_per_token : 1.0;
+      const auto units = truncation::utf16_length(text);
+      const auto head_units = static_cast<std::size_t>(static_cast<double>(head) * per);
+      const auto tail_units = static_cast<std::size_t>(static_cast<double>(tail) * per);
+      head_at = utf16_prefix_bytes(text, head_units);
+      tail_at = tail_units >= units ? 0 : utf16_prefix_bytes(text, units - tail_units);
+    }
+    if (tail_at <= head_at) return "";
+    first = line_of(head_at);
+    last = middle ? line_of(tail_at - 1) : total;
+  }
+  if (first > last || first == 0) return "";
+  return (first == last ? "line " + thousands(static_cast<std::int64_t>(first))
+                        : "lines " + thousands(static_cast<std::int64_t>(first)) + "-" +
+                              thousands(static_cast<std::int64_t>(last))) +
+         " of " + thousands(static_cast<std::int64_t>(total));
+}
+
+/// What a host that says where it cuts does past `l`, around the limit's own words: {"keeps only
+/// the first 5,000 and the last 5,000 bytes of an answer", "and puts `…N tokens truncated…`
+/// between them"}.
+std::pair<std::string, std::string> cut_words(const HostLimit& l) {
+  const std::string unit = unit_words(l.unit, l.of);
+  if (l.cut == HostLimit::Cut::kMiddle)
+    return {"keeps only the first " + thousands(l.max / 2) + " and the last " + thousands(l.max - l.max / 2) + " " + unit +
+                " of an answer",
+            l.marker.empty() ? "and drops the middle without saying so" : "and puts `" + l.marker + "` between them"};
+  std::string after = l.past == profile::Past::kDiverted ? "and writes the whole answer to a file" : "and drops the rest";
+  if (!l.marker.empty()) after += ", followed by `" + l.marker + "`";
+  return {"keeps only the first " + thousands(l.max) + " " + unit + " of an answer", after};
 }
 
 /// True when limit `l` holds an answer (an error or not) of a tool that declares `ceiling`: it
@@ -125,10 +205,15 @@ AnswerSize measure_answer(const mcp::Answer& answer, bool result_chars, bool res
   AnswerSize s;
   // The text blocks joined by "\n", measured block by block.
   const auto& parts = answer.parts();
+  bool ends_in_newline = false;
   for (std::size_t i = 0; i < parts.size(); ++i) {
     s.chars += static_cast<std::int64_t>(truncation::utf16_length(*parts[i])) + (i ? 1 : 0);
     s.bytes += static_cast<std::int64_t>(parts[i]->size()) + (i ? 1 : 0);  // valid UTF-8: the client decoded it
+    s.lines += static_cast<std::int64_t>(std::count(parts[i]->begin(), parts[i]->end(), '\n')) + (i ? 1 : 0);
+    if (!parts[i]->empty()) ends_in_newline = parts[i]->back() == '\n';
+    else if (i) ends_in_newline = true;  // the joining "\n" ends it
   }
+  if (s.bytes > 0 && !ends_in_newline) ++s.lines;  // the last line, unterminated
   s.is_error = reply.is_error_result();
   // Images and audio: the largest block's base64 data, as the Anthropic API measures it.
   if (auto content = reply.result.find("content"); reply.result.is_object() && content != reply.result.end() && content->is_array())
@@ -252,6 +337,7 @@ struct HostMeter::State {
     std::string excerpt;
     json sequence;  ///< The calls made on its server instance before it (null: none that write).
     std::int64_t echoes = 0;  ///< Quotes of long generated strings, measured as realistic values.
+    std::string lost;  ///< A limit that says where it cuts: what of the answer the model never reads.
   };
   struct Tool {
     std::size_t answers = 0, over = 0, over_declared = 0;
@@ -299,7 +385,8 @@ struct HostMeter::State {
                    std::int64_t size, const mcp::Reply& reply, const std::vector<json>* before, std::int64_t echoes) {
     auto it = std::find_if(list.begin(), list.end(), [&](const Over& x) { return x.host == host && x.limit == limit; });
     if (it != list.end() && size <= it->size) return;
-    Over o{host, limit, ceiling, size, reply.request, text_excerpt(reply), json(), echoes};
+    Over o{host, limit, ceiling, size, reply.request, text_excerpt(reply), json(), echoes, ""};
+    if (limit && limit->cut != HostLimit::Cut::kNone) o.lost = lost_lines(*host, *limit, reply);
     if (before && !before->empty()) {
       // The calls before this one: `before` ends with it when the caller recorded it first.
       std::size_t n = before->size();
@@ -458,7 +545,7 @@ std::map<std::string, Outcomes> HostMeter::finish() {
         for (const auto& c : t.crossed)
           if (c.host == &h) strongest = std::max(strongest, static_cast<int>(c.limit->past));
         if (strongest < 0) continue;
-        std::vector<std::string> limits;
+        std::vector<std::string> limits, cuts;
         for (const auto& hl : h.limits) {  // in the host file's order
           auto ci = std::find_if(t.crossed.begin(), t.crossed.end(), [&](const State::Over& x) { return x.limit == &hl; });
           if (ci == t.crossed.end() || static_cast<int>(hl.past) != strongest) continue;
@@ -468,9 +555,22 @@ std::map<std::string, Outcomes> HostMeter::finish() {
                           thousands(c.size) + ", " + thousands(c.size - c.limit->max) + " over";
           if (!c.limit->raised_by.empty()) l += "; a user can raise it with " + c.limit->raised_by;
           if (!c.limit->verified) l += "; a reported limit, not a documented one";
-          limits.push_back(l + ")");
+          l += ")";
+          // A host that says where it cuts: what it keeps, and what of the answer the model never reads.
+          if (hl.cut != HostLimit::Cut::kNone) {
+            const auto [keeps, then] = cut_words(hl);
+            std::string lost;
+            if (!c.lost.empty())
+              lost = hl.past == profile::Past::kDiverted ? ": the model reads " + c.lost + " only if it opens that file"
+                                                         : ": the model never reads " + c.lost;
+            cuts.push_back(h.title + " " + keeps + " " + l + " " + then + lost);
+          }
+          else
+            limits.push_back(l);
         }
-        said.push_back(h.title + " " + profile::describe(static_cast<profile::Past>(strongest)) + " " + and_list(limits));
+        if (!limits.empty())
+          said.push_back(h.title + " " + profile::describe(static_cast<profile::Past>(strongest)) + " " + and_list(limits));
+        said.insert(said.end(), cuts.begin(), cuts.end());
         // The hosts whose limits the answers cross, not by how much: one cause across seeds.
         std::string& hosts = f.cause["hosts"];
         hosts += (hosts.empty() ? "" : ",") + h.title;

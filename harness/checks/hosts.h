@@ -25,6 +25,9 @@ namespace ctxo::checks {
 struct AnswerSize {
   std::int64_t chars = 0;         ///< UTF-16 code units of its text (text content blocks joined by "\n").
   std::int64_t bytes = 0;         ///< UTF-8 bytes of that text.
+  /// Lines of that text, as a host splitting it on "\n" counts them (a final "\n" ends the last
+  /// line rather than starting one).
+  std::int64_t lines = 0;
   std::int64_t result_chars = 0;  ///< UTF-16 code units of the whole CallToolResult serialised.
   std::int64_t result_bytes = 0;  ///< UTF-8 bytes of it.
   bool is_error = false;          ///< An isError result.
@@ -107,6 +110,24 @@ Outcomes check_listing(const std::vector<profile::Host>& hosts, const nlohmann::
 
 /// H-DESC on the server's `instructions` (its initialize result), a finding for the server (tool "").
 Outcomes check_instructions(const std::vector<profile::Host>& hosts, const nlohmann::json& init_result);
+
+/// The user's config the server was started from (--config), as H-TOOLS names it.
+struct ConfigServers {
+  std::string path;         ///< The config file ("" = none: the server was given on the command line).
+  std::size_t others = 0;   ///< Servers the config lists besides this one (not started).
+};
+
+/// H-TOOLS, for the server (tool ""): the number of tools it lists (`listed`; `complete` false:
+/// the listing stopped early, so at least that many) against each selected host's cap on tools.
+/// Also marks H-UNICODE checked when a selected host has a rule on lone surrogates.
+Outcomes check_tool_count(const std::vector<profile::Host>& hosts, std::size_t listed, bool complete,
+                          const ConfigServers* config = nullptr);
+
+/// H-UNICODE in place of an observation the client made (`framing`, a T-FRAMING finding) when it
+/// is a lone surrogate escape (form lone-surrogate-escape) in a tools/call answer or a tools/list
+/// page and a selected host has a rule on lone surrogates: the same cause said once, as what that
+/// host does with it. nullopt: `framing` stays as it is.
+std::optional<Finding> unicode_finding(const std::vector<profile::Host>& hosts, const Finding& framing);
 
 /// An H-SIZE or H-DECLARED case made minimal on fresh server instances (the engine's work,
 /// after finish()): what its finding now carries and says.

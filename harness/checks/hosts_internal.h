@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -25,6 +26,9 @@ using Of = profile::HostLimit::Of;
 std::string unit_words(Unit u, Of of = Of::kText);
 /// "A", "A and B", "A, B and C".
 std::string and_list(const std::vector<std::string>& items);
+/// The byte offset in `text` (UTF-8) after its first `units` UTF-16 code units, never inside a
+/// character (where a host's cut in characters falls).
+std::size_t utf16_prefix_bytes(std::string_view text, std::size_t units);
 /// kError when either is.
 Severity worse(Severity a, Severity b);
 /// The ceiling `tool` declares for `host` (capped at the host's maximum), or nullopt when it

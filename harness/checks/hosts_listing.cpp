@@ -82,19 +82,6 @@ std::string prefixed_name(const profile::NameRule& rule, std::string server, std
   return out;
 }
 
-/// The byte offset in `text` (UTF-8) after its first `units` UTF-16 code units, never inside a
-/// character.
-std::size_t utf16_prefix_bytes(std::string_view text, std::size_t units) {
-  std::size_t at = 0, seen = 0;
-  while (at < text.size()) {
-    const auto step = truncation::decode_utf8(text, at);
-    seen += truncation::utf16_units(step.code_point);
-    if (seen > units || step.length == 0) break;
-    at += step.length;
-  }
-  return at;
-}
-
 /// H-DESC on one text (`what`: "the tool's description is") under every host's cut of that kind:
 /// nullopt when no host has one; a finding with an empty diagnosis when the text fits them all;
 /// else one finding naming each host that cuts it and what the model will not see.
@@ -266,6 +253,97 @@ Outcomes check_instructions(const std::vector<Host>& hosts, const json& init_res
   f->response_excerpt = excerpt(text, 300);
   o.fail(std::move(*f));
   return o;
+}
+
+Outcomes check_tool_count(const std::vector<Host>& hosts, std::size_t listed, bool complete, const ConfigServers* config) {
+  Outcomes o;
+  if (std::any_of(hosts.begin(), hosts.end(), [](const Host& h) { return h.lone_surrogate.has_value(); }))
+    o.pass("H-UNICODE");
+  std::vector<std::string> said;
+  Severity sev = Severity::kWarning;
+  bool any_cap = false, shared = false;
+  for (const auto& h : hosts) {
+    if (!h.tools) continue;
+    any_cap = true;
+    const profile::ToolCap& cap = *h.tools;
+    if (static_cast<std::int64_t>(listed) <= cap.max) continue;
+    sev = worse(sev, cap.severity());
+    shared = shared || cap.across_servers;
+    std::string d = h.title + " offers the model at most " + thousands(cap.max) + " tools" +
+                    (cap.across_servers ? " across all the MCP servers a user has enabled" : " of one server");
+    d += cap.says.empty() ? std::string(": ") + profile::describe(cap.past) + " past it" : ": " + cap.says;
+    if (!cap.verified) d += " (a reported limit, not a documented one)";
+    said.push_back(d);
+  }
+  if (!any_cap) return o;
+  o.pass("H-TOOLS");
+  if (said.empty()) return o;
+  Finding f;
+  f.invariant = "H-TOOLS";
+  f.server_level = true;
+  f.severity = sev;
+  f.cause = {{"form", "over-tool-cap"}};
+  f.diagnosis = "the server lists " + std::string(complete ? "" : "at least ") + thousands(static_cast<std::int64_t>(listed)) +
+                " tools, more than a host takes: " + and_list(said) + ".";
+  if (shared) {
+    f.diagnosis += " The cap is shared: every other server enabled in the same host counts toward it, so with this "
+                   "server alone past it, no other server's tools fit";
+    if (config && !config->path.empty())
+      f.diagnosis += config->others == 0
+                         ? " (--config '" + config->path + "' lists no other server)"
+                         : " (--config '" + config->path + "' lists " + std::to_string(config->others) + " other " +
+                               (config->others == 1 ? "server" : "servers") + ", not started here, whose tools count too)";
+    f.diagnosis += ".";
+  }
+  f.diagnosis += " Expose fewer tools by default (merge tools that differ only by a parameter, or let users enable groups "
+                 "of tools with an option)";
+  o.fail(std::move(f));
+  return o;
+}
+
+std::optional<Finding> unicode_finding(const std::vector<Host>& hosts, const Finding& framing) {
+  if (framing.invariant != "T-FRAMING") return std::nullopt;
+  auto form = framing.cause.find("form");
+  if (form == framing.cause.end() || form->second != "lone-surrogate-escape") return std::nullopt;
+  const std::string method = framing.request.is_object() ? framing.request.value("method", "") : "";
+  if (method != "tools/call" && method != "tools/list") return std::nullopt;
+  std::vector<std::string> said, titles;
+  Severity sev = Severity::kWarning;
+  for (const auto& h : hosts) {
+    if (!h.lone_surrogate) continue;
+    const profile::UnicodeRule& r = *h.lone_surrogate;
+    sev = worse(sev, r.severity());
+    titles.push_back(h.title);
+    said.push_back(h.title + " " + (r.says.empty() ? std::string(profile::describe(r.past)) : r.says) +
+                   (r.verified ? "" : " (a reported behaviour, not a documented one)"));
+  }
+  if (said.empty()) return std::nullopt;
+  Finding f = framing;
+  f.invariant = "H-UNICODE";
+  f.severity = sev;
+  f.cause = {{"form", "lone-surrogate"}, {"where", method == "tools/call" ? "answer" : "listing"}};
+  std::string hosts_list;
+  for (const auto& t : titles) hosts_list += (hosts_list.empty() ? "" : ",") + t;
+  f.cause["hosts"] = hosts_list;
+  // What the client saw ("a message holds a lone UTF-16 surrogate escape (\ud83d at byte 40)"),
+  // where it was, and what the host does with it.
+  std::string seen = framing.diagnosis;
+  if (auto colon = seen.find("):"); colon != std::string::npos) seen.resize(colon + 1);
+  if (method == "tools/call") {
+    if (auto p = framing.request.find("params"); p != framing.request.end() && p->is_object())
+      f.tool = p->value("name", "");
+    f.diagnosis = "the tool's answer" + seen.substr(std::min(seen.size(), std::string("a message").size())) +
+                  ": it encodes no Unicode character, and " + and_list(said) +
+                  ". Replace a lone surrogate with U+FFFD before answering (or cut text on character boundaries, "
+                  "never between the two halves of a surrogate pair)";
+  } else {
+    f.server_level = true;
+    f.diagnosis = "a tools/list page" + seen.substr(std::min(seen.size(), std::string("a message").size())) +
+                  ": a tool's name, description or schema holds no Unicode character there, and " + and_list(said) +
+                  " (the tool list goes with every request). Replace the lone surrogate with U+FFFD, or write the "
+                  "character whole";
+  }
+  return f;
 }
 
 }  // namespace ctxo::checks

@@ -433,7 +433,8 @@ Judged Judge::call(const Exchange& x) {
     const std::size_t text_bytes = whole_answer.text_bytes();
     const json* tool = s_->tool_json(x.tool);
     ToolValidators& v = s_->validators_of(x.tool);
-    const CallContext ctx = v.context(tool, x.arguments, s_->setup.era);
+    CallContext ctx = v.context(tool, x.arguments, s_->setup.era);
+    ctx.strict_error_output = s_->setup.strict_error_output;
     // An answer the transport could not read (reported as T-HTTP-*) is no answer of the server's.
     if (!r.transport_failure.empty()) {
       s_->count(x, rd, j.envelope, Reach::kNoAnswer, text_bytes);
@@ -626,7 +627,8 @@ std::map<std::string, Outcomes> Judge::settle() {
       pd.x.reply = &pd.reply;
       pd.x.hold = false;
       const ToolValidators& v = s_->validators_of(name);
-      const CallContext ctx = v.context(s_->tool_json(name), pd.x.arguments, s_->setup.era);
+      CallContext ctx = v.context(s_->tool_json(name), pd.x.arguments, s_->setup.era);
+      ctx.strict_error_output = s_->setup.strict_error_output;
       const State::Intent intended = s_->intent(pd.x, ctx, v);
       const mcp::Answer a(pd.reply);
       Read rd{a, std::nullopt};

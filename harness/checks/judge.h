@@ -48,6 +48,8 @@ struct JudgeSetup {
   /// The directory the generic position rules read (--root, else --cwd); unset: `root`.
   std::optional<std::string> workspace;
   std::string era = "legacy";
+  /// --strict-error-output (CallContext::strict_error_output).
+  bool strict_error_output = false;
   /// --host: the host profiles H-* checks judge by (empty: none). Answers count for H-SIZE and
   /// H-DECLARED only under the environment of the first call judged (the server as configured),
   /// not under the limit sweep's.

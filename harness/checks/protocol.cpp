@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: MIT
 #include "checks/protocol.h"
+#include "checks/lists.h"
 #include "checks/reach.h"
 
 #include <algorithm>
@@ -189,6 +190,7 @@ Outcomes check_tools_list(const mcp::Client::ToolsListing& listing, const std::s
   std::map<std::string, std::size_t> seen;
   std::size_t index = 0;
   for (const auto& page : listing.pages) {
+    seen.clear();  // a name an earlier page listed is check_pagination's (page-repeats-items)
     const std::string raw = raw_of(page);
     auto add = [&](std::string d, Severity s = Severity::kError) {
       out.push_back(make("P-LIST", page.request, raw, std::move(d), s));
@@ -248,21 +250,7 @@ Outcomes check_tools_list(const mcp::Client::ToolsListing& listing, const std::s
       }
     }
   }
-  if (listing.cursor_loop && !listing.pages.empty())
-    out.push_back(make("P-LIST", listing.pages.back().request, raw_of(listing.pages.back()),
-                       "tools/list pagination loops: nextCursor repeats a cursor already followed, so listing never "
-                       "ends"));
-  if (listing.page_limit && !listing.pages.empty())
-    out.push_back(make("P-LIST", listing.pages.back().request, raw_of(listing.pages.back()),
-                       "tools/list returned a nextCursor on " + std::to_string(listing.pages.size()) +
-                           " pages in a row; pagination does not terminate"));
-  if (listing.long_cursor > 0 && !listing.pages.empty())
-    out.push_back(make("P-LIST", listing.pages.back().request, raw_of(listing.pages.back()),
-                       "tools/list returned a nextCursor of " + std::to_string(listing.long_cursor) +
-                           " bytes on page " + std::to_string(listing.pages.size()) +
-                           "; cursors are opaque tokens, and one this long costs every client that follows it its "
-                           "size again on each page (the listing was not followed further)",
-                       Severity::kWarning));
+  check_pagination(listing, out);  // cursors that do not advance, pages that repeat earlier ones
   return out;
 }
 
@@ -283,7 +271,9 @@ CallContext ToolValidators::context(const json* tool, const json& arguments, con
   CallContext ctx;
   ctx.tool = tool;
   ctx.era = era;
-  ctx.schema_valid = input_ && input_->validate(arguments).empty();
+  // tools/call's arguments are an object (MCP CallToolRequest): anything else is no valid call,
+  // whatever a schema without "type" admits.
+  ctx.schema_valid = input_ && (arguments.is_null() || arguments.is_object()) && input_->validate(arguments).empty();
   if (output_) {
     const profile::SchemaValidator* ov = &*output_;  // lives as long as this ToolValidators
     ctx.output_validator = [ov](const json& v) { return ov->validate(v); };
@@ -293,6 +283,8 @@ CallContext ToolValidators::context(const json* tool, const json& arguments, con
 
 std::string ToolValidators::input_violation(const json& arguments) const {
   if (!input_) return "";
+  if (!arguments.is_null() && !arguments.is_object())
+    return "the arguments are a " + type_name(arguments) + "; tools/call takes an object";
   auto problems = input_->validate(arguments);
   return problems.empty() ? "" : problems.front();
 }
@@ -449,6 +441,19 @@ Outcomes check_call(const CallContext& ctx, const mcp::Reply& reply) {
   if (r.contains("_meta") && !r["_meta"].is_object()) add("_meta", "_meta is not an object");
   if (r.contains("structuredContent") && ctx.era != "modern" && !r["structuredContent"].is_object())
     add("structuredContent", "structuredContent is a " + type_name(r["structuredContent"]) + ", not an object");
+  if (ctx.output_validator && is_error && ctx.strict_error_output && r.contains("structuredContent")) {
+    // Strict clients validate an error result's structured content too, and fail the call before
+    // the caller can read the error (typescript-sdk 1.x callTool: McpError -32602).
+    auto errors = ctx.output_validator(r["structuredContent"]);
+    if (!errors.empty())
+      out.push_back(make("P-RESULT", reply.request, raw,
+                         "an isError result carries structuredContent that does not match the tool's outputSchema: " +
+                             errors.front() +
+                             ". Strict clients (--strict-error-output; the TypeScript SDK's 1.x callTool) validate "
+                             "error results too and throw -32602, so the agent never reads the error; leave "
+                             "structuredContent out of error results, or make it match the schema",
+                         Severity::kError, {{"field", "outputSchema"}, {"form", "error-result"}}));
+  }
   if (ctx.output_validator && !is_error) {
     if (!r.contains("structuredContent")) {
       add("structuredContent", "the tool declares an outputSchema but the result has no structuredContent");

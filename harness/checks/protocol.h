@@ -42,6 +42,10 @@ struct CallContext {
   bool schema_valid = false;           ///< Arguments validate against the tool's inputSchema.
   ValueValidator output_validator;     ///< Set when the tool declares an outputSchema we could compile.
   std::string era = "legacy";
+  /// --strict-error-output: an isError result's structuredContent is held to the outputSchema too,
+  /// as strict clients hold it (the TypeScript SDK's 1.x `callTool`: modelcontextprotocol/
+  /// typescript-sdk#2748); by default only a success result's is (the spec is silent: #569).
+  bool strict_error_output = false;
 };
 
 /// A tool's input and output schemas, compiled once, from which the CallContext of each of its

@@ -65,8 +65,14 @@ const std::vector<InvariantInfo>& registry() {
        "MCP basic/lifecycle §Initialization", true,
        "Answer initialize (or server/discover) with a protocolVersion you support (the requested one when you can, otherwise your newest), a capabilities object that includes tools, and serverInfo {name, version}."},
       {"P-LIST", "protocol", Severity::kError,
-       "tools/list well-formed: unique names, object input schemas, pagination terminates", "MCP server/tools", true,
-       "Give every tool a unique name and an inputSchema whose type is \"object\"; return nextCursor only when another page exists, and never hand out the same cursor twice."},
+       "tools/list well-formed: unique names, object input schemas; every list (tools, resources, resource templates, prompts) pages forward and ends, and an invalid cursor gets -32602",
+       "MCP server/tools; server/utilities/pagination (2025-11-25, 2026-07-28)", true,
+       "Give every tool a unique name and an inputSchema whose type is \"object\"; return nextCursor only when another page exists, make each cursor point past the items already sent, never hand out the same cursor twice (an empty string is a cursor too), and answer a cursor you did not issue with -32602."},
+      {"P-RELIST", "protocol", Severity::kError,
+       "tools/list asked again after the calls lists the same tools in the same order, unless the server sent notifications/tools/list_changed",
+       "MCP server/tools §Capabilities (2026-07-28: MUST NOT vary as a side effect of other requests; SHOULD list in a deterministic order), §List Changed Notification",
+       true,
+       "Keep the tool list independent of the calls made. When it does change (a tool registered or removed at run time), send notifications/tools/list_changed and declare tools.listChanged; list tools in a fixed order (sorted, or as registered)."},
       {"P-RESULT", "protocol", Severity::kError,
        "CallToolResult well-formed: typed content blocks, boolean isError, structuredContent valid against outputSchema",
        "MCP server/tools §Tool Result", true,
@@ -98,12 +104,14 @@ const std::vector<InvariantInfo>& registry() {
        true,
        "Keep per-call state in the handler's locals, not in module variables; give each call's temporary file a unique name (mkdtemp); guard what calls must share (a cache, a connection, a working directory) with a lock or a queue. Hosts run read-only tools in parallel: replay the finding's batch to see the mix-up."},
       {"P-ANNOTATION", "protocol", Severity::kError,
-       "a tool annotated readOnlyHint: true changes no file of the project it works on",
-       "MCP server/tools §Tool annotations (readOnlyHint: the tool does not modify its environment); hosts run "
+       "a tool annotated readOnlyHint: true changes no file of the project it works on nor what other read-only "
+       "tools answer; one annotated idempotentHint: true changes nothing more when the same call is made again",
+       "MCP server/tools §Tool annotations (readOnlyHint: the tool does not modify its environment; idempotentHint: "
+       "calling the tool repeatedly with the same arguments will have no additional effect on its environment); hosts run "
        "such tools without asking (VS Code), admit only them in plan mode (Claude Code), and skip permission "
        "prompts for them (ChatGPT)",
        true,
-       "Annotate a tool readOnlyHint: true only if no call of it writes, creates or deletes a file (caches and indexes included), or move the write out of it (an explicit index or save tool). The finding lists the files its call changed, observed in the sandbox's copy of the project."},
+       "Annotate a tool readOnlyHint: true only if no call of it writes a file (caches included) or changes what other tools show (a list it appends to, a counter); else move the write out of it. Annotate idempotentHint: true only if the same call made again changes nothing more (an upsert, a set-like add). The finding names the files or the answers the call changed."},
       {"E-PARSE", "envelope", Severity::kError, "the envelope is one JSON object in one text part", "SPEC §2", true,
        "Return the envelope as one JSON object serialised into a single text content block; put warnings inside the envelope (e.g. warnings[]), not in an extra text part before or after it."},
       {"E-SCHEMA", "envelope", Severity::kError, "the envelope validates against the profile's schema", "SPEC §2",
@@ -193,6 +201,14 @@ const std::vector<InvariantInfo>& registry() {
        "tool descriptions and the server's instructions fit the selected hosts' cuts (Claude Code: 2,048 characters each)",
        "SPEC §3 Host limits; schemas/hosts/*.json", true,
        "Keep each tool description and the server's instructions under 2,048 characters, with what the model needs first (what the tool is for, when to use it, its parameters): Claude Code silently cuts the rest. Move long reference material into a resource or a tool that returns it."},
+      {"H-TOOLS", "host", Severity::kWarning,
+       "the server lists no more tools than a selected host offers the model (Cursor: 80, VS Code's Copilot: 128, across all servers)",
+       "SPEC §3 Host limits; schemas/hosts/*.json", true,
+       "Expose fewer tools by default: merge tools that differ only by a parameter, or let users enable groups of tools with an option. Such a cap is shared by every server enabled in the host, so stay well under it."},
+      {"H-UNICODE", "host", Severity::kError,
+       "tool answers and the tools/list hold no text a selected host cannot pass on (Claude Code: a lone UTF-16 surrogate)",
+       "SPEC §3 Host limits; RFC 8259 §8.2; schemas/hosts/*.json", true,
+       "Never send a lone UTF-16 surrogate: cut text on character boundaries (never between the two halves of a surrogate pair) and replace a lone surrogate with U+FFFD. The Anthropic API refuses a whole request that holds one, so a Claude Code session cannot go on."},
   };
   return kAll;
 }

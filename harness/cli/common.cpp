@@ -125,8 +125,16 @@ void add_profile_option(CLI::App& app, std::string& profile) {
 
 void add_host_option(CLI::App& app, std::string& host) {
   app.add_option("--host", host,
-                 "Hosts whose limits H-* checks apply: default (claude-code, claude-desktop), none, or NAME|FILE.json,...")
+                 "Hosts whose limits H-* checks apply: default (claude-code, claude-desktop), all (every built-in), none, or "
+                 "NAME|FILE.json,... (built-in: claude-code, claude-desktop, codex, copilot-cli, cursor, openai, opencode, "
+                 "trae, vscode-copilot, windsurf)")
       ->type_name("NAME,...|none");
+}
+
+void add_strict_error_output_option(CLI::App& app, bool& strict) {
+  app.add_flag("--strict-error-output", strict,
+               "Hold an isError result's structuredContent to the tool's outputSchema too, as strict clients do "
+               "(P-RESULT; the TypeScript SDK 1.x callTool)");
 }
 
 void add_selection_options(CLI::App& app, std::vector<std::string>& only, std::vector<std::string>& skip) {

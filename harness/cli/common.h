@@ -61,6 +61,8 @@ Result<std::vector<std::pair<std::string, std::string>>> parse_headers(const std
 // --- the options every command spells the same way ------------------------------------------
 void add_profile_option(CLI::App& app, std::string& profile);
 void add_host_option(CLI::App& app, std::string& host);
+/// --strict-error-output: P-RESULT holds an isError result's structuredContent to the outputSchema.
+void add_strict_error_output_option(CLI::App& app, bool& strict);
 void add_selection_options(CLI::App& app, std::vector<std::string>& only, std::vector<std::string>& skip);
 void add_baseline_option(CLI::App& app, std::string& baseline);
 /// --color WHEN, -q and -v: what -q and -v print is the command's own.

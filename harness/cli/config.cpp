@@ -51,6 +51,7 @@ Result<ServerConfig> load_server_config(const std::string& path, const std::stri
   const std::string type = e.value("type", e.contains("url") ? "http" : "stdio");
   ServerConfig sc;
   sc.name = chosen;
+  sc.others = servers.size() - 1;
   if (type == "http" || type == "streamable-http" || type == "streamableHttp") {
     if (!e.contains("url") || !e["url"].is_string() || e["url"].get<std::string>().empty())
       return make_error("usage", where + ": an HTTP server needs a \"url\" string");

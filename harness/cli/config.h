@@ -24,6 +24,7 @@ struct ServerConfig {
   std::vector<std::pair<std::string, std::string>> headers;  ///< Its "headers".
   std::map<std::string, std::string> env;    ///< The entry's env.
   std::string cwd;                           ///< The entry's cwd, relative paths resolved against the file's folder.
+  std::size_t others = 0;                    ///< Servers the file lists besides this one (H-TOOLS counts them).
   nlohmann::json options = nlohmann::json::object();  ///< "ctxo-conform" options: top level, then the entry's own.
 };
 

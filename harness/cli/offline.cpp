@@ -48,6 +48,7 @@ int run_check(int argc, char** argv) {
                "are compared (E-STABLE); identical calls under different limit variables form a limit sweep.",
                "ctxo-conform check"};
   std::string transcript, tools_list, profile = "auto", root, baseline, host;
+  bool strict_error_output = false;
   Outputs outputs;
   std::vector<std::string> only, skip;
   Console console;
@@ -57,6 +58,7 @@ int run_check(int argc, char** argv) {
   add_profile_option(app, profile);
   app.add_option("--root", root, "Workspace the positions refer to (enables POS-UTF16)")->type_name("DIR");
   add_host_option(app, host);
+  add_strict_error_output_option(app, strict_error_output);
   outputs.add_options(app);
   add_baseline_option(app, baseline);
   add_selection_options(app, only, skip);
@@ -67,6 +69,7 @@ int run_check(int argc, char** argv) {
   if (!tools_list.empty()) o.tools_list = tools_list;
   o.profile = profile;
   o.host = host;
+  o.strict_error_output = strict_error_output;
   if (!root.empty()) {
     std::error_code ec;
     if (!std::filesystem::is_directory(root, ec)) return usage_error("--root '" + root + "' is not a directory");

@@ -37,6 +37,7 @@ void add_run_options(CLI::App& app, RunFlags& cli) {
   app.add_option("--server", cli.server, "The mcpServers entry to test (with --config)")->type_name("NAME");
   add_profile_option(app, cli.profile);
   add_host_option(app, cli.host);
+  add_strict_error_output_option(app, cli.strict_error_output);
   app.add_option("--url", cli.url,
                  "A Streamable HTTP server at URL instead of a stdio one; a command after -- starts it first "
                  "(then it can be restarted, and swept under other limits)")
@@ -140,6 +141,8 @@ Result<PreparedRun> prepare_run(CLI::App& app, RunFlags& cli) {
     cli.command = sc->command;
     o.env = sc->env;
     o.config_name = sc->name;
+    o.config_path = cli.config;
+    o.config_others = sc->others;
     if (cli.cwd.empty()) cli.cwd = sc->cwd;
     if (!sc->url.empty()) {
       if (!cli.url.empty() && cli.url != sc->url) {
@@ -199,6 +202,7 @@ Result<PreparedRun> prepare_run(CLI::App& app, RunFlags& cli) {
   }
   o.profile = cli.profile;
   o.host = cli.host;
+  o.strict_error_output = cli.strict_error_output;
   o.judging = std::make_shared<const ctxo::engine::Judging>(std::move(judging.value()));
   // Bounds that keep every later computation (timeout x 5, deadlines) far from overflow.
   constexpr long kDay = 24L * 60 * 60 * 1000;

@@ -24,6 +24,7 @@ struct RunFlags {
   std::vector<std::string> headers;
   std::string profile = "auto";
   std::string host;
+  bool strict_error_output = false;
   std::vector<std::string> env;
   std::string cwd, protocol, root;
   std::optional<std::uint64_t> seed;

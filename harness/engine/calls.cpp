@@ -91,8 +91,16 @@ void Runner::tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_
     // it are shared with the plan, not copied and compiled again: a listing of megabytes would
     // otherwise be held three more times.
     if (const auto* v = validators.input_validator()) go.root_validator = std::make_shared<const profile::SchemaValidator>(*v);
-    tr.plan.emplace(std::shared_ptr<const json>(std::shared_ptr<const json>(), &input_schema), o_.calls_per_tool,
-                    o_.seed ^ fnv1a(name), std::move(go));
+    // A schema without "type" (P-LIST says so) is generated as an object's: tools/call's arguments
+    // are one, and a string or a number sent there is no valid call (a real server's schemas of
+    // bare properties got "u" and -39, answered with errors that read as P-NO-THROW).
+    std::shared_ptr<const json> schema(std::shared_ptr<const json>(), &input_schema);
+    if (!input_schema.contains("type")) {
+      json typed = input_schema;
+      typed["type"] = "object";
+      schema = std::make_shared<const json>(std::move(typed));
+    }
+    tr.plan.emplace(std::move(schema), o_.calls_per_tool, o_.seed ^ fnv1a(name), std::move(go));
   }
   for (std::size_t i = 0; w.s.alive && tr.troubles < 2; ++i) {
     if (over_budget(t0)) {
@@ -213,6 +221,9 @@ void Runner::make_call(Worker& w, ToolRun& tr, ToolSummary& ts, gen::PlannedCall
     // nothing the server had), however often the answers echo them.
     if (o_.harvest) harvest(w).outcome(json(made), false);
   }
+  if (broken.empty() && !a.called.reply.is_error_result() && tr.good_calls.size() < kGoodCallsKept &&
+      std::find(tr.good_calls.begin(), tr.good_calls.end(), args) == tr.good_calls.end())
+    tr.good_calls.push_back(args);
   if (a.reach == checks::Reach::kData && !a.self_made) tr.reached = true;
   if (a.reach == checks::Reach::kData && tr.data_calls.size() < kDataCallsKept) {
     tr.data_calls.emplace_back(args, pc.label);

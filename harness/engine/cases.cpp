@@ -77,6 +77,7 @@ json case_json(const ReportedFinding& rf, const RunReport& report, const RunOpti
               {"seed", report.seed},
               {"limits", options.limits}};
   if (options.root) doc["root"] = *options.root;
+  if (options.strict_error_output) doc["strict_error_output"] = true;
   if (f.sequence.is_array() && !f.sequence.empty()) doc["sequence"] = f.sequence;
   if (f.batch.is_array() && !f.batch.empty()) {
     doc["batch"] = f.batch;
@@ -153,6 +154,7 @@ Result<Case> load_case(const std::string& path) {
   o.protocol = server.value("protocol", "");
   o.profile = d.value("profile", "auto");
   o.host = d.value("host", "");
+  o.strict_error_output = d.value("strict_error_output", false);
   o.timeout = std::chrono::milliseconds(d.value("timeout_ms", 10000));
   o.seed = d.value("seed", std::uint64_t{0});
   if (d.contains("limits")) o.limits = d["limits"].get<std::vector<std::int64_t>>();

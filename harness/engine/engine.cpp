@@ -255,6 +255,12 @@ void Runner::body(Worker& w) {
   if (auto n = listing_note(listing)) note(w, std::move(*n));
   for (const auto& page : listing.pages) record(w, page);
   take(w, "", checks::check_tools_list(listing, rep_.era));
+  {
+    // H-TOOLS: the tools listed against the hosts' caps on tools (and H-UNICODE marked checked).
+    const checks::ConfigServers config{o_.config_path, o_.config_others};
+    const bool complete = !listing.failed && listing.dropped == 0 && !listing.page_limit && !listing.cursor_loop;
+    take(w, "", checks::check_tool_count(judging_.hosts, listing.tool_count + listing.dropped, complete, &config));
+  }
   for (const auto& page : listing.pages) {
     if (page.kind == Reply::Kind::kTimeout && !page.stray_seen && !page.oversize)
       add(w, checks::no_answer(page.request, "tools/list", o_.timeout));
@@ -266,6 +272,8 @@ void Runner::body(Worker& w) {
     note(w, "tools/list did not return a list of tools, so no tool was called");
     return;
   }
+  list_others(w, listing);  // an invalid cursor, resources, templates, prompts (P-LIST); P-RELIST's baseline
+  if (refused(w)) return;
   // The listing is kept once, in the judge: the pages' raw results are not needed past this
   // point (a listing of large schemas would otherwise be held three times for the whole run).
   std::vector<json> listed = listing.take_tools();
@@ -280,6 +288,7 @@ void Runner::body(Worker& w) {
     if (o_.root) js.workspace = o_.root;
     else if (!o_.cwd.empty()) js.workspace = o_.cwd;
     js.era = rep_.era;
+    js.strict_error_output = o_.strict_error_output;
     js.hosts = judging_.hosts;
     // The name hosts prefix tool names with: the user's, else the server's own.
     if (!o_.config_name.empty()) js.server_name = checks::ServerName{o_.config_name, true};
@@ -379,6 +388,7 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
       if (!reached && harvest_.size() == pooled) break;
     }
   }
+  relist(w, "the tools' calls");  // P-RELIST: the listing the calls left
   // P-CONCURRENT: each tool's calls that reached data, in flight at once (after every tool's own
   // calls, so mixed batches have the others' calls; before the limit sweep, which restarts the
   // server under other environments).
@@ -393,6 +403,21 @@ void Runner::run_phases(Worker& w, const std::vector<const json*>& chosen) {
     enter_phase("concurrent batches");
     own_calls_phase_ = false;  // mixed batches: what changes is no one tool's
     run_phase(w, parallel, [&](Worker& ww, ToolRun& tr) { concurrent(ww, tr, parallel, t0); }, [](ToolRun&) {});
+    own_calls_phase_ = true;
+    relist(w, "the concurrent batches");
+  }
+  // P-ANNOTATION's answer form: each annotated tool's effect on what read-only tools answer (after
+  // the batches, so their restarts are behind it; before the limit sweep, which restarts the
+  // server under other environments).
+  if (invariant_wanted("P-ANNOTATION") && !dead_) {
+    std::vector<ToolRun*> all, annotated;
+    for (auto& r : runs) {
+      all.push_back(r.get());
+      if ((r->plan || o_.replay) && annotated_parallel_safe(*r->tool)) annotated.push_back(r.get());
+    }
+    enter_phase("annotations");
+    own_calls_phase_ = false;  // the witnesses' calls too: what changes is no one tool's
+    run_phase(w, annotated, [&](Worker& ww, ToolRun& tr) { annotations(ww, tr, all, t0); }, [](ToolRun&) {});
     own_calls_phase_ = true;
   }
   settle_annotations(w, runs);

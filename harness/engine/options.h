@@ -53,6 +53,10 @@ struct RunOptions {
   /// The server's name in the user's config (--config's mcpServers entry; "" = none): hosts
   /// prefix tool names with it (H-NAME on mcp__<server>__<tool>). Without it, serverInfo.name.
   std::string config_name;
+  /// The --config file ("" = none) and how many other servers it lists: hosts that cap tools
+  /// across all servers count theirs too (H-TOOLS says so; they are not started).
+  std::string config_path;
+  std::size_t config_others = 0;
   std::string protocol;                       ///< Forced protocol version ("" = negotiate).
   std::string profile = "auto";
   std::chrono::milliseconds timeout{10000};   ///< Per request.
@@ -108,6 +112,9 @@ struct RunOptions {
   bool allow_remote_urls = false;
   /// --host: the host profiles for H-* checks ("" = the defaults, "none" = none; see profile::load_hosts).
   std::string host;
+  /// --strict-error-output: an isError result's structuredContent is held to the tool's
+  /// outputSchema too (P-RESULT), as strict clients hold it.
+  bool strict_error_output = false;
   /// --profile and --host already loaded (the command line loads them once to refuse a bad
   /// value before a server starts); null: the run loads `profile` and `host`.
   std::shared_ptr<const Judging> judging;

@@ -128,7 +128,8 @@ struct RunReport {
   Verdict verdict = Verdict::kPass;
   int interrupted = 0;             ///< The signal that stopped the run (SIGINT, SIGTERM, SIGHUP); 0 = none.
   /// What the run was doing when it was last seen ("starting the server", "listing the tools",
-  /// "calling the tools", "concurrent batches", "the limit sweep", "settling and shrinking"):
+  /// "calling the tools", "concurrent batches", "annotations", "the limit sweep", "settling and
+  /// shrinking"):
   /// an interrupted report says which phase the signal stopped.
   std::string phase;
   std::optional<Error> error;      ///< Set when the run could not be completed (exit 2/3).

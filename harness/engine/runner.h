@@ -8,6 +8,8 @@
 //   shrink.cpp     shrinking a failing call
 //   sweep.cpp      the limit sweep and following truncation hints (TR-RESUME)
 //   poison_run.cpp T-POISON: a server every tool of which fails the same way after one call
+//   annotations.cpp P-ANNOTATION's answer form: annotated tools held to what read-only tools answer
+//   lists.cpp      the lists besides tools/list, an invalid cursor, tools/list asked again (P-LIST, P-RELIST)
 #pragma once
 
 #include <chrono>
@@ -30,6 +32,7 @@
 #include "core/memory.h"
 #include "checks/generic.h"
 #include "checks/judge.h"
+#include "checks/lists.h"
 #include "engine/changes.h"
 #include "engine/engine.h"
 #include "engine/poison.h"
@@ -175,6 +178,9 @@ struct ToolRun {
   std::optional<json> first_args;  ///< Its first call's arguments (P-ANNOTATION confirms with it).
   std::size_t annotation_tries = 0;  ///< Windows of its calls in which P-ANNOTATION was confirmed or not.
   bool annotation_found = false;     ///< P-ANNOTATION reported on it.
+  /// Its first valid calls answered without an error (distinct arguments, at most kGoodCallsKept):
+  /// P-ANNOTATION's answer form calls one again, as the tool under test or as a witness.
+  std::vector<json> good_calls;
   ToolOut out;                    ///< What its work in the current phase gave, merged when the phase ends.
 };
 
@@ -262,6 +268,28 @@ class Runner {
   mcp::Client::ListBounds list_bounds();
   /// What the run says of a listing it cut (tools not kept, time or memory ran out), if anything.
   std::optional<std::string> listing_note(const mcp::Client::ToolsListing& listing) const;
+
+  // --- lists.cpp: P-LIST beyond tools/list, P-RELIST --------------------------------------------
+  /// After tools/list (`tools`, its walk): an invalid cursor sent to it when it paginated, then
+  /// resources/list, resources/templates/list and prompts/list, each when the handshake declared
+  /// its capability, walked, checked and probed the same way. Keeps `tools` as P-RELIST's baseline.
+  void list_others(Worker& w, const mcp::Client::Listing& tools);
+  /// P-RELIST: tools/list asked again on the main session after `after_what`, compared with the
+  /// listing before it on the same server instance; the new listing becomes the baseline.
+  void relist(Worker& w, const std::string& after_what);
+  /// A list request that got no answer (T-HANG) or lost the server (T-CRASH): reported, the server
+  /// started again. True when it was such a request.
+  bool list_trouble(Worker& w, const Reply& page);
+  /// tools/list as last seen on one server instance (P-RELIST's baseline).
+  struct Listed {
+    bool valid = false;  ///< The walk reached its end: a listing to compare with.
+    std::vector<checks::ToolPrint> tools;
+    std::uint64_t client = 0;  ///< The Client (server instance) it was made on.
+    /// Every session's notifications/tools/list_changed count then, by Client serial.
+    std::map<std::uint64_t, std::size_t> notices;
+  };
+  Listed listed_;
+  Listed listed_now(Worker& w, const mcp::Client::Listing& listing) const;
   /// The phase under way, for an interrupted report (RunReport::phase); published at once.
   void enter_phase(const char* phase);
   bool tool_over_budget(Worker& w, ToolSummary& ts);
@@ -382,6 +410,12 @@ class Runner {
   std::optional<checks::BatchAnswer> asked_alone(Worker& w, ToolSummary& ts, const std::string& tool, const json& args,
                                                  Clock::time_point t0, bool& trouble);
 
+  // --- annotations.cpp: P-ANNOTATION's answer form ---------------------------------------------
+  /// A tool annotated readOnlyHint or idempotentHint: one of its good calls made again (twice for
+  /// idempotentHint) between calls of `tools`' read-only tools that answer the same twice in a
+  /// row (witnesses), whose answers must not change; a change confirmed by the sequence once more.
+  void annotations(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& tools, Clock::time_point t0);
+
   // --- shrink.cpp -----------------------------------------------------------------------------
   Finding shrink(Worker& w, ToolSummary& ts, const ToolRun& tr, rc::Shrinkable<json> current, Finding found,
                  const std::string& broken, Clock::time_point t0);
@@ -448,6 +482,7 @@ class Runner {
   static constexpr std::size_t kMaxSlowCalls = 4;
   static constexpr std::size_t kDrivenSources = 3;    ///< Calls that reached data, driven per tool.
   static constexpr std::size_t kDataCallsKept = 16;   ///< Calls that reached data kept to choose from.
+  static constexpr std::size_t kGoodCallsKept = 4;    ///< ToolRun::good_calls kept.
   static constexpr std::size_t kMaxSweepCalls = 200;
   static constexpr std::size_t kMaxSweepCallsPerTool = 16;  ///< The first successes of each tool.
   std::map<std::string, std::size_t> sweep_per_tool_;

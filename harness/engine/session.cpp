@@ -6,6 +6,7 @@
 #include <atomic>
 #include <thread>
 
+#include "checks/hosts.h"
 #include "checks/liveness.h"
 #include "checks/protocol.h"
 #include "core/text.h"
@@ -427,6 +428,9 @@ void Runner::take_observations(Worker& w, const json& batch) {
     f.cause = std::move(ob.cause);
     f.server_level = ob.server_level;
     if (f.invariant == "T-ID") f.batch = batch;  // ids met with several requests in flight
+    // A lone surrogate in an answer or a listing, with a host selected that cannot take one: said
+    // once, as H-UNICODE (what the host does with it), in place of T-FRAMING.
+    if (auto h = checks::unicode_finding(judging_.hosts, f)) f = std::move(*h);
     add(w, std::move(f));
   }
 }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: MIT
 #include "engine/transcript.h"
 
+#include "checks/lists.h"
+
 #include "checks/generic.h"
 #include "checks/generic_caps.h"
 #include "gen/plan.h"
@@ -166,6 +168,7 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     js.tools_known = !tools.empty();
     js.root = o.root;
     js.era = era;
+    js.strict_error_output = o.strict_error_output;
     js.hosts = judging->hosts;
     // A transcript keeps no config: the name hosts prefix tools with is the server's own.
     if (!rep.server_name.empty()) js.server_name = checks::ServerName{rep.server_name, false};
@@ -216,10 +219,25 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
       take("", checks::check_instructions(judging->hosts, reply.result));  // H-DESC
       continue;
     }
+    // A list request with the cursor the live run sends to see it refused: judged as the run
+    // judged it, not as a page.
+    if (line.request.contains("params") && line.request["params"].is_object() &&
+        line.request["params"].value("cursor", json()) == checks::kInvalidCursor) {
+      take("", checks::check_invalid_cursor(reply));
+      continue;
+    }
     if (method == "tools/list") {
       mcp::Client::ToolsListing listing;
       listing.pages.push_back(reply);
       take("", checks::check_tools_list(listing, era));
+      continue;
+    }
+    if (method == "resources/list" || method == "resources/templates/list" || method == "prompts/list") {
+      mcp::Client::Listing listing;
+      listing.method = method;
+      listing.key = method == "resources/list" ? "resources" : method == "prompts/list" ? "prompts" : "resourceTemplates";
+      listing.pages.push_back(reply);
+      take("", checks::check_list(listing));
       continue;
     }
     if (method != "tools/call") continue;

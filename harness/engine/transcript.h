@@ -26,6 +26,7 @@ struct CheckOptions {
   std::optional<std::string> root;
   checks::Selection selection;
   std::string host;  ///< --host (see RunOptions::host).
+  bool strict_error_output = false;  ///< --strict-error-output (see RunOptions).
 };
 
 /// Runs every check that needs no live server over the transcript: T-ID, P-INIT, P-LIST,

@@ -5,6 +5,7 @@
 // judge results: the checks module does.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <deque>
@@ -134,6 +135,9 @@ struct TrafficStats {
   std::size_t pings_answered = 0;
   std::size_t unanswered = 0;  ///< Server requests left unanswered: kMaxUnsentBytes of ours were waiting.
   std::size_t progress = 0;  ///< notifications/progress for a request we were awaiting.
+  /// notifications/<list>/list_changed received, per list ("tools", "resources", "prompts"): a
+  /// listing asked again is judged against whether the server said it changed (P-RELIST).
+  std::map<std::string, std::size_t> list_changed;
 };
 
 /// One MCP session over a borrowed transport. Not thread-safe.
@@ -156,9 +160,10 @@ class Client {
   /// `attempts` receives every handshake reply (for P-INIT checks of failed attempts).
   Result<ServerInfo> handshake(const std::string& forced, std::vector<Reply>* attempts = nullptr);
 
-  /// What a tools/list walk may take: a listing is the server's to size, so the walk is bounded
-  /// in pages, kept tools, cursor length, time and the run's memory. Tools past `max_tools` are
-  /// counted (the walk goes on to see whether pagination ends) but not kept.
+  /// What a list walk (tools/list, resources/list, resources/templates/list, prompts/list) may
+  /// take: a listing is the server's to size, so the walk is bounded in pages, kept items, cursor
+  /// length, time and the run's memory. Items past `max_tools` are counted (the walk goes on to
+  /// see whether pagination ends) but not kept.
   struct ListBounds {
     std::size_t max_pages = 200;
     std::size_t max_tools = 10000;
@@ -167,25 +172,45 @@ class Client {
     std::function<bool()> out_of_memory;  ///< True once the run is past its memory budget.
   };
 
-  /// tools/list, following nextCursor, within `bounds`. Stops on a repeated cursor (sets
-  /// `cursor_loop`), at a bound (sets which), or on a page without a result. Each page's reply is
-  /// kept for checks, with the tools past `max_tools` dropped from it.
-  /// The tools are not copied out of the pages (a listing can be megabytes, and its tree several
-  /// times that): take_tools() moves them out once the pages have been recorded and checked.
+  /// A list walk, following nextCursor (any string, "" included: an empty string is a live cursor,
+  /// not the end) within `bounds`. Stops on a nextCursor equal to the cursor just sent (sets
+  /// `cursor_stuck`) or to an earlier one (`cursor_loop`), on a page whose items all repeat earlier
+  /// pages' (`repeated_page`: the walk is not advancing), at a bound (sets which), or on a page
+  /// without a result. Each page's reply is kept for checks, with the items past `max_tools`
+  /// dropped from it. The items are not copied out of the pages (a listing can be megabytes, and
+  /// its tree several times that): take_tools() moves them out once the pages have been recorded
+  /// and checked.
   struct ToolsListing {
+    std::string method = "tools/list";  ///< The list asked: tools/list, resources/list, ...
+    std::string key = "tools";          ///< The result's array: tools, resources, resourceTemplates, prompts.
     std::vector<Reply> pages;    ///< One reply per page requested.
-    std::size_t tool_count = 0;  ///< How many tools the pages kept, in all.
-    std::size_t dropped = 0;     ///< Tools listed past ListBounds::max_tools: not kept.
+    std::size_t tool_count = 0;  ///< How many items (tools, for tools/list) the pages kept, in all.
+    std::size_t dropped = 0;     ///< Items listed past ListBounds::max_tools: not kept.
+    bool paginated = false;      ///< Some page handed out a string nextCursor.
+    bool cursor_stuck = false;   ///< A nextCursor equal to the cursor the page was asked with.
     bool cursor_loop = false;    ///< A nextCursor repeated an earlier one.
+    bool repeated_page = false;  ///< Stopped after a page (not the first or last) that listed only items earlier pages had.
     bool page_limit = false;     ///< Stopped after max_pages.
     std::size_t long_cursor = 0; ///< Stopped at a nextCursor of this many bytes (> max_cursor_bytes).
     bool out_of_time = false;    ///< Stopped at the deadline with another page to fetch.
     bool out_of_memory = false;  ///< Stopped at the memory budget with another page to fetch.
     bool failed = false;         ///< A page got no result (error, timeout, closed).
-    /// The pages' tools, concatenated as received, moved out of the pages (whose "tools" arrays
-    /// are left holding moved-from values: record and check the pages first).
+    /// True when the walk reached the list's end (every page answered, the last without nextCursor)
+    /// and kept every item.
+    bool complete() const {
+      return !failed && !cursor_stuck && !cursor_loop && !repeated_page && !page_limit && long_cursor == 0 &&
+             !out_of_time && !out_of_memory && dropped == 0;
+    }
+    /// The pages' items, concatenated as received, moved out of the pages (whose arrays are left
+    /// holding moved-from values: record and check the pages first).
     std::vector<json> take_tools();
   };
+  using Listing = ToolsListing;
+  /// What identifies an item of `key`'s list: a tool's or a prompt's name, a resource's uri, a
+  /// template's uriTemplate ("" when the item has none).
+  static std::string item_identity(const std::string& key, const json& item);
+  /// The list `method` (its result's array is `key`), walked within `bounds`.
+  Listing list(const std::string& method, const std::string& key, const ListBounds& bounds);
   ToolsListing list_tools(const ListBounds& bounds);
   ToolsListing list_tools();  ///< Within the default ListBounds.
 
@@ -207,6 +232,17 @@ class Client {
   /// with an id outside the batch, a second one for a request of it, lines that are not JSON-RPC:
   /// the Observations call_tool makes, related to the batch's first request.
   std::vector<Reply> call_tools(const std::vector<BatchCall>& calls, bool confirm_hang = true);
+
+  /// One request of the list `method` with `cursor`, a cursor the server never handed out: a
+  /// server that paginates SHOULD answer -32602 (pagination §Error Handling).
+  Reply list_with_cursor(const std::string& method, const std::string& cursor);
+
+  /// The capabilities the handshake's result declared (initialize, or server/discover's), null
+  /// before it or when none were given.
+  const json& capabilities() const { return capabilities_; }
+  /// A number no other Client of this process has: a server started again gets a new Client, so a
+  /// listing made on another instance is told apart from this one's.
+  std::uint64_t serial() const { return serial_; }
 
   /// Sets the id the next request gets and returns the one it would have got. Ids must stay
   /// unique within a session: a caller that moves them keeps ranges that never meet (the engine
@@ -274,6 +310,12 @@ class Client {
   std::string era_ = "legacy";
   std::string protocol_version_;
   std::vector<std::string> prelude_;
+  json capabilities_;
+  std::uint64_t serial_ = next_serial();
+  static std::uint64_t next_serial() {
+    static std::atomic<std::uint64_t> n{0};
+    return ++n;
+  }
 };
 
 }  // namespace ctxo::mcp

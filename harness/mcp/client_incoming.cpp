@@ -243,6 +243,10 @@ void Client::handle_other(const json& msg, const std::string& raw) {
       send_json(reply);
     } else {
       ++traffic_.notifications;
+      // notifications/tools/list_changed and its kin, counted per list: a listing asked again is
+      // judged against whether the server said its list changed (P-RELIST).
+      for (const char* list : {"tools", "resources", "prompts"})
+        if (msg["method"] == std::string("notifications/") + list + "/list_changed") ++traffic_.list_changed[list];
       if (msg["method"] == "notifications/progress" && !progress_tokens_.empty() && msg.contains("params") &&
           msg["params"].is_object() &&
           std::find(progress_tokens_.begin(), progress_tokens_.end(), msg["params"].value("progressToken", json())) !=

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 // Client: the MCP operations built on request(): the handshake (server/discover probe, then
-// initialize with protocol version negotiation), tools/list with its paging, and tools/call.
+// initialize with protocol version negotiation), the list walk (tools/list and the other lists)
+// with its paging, and tools/call.
 #include "mcp/client.h"
 
 #include <algorithm>
@@ -59,6 +60,7 @@ Result<ServerInfo> Client::handshake(const std::string& forced, std::vector<Repl
       info.protocol_version = protocol_version_ = kModernVersion;
       info.init_result = r.result;
       info.init_request = r.request;
+      capabilities_ = r.result.value("capabilities", json());
       const json* si = nullptr;
       if (r.result.contains("serverInfo")) si = &r.result["serverInfo"];
       else if (r.result.contains("_meta") && r.result["_meta"].is_object() &&
@@ -101,6 +103,7 @@ Result<ServerInfo> Client::handshake(const std::string& forced, std::vector<Repl
       info.protocol_version = protocol_version_ = known ? answered : v;
       info.init_result = r.result;
       info.init_request = r.request;
+      capabilities_ = r.result.is_object() ? r.result.value("capabilities", json()) : json();
       if (r.result.is_object() && r.result.contains("serverInfo") && r.result["serverInfo"].is_object()) {
         info.name = r.result["serverInfo"].value("name", "");
         info.version = r.result["serverInfo"].value("version", "");
@@ -127,38 +130,66 @@ Result<ServerInfo> Client::handshake(const std::string& forced, std::vector<Repl
   return make_error("init", last_problem);
 }
 
-Client::ToolsListing Client::list_tools(const ListBounds& bounds) {
-  ToolsListing out;
-  std::set<std::string> seen;
+std::string Client::item_identity(const std::string& key, const json& item) {
+  const char* field = key == "resources" ? "uri" : key == "resourceTemplates" ? "uriTemplate" : "name";
+  if (!item.is_object()) return "";
+  auto it = item.find(field);
+  return it != item.end() && it->is_string() ? it->get<std::string>() : "";
+}
+
+Client::Listing Client::list(const std::string& method, const std::string& key, const ListBounds& bounds) {
+  Listing out;
+  out.method = method;
+  out.key = key;
+  std::set<std::string> seen, items;
   json cursor;
   for (std::size_t page = 0; page < bounds.max_pages; ++page) {
     core::stop_if_interrupted();  // a listing that does not end is where a signal may find the run
     json params = json::object();
     if (!cursor.is_null()) params["cursor"] = cursor;
-    out.pages.push_back(request("tools/list", params));  // moved in: a page can be megabytes
+    out.pages.push_back(request(method, params));  // moved in: a page can be megabytes
     Reply& r = out.pages.back();
     if (r.kind != Reply::Kind::kResult || !r.result.is_object()) {
       out.failed = true;
       return out;
     }
-    if (auto tools = r.result.find("tools"); tools != r.result.end() && tools->is_array()) {
+    bool repeats = false;
+    if (auto list = r.result.find(key); list != r.result.end() && list->is_array()) {
+      // A later page that lists nothing new is a walk that does not advance, whatever its cursor
+      // says: following it further would only fetch the same items again.
+      std::size_t fresh = 0;
+      for (const auto& item : *list) {
+        std::string id = item_identity(key, item);
+        if (id.empty() || items.insert(std::move(id)).second) ++fresh;
+      }
+      repeats = page > 0 && !list->empty() && fresh == 0;
       const std::size_t room = bounds.max_tools - std::min(bounds.max_tools, out.tool_count);
-      if (tools->size() > room) {
-        out.dropped += tools->size() - room;
-        tools->erase(tools->begin() + static_cast<std::ptrdiff_t>(room), tools->end());
+      if (list->size() > room) {
+        out.dropped += list->size() - room;
+        list->erase(list->begin() + static_cast<std::ptrdiff_t>(room), list->end());
         r.raw.clear();  // the page as received is more than is kept; its text is not held either
       }
-      out.tool_count += tools->size();
+      out.tool_count += list->size();
     }
     auto next_it = r.result.find("nextCursor");
-    if (next_it == r.result.end() || !next_it->is_string()) return out;
+    if (next_it == r.result.end() || !next_it->is_string()) return out;  // its repeats are the checks' to say
+    out.paginated = true;
     const std::string& next = next_it->get_ref<const std::string&>();
     if (next.size() > bounds.max_cursor_bytes) {
       out.long_cursor = next.size();
       return out;
     }
+    // An empty string is a cursor like any other (pagination: only a missing nextCursor ends it).
+    if (cursor.is_string() && cursor.get_ref<const std::string&>() == next) {
+      out.cursor_stuck = true;
+      return out;
+    }
     if (!seen.insert(next).second) {
       out.cursor_loop = true;
+      return out;
+    }
+    if (repeats) {  // a new cursor, but the page before it brought nothing new
+      out.repeated_page = true;
       return out;
     }
     if (bounds.deadline && std::chrono::steady_clock::now() >= *bounds.deadline) {
@@ -175,6 +206,12 @@ Client::ToolsListing Client::list_tools(const ListBounds& bounds) {
   return out;
 }
 
+Client::ToolsListing Client::list_tools(const ListBounds& bounds) { return list("tools/list", "tools", bounds); }
+
+Reply Client::list_with_cursor(const std::string& method, const std::string& cursor) {
+  return request(method, json{{"cursor", cursor}});
+}
+
 Client::ToolsListing Client::list_tools() { return list_tools(ListBounds{}); }
 
 std::vector<json> Client::ToolsListing::take_tools() {
@@ -182,7 +219,7 @@ std::vector<json> Client::ToolsListing::take_tools() {
   tools.reserve(tool_count);
   for (auto& page : pages) {
     if (page.kind != Reply::Kind::kResult || !page.result.is_object()) continue;
-    auto it = page.result.find("tools");
+    auto it = page.result.find(key);
     if (it == page.result.end() || !it->is_array()) continue;
     for (auto& t : *it) tools.push_back(std::move(t));
   }

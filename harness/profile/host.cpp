@@ -30,7 +30,11 @@ Past past_of(const json& v, Past fallback) {
 Unit unit_of(const json& v, Unit fallback) {
   if (!v.is_string()) return fallback;
   const std::string s = v.get<std::string>();
-  return s == "tokens" ? Unit::kTokens : s == "bytes" ? Unit::kBytes : s == "chars" ? Unit::kChars : fallback;
+  return s == "tokens"  ? Unit::kTokens
+         : s == "bytes" ? Unit::kBytes
+         : s == "chars" ? Unit::kChars
+         : s == "lines" ? Unit::kLines
+                        : fallback;
 }
 
 std::vector<std::string> strings(const json& obj, const char* key) {
@@ -83,6 +87,13 @@ Result<Host> from_json(const json& doc, const std::string& origin) {
     limit.replaced_by_declared = l.value("replacedByDeclared", false);
     limit.exempt_when_declared = l.value("exemptWhenDeclared", false);
     limit.verified = l.value("verified", true);
+    // Lines are counted in the answer's text only (a base64 block or the JSON of the whole
+    // result has no lines a host counts).
+    if (limit.unit == Unit::kLines && limit.of != HostLimit::Of::kText)
+      return make_error("host", origin + ": limit '" + limit.id + "' counts lines, so it must measure the text (of: text)");
+    const std::string cut = l.value("cut", "");
+    limit.cut = cut == "middle" ? HostLimit::Cut::kMiddle : cut == "head-kept" ? HostLimit::Cut::kHeadKept : HostLimit::Cut::kNone;
+    limit.marker = l.value("marker", "");
     limit.sources = strings(l, "sources");
     h.limits.push_back(std::move(limit));
   }
@@ -140,6 +151,26 @@ Result<Host> from_json(const json& doc, const std::string& origin) {
     rule.sources = strings(r, "sources");
     h.schemas.push_back(std::move(rule));
   }
+  if (doc.contains("tools")) {
+    const json& t = doc["tools"];
+    ToolCap cap;
+    cap.max = t["max"].get<std::int64_t>();
+    cap.across_servers = t.value("across", "all-servers") == "all-servers";
+    cap.past = past_of(t["past"], Past::kTruncated);
+    cap.says = t.value("says", "");
+    cap.verified = t.value("verified", true);
+    cap.sources = strings(t, "sources");
+    h.tools = std::move(cap);
+  }
+  if (doc.contains("unicode") && doc["unicode"].contains("loneSurrogate")) {
+    const json& u = doc["unicode"]["loneSurrogate"];
+    UnicodeRule rule;
+    rule.past = past_of(u["past"], Past::kRejected);
+    rule.says = u.value("says", "");
+    rule.verified = u.value("verified", true);
+    rule.sources = strings(u, "sources");
+    h.lone_surrogate = std::move(rule);
+  }
   for (const auto& d : doc.value("descriptions", json::array())) {
     DescriptionLimit limit;
     limit.applies = d["applies"] == "instructions" ? DescriptionLimit::Applies::kInstructions
@@ -188,6 +219,7 @@ const char* to_string(Unit u) {
     case Unit::kTokens: return "tokens";
     case Unit::kChars: return "chars";
     case Unit::kBytes: return "bytes";
+    case Unit::kLines: return "lines";
   }
   return "chars";
 }
@@ -223,20 +255,20 @@ Result<std::vector<Host>> load_hosts(const std::string& value) {
     if (!well_formed_builtin_name(name) || !fs::is_regular_file(path, ec)) {
       std::string known;
       for (const auto& n : builtin_host_names()) known += (known.empty() ? "" : ", ") + n;
-      return make_error("usage", "unknown host '" + name + "' (built-in: " + known + "; or a FILE.json; or none)");
+      return make_error("usage", "unknown host '" + name + "' (built-in: " + known + "; or all, none, or a FILE.json)");
     }
     auto h = load_host_file(path.string());
     if (h && h->name != name)
       return make_error("host", path.string() + " names itself '" + h->name + "', expected '" + name + "'");
     return h;
   };
-  if (value.empty() || value == "default") {
+  if (value.empty() || value == "default" || value == "all") {
     // No schemas directory: no built-in host, and the run says so (as envelope checks do).
     if (!dir) return out;
     for (const auto& name : builtin_host_names()) {
       auto h = builtin(name);
       if (!h) return h.error();
-      if (h->is_default) out.push_back(std::move(*h));
+      if (h->is_default || value == "all") out.push_back(std::move(*h));
     }
     return out;
   }
@@ -246,7 +278,7 @@ Result<std::vector<Host>> load_hosts(const std::string& value) {
     std::string item = value.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     start = comma == std::string::npos ? value.size() + 1 : comma + 1;
     if (item.empty()) return make_error("usage", "--host: empty name in '" + value + "'");
-    if (item == "none" || item == "default")
+    if (item == "none" || item == "default" || item == "all")
       return make_error("usage", "--host: '" + item + "' cannot be combined with other hosts");
     const bool file = item.find('/') != std::string::npos ||
                       (item.size() > 5 && item.compare(item.size() - 5, 5, ".json") == 0);

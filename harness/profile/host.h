@@ -37,8 +37,8 @@ const char* describe(Past p);
 /// is diverted or only warned about.
 Severity severity_of(Past p);
 
-enum class Unit { kTokens, kChars, kBytes };
-/// "tokens", "chars", "bytes".
+enum class Unit { kTokens, kChars, kBytes, kLines };
+/// "tokens", "chars", "bytes", "lines".
 const char* to_string(Unit u);
 
 /// One size limit on a tool answer.
@@ -55,6 +55,30 @@ struct HostLimit {
   bool replaced_by_declared = false;  ///< A declared ceiling takes its place.
   bool exempt_when_declared = false;  ///< A tool with a declared ceiling is not held to it.
   bool verified = true;               ///< False: findings are warnings whatever `past` says.
+  /// Where the host cuts an answer past it: nowhere said (kNone), the middle (the first and last
+  /// halves kept), or the end (the head kept).
+  enum class Cut { kNone, kMiddle, kHeadKept } cut = Cut::kNone;
+  std::string marker;  ///< What the model sees where the host cut ("" = nothing said).
+  std::vector<std::string> sources;
+  Severity severity() const { return verified ? severity_of(past) : Severity::kWarning; }
+};
+
+/// A cap on how many tools the host offers the model (H-TOOLS).
+struct ToolCap {
+  std::int64_t max = 0;
+  bool across_servers = true;  ///< Shared by all the host's servers (false: per server).
+  Past past = Past::kTruncated;
+  std::string says;            ///< What the host does past it, for the diagnosis.
+  bool verified = true;
+  std::vector<std::string> sources;
+  Severity severity() const { return verified ? severity_of(past) : Severity::kWarning; }
+};
+
+/// What the host does with text that is no Unicode (H-UNICODE): a lone UTF-16 surrogate.
+struct UnicodeRule {
+  Past past = Past::kRejected;
+  std::string says;  ///< What happens, for the diagnosis.
+  bool verified = true;
   std::vector<std::string> sources;
   Severity severity() const { return verified ? severity_of(past) : Severity::kWarning; }
 };
@@ -115,6 +139,8 @@ struct Host {
   std::vector<NameRule> names;
   std::vector<SchemaRule> schemas;
   std::vector<DescriptionLimit> descriptions;
+  std::optional<ToolCap> tools;               ///< "tools": a cap on tools offered.
+  std::optional<UnicodeRule> lone_surrogate;  ///< "unicode.loneSurrogate".
   std::string origin;  ///< The file it came from.
 
   /// ceil(chars / chars_per_token).
@@ -134,7 +160,7 @@ std::vector<std::string> builtin_host_names();
 
 /// The hosts `--host VALUE` names: "" or "default" = the built-ins marked default (none when the
 /// schemas directory cannot be found: the caller notes that host checks are off), "none" = none,
-/// else a comma-separated list of built-in names and FILE.json paths (a value with '/' or ending
+/// "all" = every built-in, else a comma-separated list of built-in names and FILE.json paths (a value with '/' or ending
 /// in .json is a file). Errors: "usage" for an unknown name (the message lists the built-ins),
 /// else load_host_file's.
 [[nodiscard]] Result<std::vector<Host>> load_hosts(const std::string& value);

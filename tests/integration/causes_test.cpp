@@ -152,5 +152,42 @@ TEST(Causes, EachDefectsCauseIdsAreTheSameAcrossSeeds) {
   }
 }
 
+// An isError result whose structuredContent breaks the outputSchema (tests/npm/fixtures/strict/
+// error-output.mjs, the official SDK's McpServer): P-RESULT form error-result under
+// --strict-error-output, and the case file replays under it; nothing without the flag (the
+// default, lenient as the spec leaves it), nothing on the twin that leaves structuredContent out.
+TEST(StrictErrorOutput, AnErrorResultsStructuredContentIsHeldToTheSchemaOnlyWhenAsked) {
+  REQUIRE_NPM(sdk_dir());
+  const std::string server = std::string(CTXO_SOURCE_DIR) + "/tests/npm/fixtures/strict/error-output.mjs";
+  auto results = [](const HarnessRun& r) {
+    std::vector<json> out;
+    for (const auto& f : r.report.value("findings", json::array()))
+      if (f.value("invariant", "") == "P-RESULT") out.push_back(f);
+    return out;
+  };
+  const auto cases = tmp() / "strict-cases";
+  HarnessRun strict = run_harness({"--seed", "1", "--calls", "6", "--concurrency", "0", "--cases", cases.string(),
+                                   "--strict-error-output", "--", "node", server});
+  ASSERT_TRUE(strict.report.is_object()) << strict.err;
+  EXPECT_TRUE(strict.schema_violations.empty()) << strict.schema_violations.front();
+  const auto found = results(strict);
+  ASSERT_EQ(found.size(), 1u) << strict.report["findings"].dump(2);
+  EXPECT_EQ(found[0]["cause"]["facts"].value("form", ""), "error-result") << found[0].dump(2);
+  EXPECT_EQ(strict.exit_code, 1);
+  const std::string file = found[0].value("case_file", std::string());
+  ASSERT_FALSE(file.empty()) << found[0].dump(2);
+  EXPECT_EQ(read_json(file).value("strict_error_output", false), true);
+  HarnessRun again = run_harness({"replay", file}, false);
+  EXPECT_NE(again.out.find("still fails: P-RESULT"), std::string::npos) << again.out << again.err;
+
+  HarnessRun lenient = run_harness({"--seed", "1", "--calls", "6", "--concurrency", "0", "--no-cases", "--", "node", server});
+  ASSERT_TRUE(lenient.report.is_object()) << lenient.err;
+  EXPECT_TRUE(results(lenient).empty()) << lenient.report["findings"].dump(2);
+  HarnessRun twin = run_harness({"--seed", "1", "--calls", "6", "--concurrency", "0", "--no-cases", "--strict-error-output",
+                                 "--env", "STRICT_CONFORMANT=1", "--", "node", server});
+  ASSERT_TRUE(twin.report.is_object()) << twin.err;
+  EXPECT_TRUE(results(twin).empty()) << twin.report["findings"].dump(2);
+}
+
 }  // namespace
 }  // namespace ctxo::test

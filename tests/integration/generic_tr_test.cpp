@@ -6,7 +6,10 @@
 //   find_matches  `moreAvailable: false` at `limit: 1` while a larger limit returns more -> TR-COUNT
 //   find_symbols  Markdown "Found 2 symbols" at `limit: 2` while 38 match               -> TR-COUNT
 //   list_commits  an opaque `nextCursor` one commit too far on                         -> TR-RESUME
-// and list_events pages correctly (hasMore, nextOffset, total). Exactly those findings, each with
+// and list_events pages correctly (hasMore, nextOffset, total), as does list_notes, whose
+// `pagination` (mcp-memory-keeper's) says `truncated: false` beside `hasMore: true`, a `nextOffset`
+// and a total above what it returned: a false flag the answer contradicts claims nothing, so no
+// TR-COUNT (per answer or across limits). Exactly those findings, each with
 // profile "generic", and none on the conformant twin (DIALECTS_CONFORMANT=1). The live run and
 // `ctxo-conform check` on its transcript agree, and the console says how the answers were read.
 #include <gtest/gtest.h>
@@ -70,6 +73,11 @@ TEST(GenericTruncation, EachDefectIsFoundUnderProfileGeneric) {
       EXPECT_EQ(t["outcomes"].value("TR-COUNT", ""), "passed") << t.dump(2);
       EXPECT_EQ(t["outcomes"].value("TR-HINT", ""), "passed") << t.dump(2);
       EXPECT_EQ(t["outcomes"].value("TR-RESUME", ""), "passed") << t.dump(2);  // its nextOffset was followed
+    }
+    if (t["name"] == "list_notes") {
+      // `truncated: false` with `hasMore: true`: its counts were compared, and its flag read as more.
+      EXPECT_EQ(t["outcomes"].value("TR-COUNT", ""), "passed") << t.dump(2);
+      EXPECT_EQ(t["outcomes"].value("TR-HINT", ""), "passed") << t.dump(2);
     }
   }
   // The console and the report say how the answers were read.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// The host-limit checks (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED, H-DESC) against a real TypeScript-SDK
+// The host-limit checks (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED, H-DESC, H-TOOLS, H-UNICODE) against a real TypeScript-SDK
 // server, tests/npm/fixtures/hosts/hosts.mjs: one tool whose listing and exactly sized answer are
 // chosen by HOSTS_CASE (see the fixture's README.md). Each run must report exactly the expected
 // H-* ids, each with its expected severity; other ids are not looked at here (the error-* cases
@@ -462,6 +462,113 @@ TEST(HostsSize, SmallAnswersGiveNoFinding) {
   HarnessRun r = run_sizes("small", std::string(CTXO_BINARY_DIR) + "/test-tmp/sizes-small-cases");
   ASSERT_TRUE(r.report.is_object()) << r.err;
   EXPECT_EQ(show(host_findings(r)), "-") << r.report["findings"].dump(2);
+}
+
+
+// The hosts that are not checked by default, each limit just over and just under, and a lone
+// surrogate: a lean run (2 calls of the one tool, no batches), with the host the case is about.
+struct MoreHostsCase {
+  std::string name;                ///< HOSTS_CASE.
+  std::string host;                ///< --host.
+  Expected expected;               ///< The H-* findings.
+  std::string framing_form;        ///< The T-FRAMING form expected too ("" = no T-FRAMING finding).
+};
+void PrintTo(const MoreHostsCase& c, std::ostream* os) { *os << c.name << " --host " << c.host; }
+
+const std::vector<MoreHostsCase>& more_hosts_cases() {
+  static const std::vector<MoreHostsCase> c = {
+      {"codex-bytes-over", "codex", {{"H-SIZE", {"warning"}}}, ""},    // 10,001 bytes: Codex drops the middle
+      {"codex-bytes-under", "codex", {}, ""},                          // 10,000 bytes
+      {"codex-lines-over", "codex", {{"H-SIZE", {"warning"}}}, ""},    // 257 lines, 4,111 bytes
+      {"codex-lines-under", "codex", {}, ""},                          // 256 lines
+      {"opencode-over", "opencode", {{"H-SIZE", {"warning"}}}, ""},    // 51,201 bytes: head kept, rest to a file
+      {"opencode-under", "opencode", {}, ""},                          // 51,200 bytes
+      {"cursor-tools-over", "cursor", {{"H-TOOLS", {"warning"}}}, ""},  // 81 tools
+      {"cursor-tools-under", "cursor", {}, ""},                        // 80 tools
+      {"vscode-tools-over", "vscode-copilot", {{"H-TOOLS", {"error"}}}, ""},  // 129 tools: every request fails
+      {"vscode-tools-under", "vscode-copilot", {}, ""},                // 128 tools
+      {"surrogate-answer", "default", {{"H-UNICODE", {"error"}}}, ""},  // Claude Code: the API refuses the request
+      {"surrogate-answer", "none", {}, "lone-surrogate-escape"},        // no host: the wire defect, T-FRAMING
+      {"surrogate-description", "default", {{"H-UNICODE", {"error"}}}, ""},
+      {"surrogate-pair", "default", {}, ""},                           // a whole emoji, answer and description
+  };
+  return c;
+}
+
+HarnessRun run_more_hosts(const MoreHostsCase& c, const std::vector<std::string>& extra = {}) {
+  std::vector<std::string> args = {"--seed", "1", "--calls", "2", "--no-cases", "--concurrency", "0", "--tools", "fetch_page",
+                                   "--host", c.host, "--env", "HOSTS_CASE=" + c.name};
+  args.insert(args.end(), extra.begin(), extra.end());
+  args.insert(args.end(), {"--", "node", hosts_fixture()});
+  return run_harness(args);
+}
+
+class MoreHosts : public ::testing::TestWithParam<MoreHostsCase> {};
+
+TEST_P(MoreHosts, ReportsExactlyTheExpectedHostFindings) {
+  REQUIRE_NPM(sdk_dir());
+  const MoreHostsCase& c = GetParam();
+  HarnessRun r = run_more_hosts(c);
+  ASSERT_TRUE(r.report.is_object()) << c.name << ": " << r.err;
+  EXPECT_EQ(show(host_findings(r)), show(c.expected)) << c.name << ": " << r.report["findings"].dump(2);
+  std::set<std::string> framing;
+  for (const auto& f : r.report["findings"])
+    if (f.value("invariant", std::string()) == "T-FRAMING") framing.insert(f["cause"]["facts"].value("form", std::string()));
+  EXPECT_EQ(framing, c.framing_form.empty() ? std::set<std::string>{} : std::set<std::string>{c.framing_form})
+      << c.name << ": " << r.report["findings"].dump(2);
+  for (const auto& f : r.report["findings"]) {
+    const std::string id = f.value("invariant", std::string());
+    const std::string d = f.value("diagnosis", std::string());
+    // What the host does, said where the model loses text.
+    if (c.name == "codex-bytes-over" && id == "H-SIZE") {
+      EXPECT_NE(d.find("Codex keeps only the first 5,000 and the last 5,000 bytes"), std::string::npos) << d;
+      EXPECT_NE(d.find("`…N tokens truncated…`"), std::string::npos) << d;
+      EXPECT_NE(d.find("the model never reads line 101 of 201"), std::string::npos) << d;
+    }
+    if (c.name == "codex-lines-over" && id == "H-SIZE") {
+      EXPECT_NE(d.find("the model never reads line 129 of 257"), std::string::npos) << d;
+    }
+    if (c.name == "opencode-over" && id == "H-SIZE") {
+      EXPECT_NE(d.find("the model reads line 513 of 513 only if it opens that file"), std::string::npos) << d;
+    }
+    if (id == "H-TOOLS") {
+      EXPECT_EQ(f.value("tool", std::string("?")), "") << f.dump(2);
+      EXPECT_NE(d.find("The cap is shared"), std::string::npos) << d;
+    }
+    if (id == "H-UNICODE") {
+      EXPECT_NE(d.find("no low surrogate in string"), std::string::npos) << d;
+    }
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Fixture, MoreHosts, ::testing::ValuesIn(more_hosts_cases()), [](const auto& param_info) {
+  std::string out;
+  for (char ch : param_info.param.name + "_" + param_info.param.host)
+    out += std::isalnum(static_cast<unsigned char>(ch)) ? ch : '_';
+  return out;
+});
+
+// With --config, the run is of one server; H-TOOLS counts the file's other servers, never
+// starting them (their commands do not exist).
+TEST(HostsReport, ToolCapCountsTheConfigsOtherServers) {
+  REQUIRE_NPM(sdk_dir());
+  const std::string dir = std::string(CTXO_BINARY_DIR) + "/test-tmp/hosts-tools-config";
+  std::filesystem::create_directories(dir);
+  const std::string config = dir + "/mcp.json";
+  {
+    nlohmann::json doc = {{"mcpServers",
+                           {{"fixture", {{"command", "node"}, {"args", {hosts_fixture()}}, {"env", {{"HOSTS_CASE", "cursor-tools-over"}}}}},
+                            {"other-one", {{"command", "/nonexistent/ctxo-never-started-1"}}},
+                            {"other-two", {{"command", "/nonexistent/ctxo-never-started-2"}}}}}};
+    std::ofstream(config) << doc.dump(2);
+  }
+  HarnessRun r = run_harness({"--seed", "1", "--calls", "2", "--no-cases", "--concurrency", "0", "--tools", "fetch_page",
+                              "--host", "cursor", "--config", config, "--server", "fixture"});
+  ASSERT_TRUE(r.report.is_object()) << r.err;
+  std::string d;
+  for (const auto& f : r.report["findings"])
+    if (f["invariant"] == "H-TOOLS") d = f.value("diagnosis", std::string());
+  EXPECT_NE(d.find("lists 2 other servers, not started here"), std::string::npos) << r.report["findings"].dump(2);
 }
 
 }  // namespace

@@ -179,6 +179,30 @@ TEST(GenericTrCount, ConsistentOrAmbiguousCountsAreNotFindings) {
   EXPECT_EQ(check(R"({"items":[1],"total":1})").status("TR-COUNT"), Status::kNotObserved);
 }
 
+// mcp-memory-keeper 0.14.1's `context_get`: `truncated` only says the page was not cut to fit its
+// token budget; `hasMore`, `nextOffset` and the total say there is more. A false flag that the rest
+// of the answer contradicts claims nothing, per answer and across calls; alone, it still does.
+TEST(GenericTrCount, AFalseFlagContradictedByTheAnswerClaimsNothing) {
+  const char* keeper =
+      R"({"items":[{"key":"a"}],"pagination":{"total":3,"returned":1,"hasMore":true,"nextOffset":1,"truncated":false}})";
+  for (const char* t : {keeper,
+                        R"({"items":[1,2],"pagination":{"total":40,"truncated":false,"nextOffset":2}})",  // a next page
+                        R"({"items":[1,2],"total":40,"truncated":false,"has_more":true,"next_cursor":"c2"})",
+                        "{\"items\":[1,2],\"total\":40,\"truncated\":false}\n\n38 more results: pass offset 2."}) {
+    SCOPED_TRACE(t);
+    auto o = check(t);
+    EXPECT_TRUE(o.empty()) << o[0].diagnosis;
+    EXPECT_EQ(list_facts(read(t), vocab()).says_complete(), "");
+  }
+  EXPECT_EQ(check(keeper).status("TR-COUNT"), Status::kPassed);  // its counts were compared, and agree
+  EXPECT_EQ(check(keeper).status("TR-HINT"), Status::kPassed);    // `hasMore` true, and a way on
+  // A null next page names none: the false flag stands against the count.
+  auto alone = check(R"({"items":[1,2],"pagination":{"total":40,"truncated":false,"nextOffset":null}})");
+  ASSERT_EQ(ids(alone), std::vector<std::string>{"TR-COUNT"});
+  EXPECT_NE(alone[0].diagnosis.find("`pagination.truncated` is false"), std::string::npos) << alone[0].diagnosis;
+  EXPECT_EQ(list_facts(read(R"({"items":[1],"truncated":false})"), vocab()).says_complete(), "`truncated` is false");
+}
+
 // ----- TR-COUNT: the items a request named ---------------------------------------------------------
 
 // The answer to `tool` (a lookup by default) called with `args`.
@@ -284,6 +308,12 @@ TEST(GenericOmission, NoSignalOrAnHonestSignalIsNotAFinding) {
   EXPECT_EQ(truth.status("TR-COUNT"), Status::kPassed);
   auto shown = check_omission(point(2, "Found 38 symbols (showing 2):\n- a\n- b"), point(8, "Found 38 symbols:\n- a\n- b\n- c"));
   EXPECT_TRUE(shown.empty());
+  // mcp-memory-keeper: `truncated: false` beside `hasMore: true` and a `nextOffset` is no "no more".
+  auto keeper = check_omission(
+      point(1, R"({"items":[1],"pagination":{"total":3,"returned":1,"hasMore":true,"nextOffset":1,"truncated":false}})"),
+      point(8, R"({"items":[1,2,3],"pagination":{"total":3,"returned":3,"hasMore":false,"nextOffset":null,"truncated":false}})"));
+  EXPECT_TRUE(keeper.empty()) << keeper[0].diagnosis;
+  EXPECT_EQ(keeper.status("TR-COUNT"), Status::kNotApplicable);
 }
 
 ListedCall listed(const json& args, const std::string& text) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: MIT
-// Host limits (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED, H-DESC) on the built-in host profiles: each limit
+// Host limits (H-SIZE, H-NAME, H-SCHEMA, H-DECLARED, H-DESC, H-TOOLS, H-UNICODE) on the built-in host profiles: each limit
 // just under and just over (CJK and emoji, where characters, tokens and bytes diverge), severity
 // from what the host does past it, one finding per tool, the sweep's answers not sized, the
 // judge the same live and offline. Host files: loading, selection, bad files.
@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 
@@ -573,6 +574,182 @@ TEST(HostJudge, SweepAnswersAreNotSizedAndListingsAreCheckedOnce) {
   EXPECT_EQ(judge.listing("search.files").size(), 1u);
   EXPECT_TRUE(judge.listing("search.files").empty());  // once per tool
   EXPECT_TRUE(judge.listing("unlisted").empty());
+}
+
+
+// Every built-in host loads by name; `all` is all of them; the default set stays Claude's two.
+TEST(HostProfiles, EveryBuiltInLoadsAndAllSelectsThem) {
+  const auto names = profile::builtin_host_names();
+  for (const char* n : {"claude-code", "claude-desktop", "codex", "copilot-cli", "cursor", "openai", "opencode", "trae", "vscode-copilot",
+                        "windsurf"})
+    EXPECT_NE(std::find(names.begin(), names.end(), n), names.end()) << n;
+  EXPECT_EQ(hosts("all").size(), names.size());
+  EXPECT_FALSE(profile::load_hosts("all,codex").ok());
+  for (const auto& h : hosts("all")) EXPECT_EQ(h.is_default, h.name == "claude-code" || h.name == "claude-desktop") << h.name;
+  // The new fields, as read.
+  const auto codex = hosts("codex");
+  ASSERT_EQ(codex.size(), 1u);
+  ASSERT_EQ(codex[0].limits.size(), 2u);
+  EXPECT_EQ(codex[0].limits[0].unit, profile::Unit::kBytes);
+  EXPECT_EQ(codex[0].limits[0].cut, profile::HostLimit::Cut::kMiddle);
+  EXPECT_EQ(codex[0].limits[0].marker, "…N tokens truncated…");
+  EXPECT_EQ(codex[0].limits[1].unit, profile::Unit::kLines);
+  const auto cursor = hosts("cursor");
+  ASSERT_TRUE(cursor[0].tools.has_value());
+  EXPECT_EQ(cursor[0].tools->max, 80);
+  EXPECT_TRUE(cursor[0].tools->across_servers);
+  EXPECT_EQ(cursor[0].tools->severity(), Severity::kWarning);  // reported, not documented
+  const auto vscode = hosts("vscode-copilot");
+  ASSERT_TRUE(vscode[0].tools.has_value());
+  EXPECT_EQ(vscode[0].tools->severity(), Severity::kError);
+  ASSERT_TRUE(hosts("claude-code")[0].lone_surrogate.has_value());
+  EXPECT_FALSE(hosts("claude-desktop")[0].lone_surrogate.has_value());
+  // A line limit counts the text only.
+  const auto dir = std::filesystem::temp_directory_path() / "ctxo-hosts-test";
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "lines.json") << R"({"hostFormat":1,"name":"x","title":"X","limits":[
+    {"id":"l","unit":"lines","of":"result","max":10,"past":"truncated","sources":["s"]}]})";
+  auto bad = profile::load_hosts((dir / "lines.json").string());
+  ASSERT_FALSE(bad.ok());
+  EXPECT_NE(bad.error().message.find("counts lines"), std::string::npos) << bad.error().message;
+}
+
+/// `n` bytes of ASCII in lines of `width` bytes ("\n" included), the last one unterminated.
+std::string lined(std::size_t n, std::size_t width) {
+  std::string s;
+  while (s.size() < n) s += std::string(width - 1, 'x') + "\n";
+  s.resize(n);
+  if (!s.empty() && s.back() == '\n') s.back() = '.';
+  return s;
+}
+
+TEST(HostSize, LinesAreCountedAsAHostSplitsThem) {
+  EXPECT_EQ(measure_answer(answer(""), false, false).lines, 0);
+  EXPECT_EQ(measure_answer(answer("a"), false, false).lines, 1);
+  EXPECT_EQ(measure_answer(answer("a\n"), false, false).lines, 1);
+  EXPECT_EQ(measure_answer(answer("a\nb"), false, false).lines, 2);
+  Reply two = answer("a");
+  two.result["content"].push_back({{"type", "text"}, {"text", "b\nc"}});
+  EXPECT_EQ(measure_answer(two, false, false).lines, 3);  // joined by "\n"
+}
+
+// Codex cuts the middle: the diagnosis says what it keeps, its marker, and which lines are lost.
+TEST(HostSize, CodexCutsTheMiddleAndSaysWhichLinesTheModelNeverReads) {
+  const auto hs = hosts("codex");
+  const json t = tool("t");
+  EXPECT_TRUE(meter(hs, t, {answer(lined(10000, 50))}).empty());
+  auto o = meter(hs, t, {answer(lined(20000, 50))});  // 400 lines
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].severity, Severity::kWarning);  // the figure depends on the model
+  EXPECT_NE(o[0].diagnosis.find("Codex keeps only the first 5,000 and the last 5,000 bytes of an answer past 10,000 bytes"),
+            std::string::npos)
+      << o[0].diagnosis;
+  EXPECT_NE(o[0].diagnosis.find("puts `…N tokens truncated…` between them: the model never reads lines 101-300 of 400"),
+            std::string::npos)
+      << o[0].diagnosis;
+  // 257 short lines: the line rule.
+  EXPECT_TRUE(meter(hs, t, {answer(lined(256 * 4 - 1, 4))}).empty());
+  auto lines = meter(hs, t, {answer(lined(300 * 4 - 1, 4))});
+  ASSERT_EQ(lines.size(), 1u);
+  EXPECT_NE(lines[0].diagnosis.find("the first 128 and the last 128 lines"), std::string::npos) << lines[0].diagnosis;
+  EXPECT_NE(lines[0].diagnosis.find("the model never reads lines 129-172 of 300"), std::string::npos) << lines[0].diagnosis;
+}
+
+// OpenCode keeps the head and writes the whole answer to a file: the rest is read only from it.
+TEST(HostSize, OpenCodeKeepsTheHeadAndDivertsTheRest) {
+  const auto hs = hosts("opencode");
+  const json t = tool("t");
+  EXPECT_TRUE(meter(hs, t, {answer(lined(51200, 100))}).empty());
+  auto o = meter(hs, t, {answer(lined(60000, 100))});  // 600 lines
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].severity, Severity::kWarning);
+  EXPECT_NE(o[0].diagnosis.find("OpenCode keeps only the first 51,200 bytes of an answer past 51,200 bytes"), std::string::npos)
+      << o[0].diagnosis;
+  EXPECT_NE(o[0].diagnosis.find("writes the whole answer to a file: the model reads lines 513-600 of 600 only if it opens"),
+            std::string::npos)
+      << o[0].diagnosis;
+  // 2,001 lines under 51,200 bytes: the line limit.
+  auto many = meter(hs, t, {answer(lined(2001 * 2 - 1, 2))});
+  ASSERT_EQ(many.size(), 1u);
+  EXPECT_NE(many[0].diagnosis.find("past 2,000 lines"), std::string::npos) << many[0].diagnosis;
+}
+
+TEST(HostTools, ACapOnToolsIsJudgedOnTheListingAndShared) {
+  EXPECT_TRUE(check_tool_count(hosts("cursor"), 80, true).empty());
+  EXPECT_EQ(check_tool_count(hosts("cursor"), 80, true).status("H-TOOLS"), Status::kPassed);
+  // No host with a cap: not checked.
+  EXPECT_EQ(check_tool_count(hosts("codex"), 500, true).statuses().count("H-TOOLS"), 0u);
+  auto o = check_tool_count(hosts("cursor,vscode-copilot"), 129, true);
+  ASSERT_EQ(o.size(), 1u);
+  EXPECT_EQ(o[0].invariant, "H-TOOLS");
+  EXPECT_TRUE(o[0].server_level);
+  EXPECT_EQ(o[0].severity, Severity::kError);  // VS Code refuses every request
+  EXPECT_NE(o[0].diagnosis.find("the server lists 129 tools"), std::string::npos) << o[0].diagnosis;
+  EXPECT_NE(o[0].diagnosis.find("Cursor offers the model at most 80 tools across all the MCP servers"), std::string::npos)
+      << o[0].diagnosis;
+  EXPECT_NE(o[0].diagnosis.find("Cannot have more than 128 tools per request"), std::string::npos) << o[0].diagnosis;
+  EXPECT_NE(o[0].diagnosis.find("The cap is shared"), std::string::npos) << o[0].diagnosis;
+  // Only Cursor's cap crossed: a warning. With --config: the file's other servers are named.
+  const ConfigServers config{"mcp.json", 2};
+  auto c = check_tool_count(hosts("cursor,vscode-copilot"), 81, false, &config);
+  ASSERT_EQ(c.size(), 1u);
+  EXPECT_EQ(c[0].severity, Severity::kWarning);
+  EXPECT_NE(c[0].diagnosis.find("at least 81 tools"), std::string::npos) << c[0].diagnosis;
+  EXPECT_NE(c[0].diagnosis.find("--config 'mcp.json' lists 2 other servers, not started here"), std::string::npos)
+      << c[0].diagnosis;
+  EXPECT_EQ(c[0].diagnosis.find("VS Code"), std::string::npos) << c[0].diagnosis;
+  // Trae's 40 and Windsurf's 100: 41 tools cross Trae's alone (a warning, reported by users).
+  auto t = check_tool_count(hosts("trae,windsurf"), 41, true);
+  ASSERT_EQ(t.size(), 1u);
+  EXPECT_EQ(t[0].severity, Severity::kWarning);
+  EXPECT_NE(t[0].diagnosis.find("Trae"), std::string::npos) << t[0].diagnosis;
+  EXPECT_EQ(t[0].diagnosis.find("Windsurf"), std::string::npos) << t[0].diagnosis;
+  EXPECT_TRUE(check_tool_count(hosts("trae,windsurf"), 40, true).empty());
+  auto ws = check_tool_count(hosts("windsurf"), 101, true);
+  ASSERT_EQ(ws.size(), 1u);
+  EXPECT_NE(ws[0].diagnosis.find("exceed max limit of 100"), std::string::npos) << ws[0].diagnosis;
+}
+
+Finding lone_surrogate_framing(const std::string& method) {
+  Finding f;
+  f.invariant = "T-FRAMING";
+  f.severity = Severity::kError;
+  f.cause = {{"form", "lone-surrogate-escape"}};
+  f.request = {{"jsonrpc", "2.0"}, {"id", 3}, {"method", method}};
+  if (method == "tools/call") f.request["params"] = {{"name", "fetch"}, {"arguments", json::object()}};
+  f.diagnosis = "a message holds a lone UTF-16 surrogate escape (\\ud83d at byte 40): it encodes no Unicode character, "
+                "so clients that decode strictly reject the whole message. Send a surrogate pair, or U+FFFD";
+  return f;
+}
+
+// With a host that cannot take a lone surrogate, H-UNICODE says it once in place of T-FRAMING;
+// without one (or outside tools/call and tools/list), T-FRAMING stays.
+TEST(HostUnicode, ALoneSurrogateIsSaidAsWhatTheHostDoes) {
+  auto answer_finding = unicode_finding(hosts(), lone_surrogate_framing("tools/call"));
+  ASSERT_TRUE(answer_finding.has_value());
+  EXPECT_EQ(answer_finding->invariant, "H-UNICODE");
+  EXPECT_EQ(answer_finding->severity, Severity::kError);
+  EXPECT_EQ(answer_finding->tool, "fetch");
+  EXPECT_EQ(answer_finding->cause.at("where"), "answer");
+  EXPECT_NE(answer_finding->diagnosis.find("the tool's answer holds a lone UTF-16 surrogate escape (\\ud83d at byte 40): "),
+            std::string::npos)
+      << answer_finding->diagnosis;
+  EXPECT_NE(answer_finding->diagnosis.find("Claude Code passes it on to the Anthropic API"), std::string::npos)
+      << answer_finding->diagnosis;
+  EXPECT_NE(answer_finding->diagnosis.find("no low surrogate in string"), std::string::npos);
+  auto listing = unicode_finding(hosts("claude-code"), lone_surrogate_framing("tools/list"));
+  ASSERT_TRUE(listing.has_value());
+  EXPECT_TRUE(listing->server_level);
+  EXPECT_EQ(listing->cause.at("where"), "listing");
+  EXPECT_FALSE(unicode_finding(hosts("none"), lone_surrogate_framing("tools/call")).has_value());
+  EXPECT_FALSE(unicode_finding(hosts("claude-desktop,codex"), lone_surrogate_framing("tools/call")).has_value());
+  EXPECT_FALSE(unicode_finding(hosts(), lone_surrogate_framing("initialize")).has_value());
+  Finding other = lone_surrogate_framing("tools/call");
+  other.cause["form"] = "invalid-utf8";
+  EXPECT_FALSE(unicode_finding(hosts(), other).has_value());
+  // Checked whenever such a host is selected.
+  EXPECT_EQ(check_tool_count(hosts(), 3, true).status("H-UNICODE"), Status::kPassed);
+  EXPECT_EQ(check_tool_count(hosts("claude-desktop"), 3, true).statuses().count("H-UNICODE"), 0u);
 }
 
 }  // namespace

@@ -135,6 +135,15 @@ TEST(CheckCall, StructuredContentIsValidatedWhenAnOutputSchemaExists) {
   EXPECT_EQ(ids(check_call(ctx, result_reply({{"content", json::array()}}))), std::vector<std::string>{"P-RESULT"});
   // An error result need not carry structured content.
   EXPECT_TRUE(check_call(ctx, result_reply({{"content", json::array()}, {"isError", true}})).empty());
+  // One that carries it is held to the schema only when strict clients are asked for.
+  const json bad_error = {{"content", json::array()}, {"isError", true}, {"structuredContent", {{"error", "x"}}}};
+  EXPECT_TRUE(check_call(ctx, result_reply(bad_error)).empty());
+  ctx.strict_error_output = true;
+  const Outcomes strict = check_call(ctx, result_reply(bad_error));
+  ASSERT_EQ(ids(strict), std::vector<std::string>{"P-RESULT"});
+  EXPECT_EQ(strict[0].cause.at("form"), "error-result");
+  EXPECT_TRUE(check_call(ctx, result_reply({{"content", json::array()}, {"isError", true}})).empty());
+  EXPECT_TRUE(check_call(ctx, result_reply({{"content", json::array()}, {"isError", true}, {"structuredContent", {{"n", 2}}}})).empty());
 }
 
 mcp::Reply error_reply(int code) {

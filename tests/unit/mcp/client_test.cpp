@@ -697,6 +697,81 @@ TEST(Client, PaginationIsFollowedAndLoopsDetected) {
   EXPECT_TRUE(tools[0].is_object());
 }
 
+// Issue 44: "" is a live cursor (its page is fetched); a cursor handed back as it was sent is
+// stuck; a page listing only earlier pages' items ends the walk; resources/list walks the same way.
+TEST(Client, EmptyCursorIsLiveAndStuckCursorsStop) {
+  auto serve = [](std::string mode) {
+    return legacy("2025-11-25", [mode](const json& m) -> std::vector<std::string> {
+      const std::string method = m.value("method", "");
+      if (method != "tools/list" && method != "resources/list") return {};
+      const bool has = m.contains("params") && m["params"].contains("cursor");
+      const std::string cursor = has ? m["params"]["cursor"].get<std::string>() : "-";
+      const bool tools = method == "tools/list";
+      auto item = [&](const std::string& n) {
+        return tools ? json{{"name", n}, {"inputSchema", {{"type", "object"}}}} : json{{"uri", "mem://" + n}, {"name", n}};
+      };
+      json res = {{tools ? "tools" : "resources", json::array({item(cursor == "-" ? "first" : "second" + cursor)})}};
+      if (mode == "empty" && cursor == "-") res["nextCursor"] = "";
+      if (mode == "stuck") res["nextCursor"] = "s";
+      if (mode == "same") {  // every cursor new, every page the first page
+        res[tools ? "tools" : "resources"] = json::array({item("first")});
+        res["nextCursor"] = "c" + std::to_string(m["id"].get<int>());
+      }
+      return {ok(m["id"], res)};
+    });
+  };
+  {
+    ScriptedTransport t(serve("empty"));
+    Client c(t, fast());
+    ASSERT_TRUE(c.handshake("legacy").ok());
+    auto l = c.list_tools();
+    EXPECT_TRUE(l.complete());
+    EXPECT_TRUE(l.paginated);
+    ASSERT_EQ(l.pages.size(), 2u);
+    EXPECT_EQ(l.pages[1].request["params"]["cursor"], "");
+    EXPECT_EQ(l.tool_count, 2u);
+  }
+  {
+    ScriptedTransport t(serve("stuck"));
+    Client c(t, fast());
+    ASSERT_TRUE(c.handshake("legacy").ok());
+    auto l = c.list("resources/list", "resources", Client::ListBounds{});
+    EXPECT_TRUE(l.cursor_stuck);
+    EXPECT_FALSE(l.cursor_loop);
+    EXPECT_EQ(l.pages.size(), 2u);
+    EXPECT_EQ(l.method, "resources/list");
+  }
+  {
+    ScriptedTransport t(serve("same"));
+    Client c(t, fast());
+    ASSERT_TRUE(c.handshake("legacy").ok());
+    auto l = c.list_tools();
+    EXPECT_TRUE(l.repeated_page);
+    EXPECT_FALSE(l.complete());
+    EXPECT_EQ(l.pages.size(), 2u);  // not 200
+  }
+}
+
+TEST(Client, ListChangedNotificationsAreCountedAndCapabilitiesKept) {
+  ScriptedTransport t(legacy("2025-11-25", [](const json& m) -> std::vector<std::string> {
+    if (m.value("method", "") != "tools/call") return {};
+    return {R"({"jsonrpc":"2.0","method":"notifications/tools/list_changed"})",
+            R"({"jsonrpc":"2.0","method":"notifications/prompts/list_changed"})",
+            R"({"jsonrpc":"2.0","method":"notifications/other/list_changed"})",
+            ok(m["id"], {{"content", json::array()}})};
+  }));
+  Client c(t, fast());
+  ASSERT_TRUE(c.handshake("legacy").ok());
+  EXPECT_TRUE(c.capabilities().is_object());
+  (void)c.call_tool("x", json::object());
+  EXPECT_EQ(c.traffic().list_changed.at("tools"), 1u);
+  EXPECT_EQ(c.traffic().list_changed.at("prompts"), 1u);
+  EXPECT_EQ(c.traffic().list_changed.count("other"), 0u);
+  ScriptedTransport t2(legacy("2025-11-25"));
+  Client c2(t2, fast());
+  EXPECT_NE(c.serial(), c2.serial());
+}
+
 // A server that holds tools/call requests until `n` are in flight, then answers them through
 // `answer` (all the held requests, in the order sent).
 ScriptedTransport::Responder holding(std::size_t n, std::function<std::vector<std::string>(const std::vector<json>&)> answer) {
