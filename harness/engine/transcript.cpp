@@ -265,6 +265,15 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     same_args[tool + "\x1f" + args.dump()].push_back(Answer{&line, j.envelope, j.answer});
   }
 
+  // H-TOOLS on the tools the transcript lists, as the live run judges its listing (a transcript
+  // gives no config: the cap is said to be shared, with no count of other servers).
+  // Counted by name: a run that listed again (P-RELIST) recorded each listing.
+  if (!tools.empty()) {
+    std::set<std::string> names;
+    for (const auto& t : tools)
+      if (t.is_object() && t.contains("name") && t["name"].is_string()) names.insert(t["name"].get<std::string>());
+    take("", checks::check_tool_count(judging->hosts, names.size(), true));
+  }
   // Host rules on every listed tool (H-NAME, H-SCHEMA, H-DECLARED), called or not.
   if (!judge && !tools.empty() && !judging->hosts.empty()) judge = make_judge();
   if (judge)

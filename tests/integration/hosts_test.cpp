@@ -240,6 +240,14 @@ TEST(HostsReport, LiveAndOfflineAgree) {
     EXPECT_FALSE(host_findings(live).empty());
     EXPECT_EQ(offline.report["tools"][0]["largest_answer"]["chars"], live.report["tools"][0]["largest_answer"]["chars"]);
   }
+  // A tool-count cap: the recorded listing judged offline as the live run judged it.
+  const std::string rec = std::string(CTXO_BINARY_DIR) + "/test-tmp/hosts-cursor-tools-over.jsonl";
+  HarnessRun live = run_hosts("cursor-tools-over", {"--host", "cursor", "--concurrency", "0", "--record", rec});
+  ASSERT_TRUE(live.report.is_object()) << live.err;
+  HarnessRun offline = run_harness({"check", "--host", "cursor", rec});
+  ASSERT_TRUE(offline.report.is_object()) << offline.err;
+  EXPECT_EQ(show(host_findings(live)), show(host_findings(offline))) << offline.report["findings"].dump(2);
+  EXPECT_NE(show(host_findings(offline)).find("H-TOOLS"), std::string::npos) << offline.report["findings"].dump(2);
 }
 
 /// The run's findings of `id`.
