@@ -4,6 +4,8 @@
 # --jobs 1 and --jobs 2, and whether the two reports are the same (timings aside).
 #   - tests/npm/fixtures/jobs/slow-tools.mjs: 8 tools whose calls take DELAY_MS (default 25) each, the shape of
 #     a code-intelligence server; REPS runs each (default 3), medians and their ratio;
+#   - tests/npm/fixtures/jobs/heavy-answers.mjs: 6 tools answering at once with 22 KB of JSON each, a
+#     run whose time goes to judging answers (with --jobs, on each worker's shard of the judge);
 #   - the npm reference servers (one run each; NPM=0 skips them): server-everything full and
 #     --read-only, server-filesystem --read-only on a scratch directory, server-memory --read-only.
 # Needs a built ctxo-conform (CTXO=path, default build/ctxo-conform) and tests/npm installed.
@@ -59,6 +61,8 @@ PY
 
 echo "median wall time of whole runs (--seed 1, default flags); reports compared without timings"
 bench slow-tools "$reps" -- node "$root/tests/npm/fixtures/jobs/slow-tools.mjs"
+# Answers judged, not waited for: what the workers judging without a shared lock buys (issue 41).
+bench heavy-answers "$reps" -- node "$root/tests/npm/fixtures/jobs/heavy-answers.mjs"
 if [ "${NPM:-1}" != 0 ]; then
   bench everything 1 -- node "$bin/mcp-server-everything"
   bench everything-read-only 1 --read-only -- node "$bin/mcp-server-everything"

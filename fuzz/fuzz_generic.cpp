@@ -129,7 +129,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     (void)f.says_complete();
     (void)says_truncated(r);
     (void)markdown_shape(a.text);
-    if (auto items = list_items(a); items && a.data.is_array())
+    if (auto items = list_items(a); items && a.data->is_array())
       require(f.items && static_cast<std::size_t>(*f.items) == items->size(), "a JSON list has as many items as its facts say");
     Outcomes one = check_generic(a, *v, r.request, r.raw);
     require(said(one) == said(check_generic(a, *v, r.request, r.raw)), "the per-answer rules are deterministic");

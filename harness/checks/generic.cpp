@@ -142,9 +142,10 @@ GenericAnswer read_answer(const mcp::Answer& answer) {
   GenericAnswer a;
   try {
     a.text = answer.text();
-    const auto done = [&](Reading r, json data, std::string where, std::string rest) {
+    // `data` into the Answer (its structuredContent, a part's document), not copied.
+    const auto done = [&](Reading r, const json* data, std::string where, std::string rest) {
       a.reading = r;
-      a.data = std::move(data);
+      a.data = data;
       a.where = std::move(where);
       a.rest = std::move(rest);
       a.markdown = markdown_shape(a.rest);
@@ -157,16 +158,16 @@ GenericAnswer read_answer(const mcp::Answer& answer) {
       std::string rest;
       for (const auto& p : read)
         if (!blank(*p.text) && !p.whole.is_structured()) rest += (rest.empty() ? "" : "\n") + *p.text;
-      return done(Reading::kJson, *sc, "structuredContent", std::move(rest));
+      return done(Reading::kJson, sc, "structuredContent", std::move(rest));
     }
     const auto part_name = [](std::size_t i) { return "text part " + std::to_string(i + 1); };
     for (std::size_t i = 0; i < read.size(); ++i)
       if (read[i].whole.is_structured())
-        return done(Reading::kJson, read[i].whole, part_name(i), join_except(parts, i, ""));
+        return done(Reading::kJson, &read[i].whole, part_name(i), join_except(parts, i, ""));
     // JSON at the start of a text part, with a footer after it.
     for (std::size_t i = 0; i < read.size(); ++i)
       if (!read[i].leading.is_discarded())
-        return done(Reading::kJsonMarkdown, read[i].leading, part_name(i),
+        return done(Reading::kJsonMarkdown, &read[i].leading, part_name(i),
                     join_except(parts, i, std::string(trim_space(std::string_view(*read[i].text).substr(read[i].rest)))));
     // JSON in a fenced block.
     for (std::size_t i = 0; i < read.size(); ++i)
@@ -176,11 +177,11 @@ GenericAnswer read_answer(const mcp::Answer& answer) {
         std::string around(trim_space(t.substr(0, b.open)));
         const std::string after(trim_space(t.substr(b.end)));
         if (!after.empty()) around += (around.empty() ? "" : "\n") + after;
-        return done(Reading::kFencedJson, b.value, part_name(i), join_except(parts, i, around));
+        return done(Reading::kFencedJson, &b.value, part_name(i), join_except(parts, i, around));
       }
-    if (blank(a.text)) return done(Reading::kNone, json(), "", "");
+    if (blank(a.text)) return done(Reading::kNone, &GenericAnswer::no_data(), "", "");
     MarkdownShape m = markdown_shape(a.text);
-    return done(m.any() ? Reading::kMarkdown : Reading::kProse, json(), "", a.text);
+    return done(m.any() ? Reading::kMarkdown : Reading::kProse, &GenericAnswer::no_data(), "", a.text);
   } catch (...) {
     // Never throws: an answer that cannot be read is prose.
     a.reading = blank(a.text) ? Reading::kNone : Reading::kProse;
@@ -189,7 +190,25 @@ GenericAnswer read_answer(const mcp::Answer& answer) {
   return a;
 }
 
-GenericAnswer read_answer(const mcp::Reply& reply) { return read_answer(mcp::Answer(reply)); }
+namespace {
+
+/// `a` with its own copy of the JSON it points at: the Answer it was read from is about to go.
+GenericAnswer owning(GenericAnswer a) {
+  if (a.data != &GenericAnswer::no_data()) {
+    a.owned = std::make_shared<const json>(*a.data);
+    a.data = a.owned.get();
+  }
+  return a;
+}
+
+}  // namespace
+
+const json& GenericAnswer::no_data() {
+  static const json kNull;
+  return kNull;
+}
+
+GenericAnswer read_answer(const mcp::Reply& reply) { return owning(read_answer(mcp::Answer(reply))); }
 
 GenericAnswer read_answer(const std::vector<std::string>& parts, const json* structured) {
   mcp::Reply r;
@@ -197,7 +216,7 @@ GenericAnswer read_answer(const std::vector<std::string>& parts, const json* str
   r.result = json{{"content", json::array()}};
   for (const auto& p : parts) r.result["content"].push_back({{"type", "text"}, {"text", p}});
   if (structured) r.result["structuredContent"] = *structured;
-  return read_answer(mcp::Answer(r));
+  return owning(read_answer(mcp::Answer(r)));
 }
 
 // ----- The vocabulary ----------------------------------------------------------------------------

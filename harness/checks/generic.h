@@ -65,8 +65,16 @@ struct MarkdownShape {
 /// One answer, read generically.
 struct GenericAnswer {
   Reading reading = Reading::kNone;
-  /// The JSON (object or array) for kJson, kJsonMarkdown and kFencedJson; null otherwise.
-  json data;
+  /// The JSON (object or array) for kJson, kJsonMarkdown and kFencedJson; null otherwise. Never
+  /// a null pointer. Not a copy: it points into the mcp::Answer it was read from (its
+  /// structuredContent or a text part's document), which must outlive this reading, or at
+  /// `owned`.
+  const json* data = &no_data();
+  /// The JSON `data` points at when this reading keeps its own: read_answer of a Reply or of
+  /// parts, whose Answer is gone when it returns. Shared, so that a copy points at the same.
+  std::shared_ptr<const json> owned;
+  /// The null `data` points at when there is none.
+  static const json& no_data();
   /// Where `data` came from: "structuredContent", "text part 2" (1-based); "" without data.
   std::string where;
   /// Every text part, joined by "\n".
@@ -79,10 +87,12 @@ struct GenericAnswer {
 
 /// Reads one answer (a tools/call result; an error or an isError result is read the same way):
 /// the first text part that is JSON, else JSON with a footer, else fenced JSON, else Markdown or
-/// prose (structuredContent before all). Never throws.
+/// prose (structuredContent before all). Never throws. Its `data` points into `answer`.
 GenericAnswer read_answer(const mcp::Answer& answer);
+/// The same of a reply, read here: its `data` is its own copy (GenericAnswer::owned).
 GenericAnswer read_answer(const mcp::Reply& reply);
-/// The same from its parts: the text parts in order and structuredContent (nullptr: none).
+/// The same from its parts: the text parts in order and structuredContent (nullptr: none); its
+/// `data` is its own copy.
 GenericAnswer read_answer(const std::vector<std::string>& text_parts, const json* structured);
 
 /// Markdown structure of `text` (code fences skipped).
@@ -245,6 +255,8 @@ inline constexpr std::size_t kListedKept = 128;
 /// when its list has no length to compare (or the vocabulary is missing).
 /// Callers leave out an answer the judge checked on a sample (Judged::sample): a sample's counts
 /// say nothing, and reading the whole answer again here cost a million-key answer 80 MB more.
+/// `answer`: the judge's reading (Judged::read), so that the answer is not read again.
+std::optional<ListedCall> listed_call(const mcp::Answer& answer, const json& arguments);
 std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& arguments);
 
 /// TR-COUNT (silent omission) over the calls of one tool: each call that says there is no more is
@@ -290,6 +302,10 @@ class GenericJudge {
   void judge(const mcp::Answer& answer, const GenericAnswer& read, Outcomes& out);
   /// Answers per reading (to_string(Reading) -> count), "none" left out.
   const std::map<std::string, std::size_t>& readings() const { return readings_; }
+  /// Adds the counts of another GenericJudge (a shard's, engine/workers.cpp).
+  void absorb(const GenericJudge& shard) {
+    for (const auto& [reading, n] : shard.readings_) readings_[reading] += n;
+  }
 
  private:
   std::map<std::string, std::size_t> readings_;

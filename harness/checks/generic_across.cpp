@@ -28,11 +28,11 @@ namespace {
 /// The answer's value for the next page (Vocabulary::resume): beside its list, in an object of
 /// its own there (`pagination.nextCursor`), or at the top. `field` gets its name.
 const json* next_page_value(const GenericAnswer& a, const Vocabulary& v, std::string& field) {
-  if (!a.data.is_object()) return nullptr;
+  if (!a.data->is_object()) return nullptr;
   std::string list, holder, name;
   bool ambiguous = false;
-  const json* o = list_holder(a.data, list, holder, ambiguous);
-  for (const json* where : {o, &a.data}) {
+  const json* o = list_holder(*a.data, list, holder, ambiguous);
+  for (const json* where : {o, a.data}) {
     if (!where) continue;
     for (const auto& r : v.resume)
       if (const json* n = near(*where, r.answer, "", name); n && has_value(*n) && (n->is_string() || n->is_number_integer())) {
@@ -70,11 +70,12 @@ std::optional<std::pair<std::string, std::int64_t>> given_limit(const json& args
 
 }  // namespace
 
-std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& arguments) {
+std::optional<ListedCall> listed_call(const mcp::Answer& answer, const json& arguments) {
+  const mcp::Reply& reply = answer.reply();
   const auto& v = builtin_vocabulary();
   if (!v || reply.kind != mcp::Reply::Kind::kResult || reply.is_error_result()) return std::nullopt;
   ListedCall c;
-  const GenericAnswer a = read_answer(reply);
+  const GenericAnswer a = read_answer(answer);
   c.facts = list_facts(a, *v);
   if (!c.facts.items) return std::nullopt;
   c.arguments = arguments.is_object() ? arguments : json::object();
@@ -89,6 +90,10 @@ std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& argum
   // names the next with the page fetched and with the same call at a larger limit.
   if (auto items = list_items(a)) c.items = std::move(*items);
   return c;
+}
+
+std::optional<ListedCall> listed_call(const mcp::Reply& reply, const json& arguments) {
+  return listed_call(mcp::Answer(reply), arguments);
 }
 
 Outcomes check_omissions(const std::vector<ListedCall>& calls, const std::function<bool(const std::string&)>& is_limit,

@@ -13,8 +13,9 @@
 
 #include "checks/envelope_util.h"
 #include "checks/generic_positions_internal.h"
-#include "core/json_bounded.h"
+#include "core/anchor.h"
 #include "core/cause.h"
+#include "core/json_bounded.h"
 #include "core/text.h"
 #include "truncation/unicode.h"
 
@@ -219,21 +220,19 @@ std::vector<Anchor> text_anchors(std::string_view text) {
                        std::isalpha(static_cast<unsigned char>(path[dot + 1]));
       if (!ext && slash == std::string_view::npos) continue;
       if ((b > 0 && line[b - 1] == ':') || path.rfind("//", 0) == 0) continue;  // https://host:8080
-      std::size_t j = i + 1;
-      std::int64_t ln = 0, col = 0;
-      while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j])) && ln < 100000000) ln = ln * 10 + (line[j++] - '0');
-      bool has_col = false;
-      if (j + 1 < line.size() && line[j] == ':' && std::isdigit(static_cast<unsigned char>(line[j + 1]))) {
-        ++j;
-        while (j < line.size() && std::isdigit(static_cast<unsigned char>(line[j])) && col < 100000000) col = col * 10 + (line[j++] - '0');
-        has_col = true;
-      }
+      // The numbers (core/anchor.h, as the harvest reads them); an absurd one is no position.
+      const auto lc = line_column_at(line, i);
+      const bool has_col = !lc->column.empty();
+      const auto ln = anchor_number(lc->line);
+      const auto col = anchor_number(has_col ? lc->column : "0");  // "0": no column to bound
+      if (!ln || !col) continue;
+      const std::size_t j = lc->end;
       if (j < line.size() && (std::isalnum(static_cast<unsigned char>(line[j])) || (line[j] == '.' && j + 1 < line.size() && std::isdigit(static_cast<unsigned char>(line[j + 1])))))
         continue;  // "a.ts:12abc", a version "x.js:1.2"
       Anchor a;
       a.file = std::string(path);
-      a.line = ln;
-      if (has_col) a.column = col;
+      a.line = *ln;
+      if (has_col) a.column = *col;
       a.name = name;
       a.where = "text";
       // The line quoted after it: `path:line:col - text`, `path:line: text`, grep's `path:line:text`.

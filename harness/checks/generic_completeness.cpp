@@ -332,12 +332,12 @@ SearchJudgement file_omission(const json* tool_json, const json& arguments, cons
   std::string hay = answer.text();
   hay += '\n';
   std::size_t budget = 100000;
-  if (rd.data.is_structured()) strings_of(rd.data, hay, budget);
+  if (rd.data->is_structured()) strings_of(*rd.data, hay, budget);
   if (diff_shaped(hay)) return out;
   // A blame by hunks (a commit per range of lines, with the range's first line) shows its lines
   // as ranges: not judged line by line.
-  if (blame && rd.data.is_structured()) {
-    std::vector<const json*> todo{&rd.data};
+  if (blame && rd.data->is_structured()) {
+    std::vector<const json*> todo{rd.data};
     for (std::size_t i = 0; i < todo.size() && i < 10000; ++i) {
       if (todo[i]->is_object())
         for (const auto& [k, val] : todo[i]->items())
@@ -377,8 +377,8 @@ SearchJudgement file_omission(const json* tool_json, const json& arguments, cons
   std::size_t claim_budget = 10000;
   std::string claim = facts.says_complete();
   // A count of lines equal to the entries the answer lists (its list, else the lines it shows).
-  if (claim.empty() && rd.data.is_structured())
-    claim = lines_claim(rd.data, facts.items ? static_cast<std::size_t>(*facts.items) : present, claim_budget);
+  if (claim.empty() && rd.data->is_structured())
+    claim = lines_claim(*rd.data, facts.items ? static_cast<std::size_t>(*facts.items) : present, claim_budget);
   out.claimed = !claim.empty();
   if (missing.empty()) return out;
   std::string diag = "the call asks for " + (start ? "lines " + std::to_string(a) + " to " + std::to_string(b) + " of `" + rel + "`"

@@ -201,19 +201,19 @@ std::string ListFacts::says_complete() const {
 ListFacts list_facts(const GenericAnswer& a, const Vocabulary& v) {
   ListFacts f;
   try {
-    if (a.data.is_structured()) {
+    if (a.data->is_structured()) {
       Walk w(v);
-      w.visit(a.data, "", a.data.is_array(), 0);
+      w.visit(*a.data, "", a.data->is_array(), 0);
       f.flagged = w.flagged;
       f.flag_name = w.flag_name;
       f.way_on = w.way_on;
       f.next_name = w.next_name;
-      if (a.data.is_array()) {
-        f.items = static_cast<std::int64_t>(a.data.size());
+      if (a.data->is_array()) {
+        f.items = static_cast<std::int64_t>(a.data->size());
         f.list = "the answer's array";
       } else {
         std::string list, holder;
-        if (const json* o = list_holder(a.data, list, holder, f.ambiguous)) {
+        if (const json* o = list_holder(*a.data, list, holder, f.ambiguous)) {
           for (auto it = o->begin(); it != o->end(); ++it)
             if (it->is_array()) f.items = static_cast<std::int64_t>(it->size());
           f.list = list;
@@ -239,7 +239,7 @@ ListFacts list_facts(const GenericAnswer& a, const Vocabulary& v) {
         } else if (!f.ambiguous) {
           // No list: a flag at the top still says whether there is more.
           std::string name;
-          if (const json* m = near(a.data, v.more_flags, "", name); m && m->is_boolean()) {
+          if (const json* m = near(*a.data, v.more_flags, "", name); m && m->is_boolean()) {
             f.more = m->get<bool>();
             f.more_name = name;
           }
@@ -305,7 +305,7 @@ Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& 
     if (a.reading == Reading::kNone) return out;
     ListFacts f = list_facts(a, v);
     const bool paged = f.paged || asks_later_page(request, v);
-    if (!a.data.is_structured()) f.page_like = true;  // prose counts are what they say
+    if (!a.data->is_structured()) f.page_like = true;  // prose counts are what they say
     // TR-HINT: a more-flag true with no way on.
     if (f.flagged) {
       out.pass("TR-HINT");
@@ -359,7 +359,7 @@ Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& 
                " and" + in_list + " there are " + detail::num(got) + " items: " + detail::num(*f.total - got) +
                " were silently omitted");
       }
-      if (f.showing && a.data.is_structured()) {
+      if (f.showing && a.data->is_structured()) {
         compared = true;
         if (f.showing->first != n)
           fail("shown-not-length", "", "the text says it shows " + detail::num(f.showing->first) + " of " +
@@ -373,8 +373,8 @@ Outcomes check_generic(const GenericAnswer& a, const Vocabulary& v, const json& 
                                          detail::num(f.showing->second) + ": more than there are");
     }
     // A breakdown beside the list must add up to its total and agree with the items.
-    if (a.data.is_object() && !paged) {
-      if (auto b = breakdown_mismatch(a.data, f.more == true || f.flagged)) {
+    if (a.data->is_object() && !paged) {
+      if (auto b = breakdown_mismatch(*a.data, f.more == true || f.flagged)) {
         compared = true;
         out.fail(generic_finding("TR-COUNT", request, raw,
                                  {{"form", "breakdown-mismatch"}, {"field", path_shape(b->counts)}, {"list", path_shape(b->list)}},
@@ -430,12 +430,12 @@ std::optional<std::vector<std::string>> list_items(const GenericAnswer& a, std::
     std::vector<std::string> out;
     std::size_t bytes = 0;
     const json* list = nullptr;
-    if (a.data.is_array()) {
-      list = &a.data;
-    } else if (a.data.is_object()) {
+    if (a.data->is_array()) {
+      list = a.data;
+    } else if (a.data->is_object()) {
       std::string name, holder;
       bool ambiguous = false;
-      const json* o = list_holder(a.data, name, holder, ambiguous);
+      const json* o = list_holder(*a.data, name, holder, ambiguous);
       if (!o) return std::nullopt;
       for (auto it = o->begin(); it != o->end(); ++it)
         if (it->is_array()) list = &*it;

@@ -107,7 +107,7 @@ bool accounts(const std::string& lower) {
 // JSON's keys and string values outside lists (an item's own title may say "error"); for Markdown
 // and prose, all of it.
 std::string accounting_text(const GenericAnswer& a) {
-  if (!a.data.is_structured()) return ascii_lower(a.text);
+  if (!a.data->is_structured()) return ascii_lower(a.text);
   std::string out = a.rest;
   const auto walk = [&](const json& o, const auto& self, int depth) -> void {
     if (!o.is_object() || depth > 3) return;
@@ -119,7 +119,7 @@ std::string accounting_text(const GenericAnswer& a) {
       else self(*it, self, depth + 1);
     }
   };
-  walk(a.data, walk, 0);
+  walk(*a.data, walk, 0);
   return ascii_lower(out);
 }
 
@@ -139,7 +139,7 @@ std::optional<NamedOmission> named_items_missing(const GenericAnswer& a, const j
     return std::nullopt;
   }
   std::string haystack = a.text;
-  if (a.where == "structuredContent") haystack += "\n" + a.data.dump();
+  if (a.where == "structuredContent") haystack += "\n" + a.data->dump();
   haystack = ascii_lower(haystack);
   NamedOmission out;
   out.argument = named->argument;

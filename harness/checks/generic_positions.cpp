@@ -119,6 +119,7 @@ struct GenericPositions::State {
     std::vector<Finding> warned;  ///< Its declared-0-based warnings (the first is kept).
   };
   std::map<std::string, Tool> tools;
+  const State* parent = nullptr;  ///< A shard's: the files it read (fork()).
 
   /// The workspace-relative path an answer's file names, or "" (outside the workspace, a URL).
   std::string relative(const std::string& file) const {
@@ -146,8 +147,10 @@ struct GenericPositions::State {
   const std::optional<std::string>& read(const std::string& rel) {
     auto it = files.find(rel);
     if (it != files.end()) return it->second;
+    if (parent)
+      if (auto p = parent->files.find(rel); p != parent->files.end()) return p->second;
     static const std::optional<std::string> kNone;
-    if (files.size() >= generic::kMaxFiles) return kNone;
+    if (files.size() + (parent ? parent->files.size() : 0) >= generic::kMaxFiles) return kNone;
     std::optional<std::string> content;
     std::error_code ec;
     std::filesystem::path p = std::filesystem::path(*root) / rel;
@@ -171,6 +174,27 @@ GenericPositions::GenericPositions(std::optional<std::string> workspace) : s_(st
   }
 }
 GenericPositions::~GenericPositions() = default;
+
+std::unique_ptr<GenericPositions> GenericPositions::fork() const {
+  auto shard = std::make_unique<GenericPositions>(std::nullopt);
+  shard->s_->root = s_->root;
+  shard->s_->parent = s_.get();
+  return shard;
+}
+
+void GenericPositions::absorb(GenericPositions& shard) {
+  for (auto& [rel, content] : shard.s_->files)
+    if (s_->files.size() < generic::kMaxFiles) s_->files.emplace(rel, std::move(content));
+  for (auto& [name, t] : shard.s_->tools) {
+    State::Tool& mine = s_->tools[name];
+    mine.declared0 = mine.declared0 || t.declared0;
+    mine.standard += t.standard;
+    mine.findings += t.findings;
+    if (mine.warned.empty() && !t.warned.empty()) mine.warned.push_back(std::move(t.warned.front()));
+  }
+  shard.s_->tools.clear();
+  shard.s_->files.clear();
+}
 
 namespace {
 

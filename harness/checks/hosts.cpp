@@ -324,6 +324,7 @@ AnswerSize without_echoes(AnswerSize size, const mcp::Answer& answer, const std:
 
 struct HostMeter::State {
   std::vector<Host> hosts;
+  const std::vector<Host>* hp = &hosts;  ///< The hosts measured by (a shard's: its parent's).
   /// Each session's earlier calls' long strings, gathered as its calls grow (observe).
   std::map<const std::vector<json>*, EchoStrings> echo_strings;
   bool result_chars = false, result_bytes = false;  ///< Some limit measures the serialised result so.
@@ -400,13 +401,54 @@ struct HostMeter::State {
 
 HostMeter::HostMeter(std::vector<Host> hosts) : s_(std::make_unique<State>()) {
   s_->hosts = std::move(hosts);
-  for (const auto& h : s_->hosts)
+  for (const auto& h : (*s_->hp))
     for (const auto& l : h.limits)
       if (l.of == Of::kResult) (l.unit == Unit::kBytes ? s_->result_bytes : s_->result_chars) = true;
 }
 HostMeter::~HostMeter() = default;
 
-const std::vector<Host>& HostMeter::hosts() const { return s_->hosts; }
+std::unique_ptr<HostMeter> HostMeter::fork() const {
+  auto shard = std::make_unique<HostMeter>(std::vector<Host>{});
+  shard->s_->hp = s_->hp;
+  shard->s_->result_chars = s_->result_chars;
+  shard->s_->result_bytes = s_->result_bytes;
+  return shard;
+}
+
+void HostMeter::absorb(HostMeter& shard) {
+  for (auto& [name, t] : shard.s_->tools) {
+    auto mine = s_->tools.find(name);
+    if (mine == s_->tools.end()) {
+      s_->largest[name] = std::move(shard.s_->largest[name]);
+      s_->tools.emplace(name, std::move(t));
+      continue;
+    }
+    State::Tool& m = mine->second;
+    if (m.ceilings.empty()) m.ceilings = t.ceilings;
+    m.answers += t.answers;
+    m.over += t.over;
+    m.over_declared += t.over_declared;
+    auto merge = [](std::vector<State::Over>& into, std::vector<State::Over>& from) {
+      for (auto& o : from) {
+        auto it = std::find_if(into.begin(), into.end(), [&](const State::Over& x) { return x.host == o.host && x.limit == o.limit; });
+        if (it == into.end()) into.push_back(std::move(o));
+        else if (o.size > it->size) *it = std::move(o);
+      }
+    };
+    merge(m.crossed, t.crossed);
+    merge(m.declared, t.declared);
+    const LargestAnswer& theirs = shard.s_->largest[name];
+    LargestAnswer& big = s_->largest[name];
+    if (theirs.chars > big.chars) {
+      big = theirs;
+      m.largest_size = t.largest_size;
+    }
+  }
+  shard.s_->tools.clear();
+  shard.s_->largest.clear();
+}
+
+const std::vector<Host>& HostMeter::hosts() const { return (*s_->hp); }
 const std::map<std::string, LargestAnswer>& HostMeter::largest() const { return s_->largest; }
 
 void HostMeter::observe(const std::string& tool, const json* listing, const mcp::Reply& reply,
@@ -423,7 +465,7 @@ void HostMeter::observe(const std::string& tool, const json* listing, const mcp:
                                          before ? s_->echo_strings[before].of(*before) : kNone);
   State::Tool& t = s_->tools[tool];
   if (t.answers++ == 0)
-    for (const auto& h : s_->hosts) t.ceilings.push_back(declared_ceiling(h, listing));
+    for (const auto& h : (*s_->hp)) t.ceilings.push_back(declared_ceiling(h, listing));
   LargestAnswer& big = s_->largest[tool];
   if (t.answers == 1 || size.chars > big.chars) {
     big.chars = size.chars;
@@ -434,8 +476,8 @@ void HostMeter::observe(const std::string& tool, const json* listing, const mcp:
     t.largest_size = size;
   }
   bool over = false, over_declared = false;
-  for (std::size_t hi = 0; hi < s_->hosts.size(); ++hi) {
-    const Host& h = s_->hosts[hi];
+  for (std::size_t hi = 0; hi < (*s_->hp).size(); ++hi) {
+    const Host& h = (*s_->hp)[hi];
     const auto& ceiling = t.ceilings[hi];
     for (const auto& l : h.limits) {
       if (!in_force(l, size.is_error, ceiling)) continue;
@@ -463,7 +505,7 @@ std::optional<std::int64_t> HostMeter::crosses(const Finding& f, const mcp::Repl
   const State::Over* over = State::evidence(it->second, f);
   if (!over) return std::nullopt;
   const AnswerSize size = without_echoes(measure_answer(reply, s_->result_chars, s_->result_bytes), reply, before);
-  const auto hi = static_cast<std::size_t>(over->host - s_->hosts.data());
+  const auto hi = static_cast<std::size_t>(over->host - (*s_->hp).data());
   if (!over->limit) {  // the declared ceiling, measured as observe() measures it
     const std::int64_t n = size_in(*over->host, over->host->declared->unit, Of::kText, size);
     return n > over->ceiling ? std::optional<std::int64_t>(n) : std::nullopt;
@@ -510,14 +552,14 @@ void HostMeter::retell(Finding& f, const json& generated_sequence, const SizeCas
 
 std::map<std::string, Outcomes> HostMeter::finish() {
   std::map<std::string, Outcomes> out;
-  if (s_->hosts.empty()) return out;
+  if ((*s_->hp).empty()) return out;
   for (auto& [name, t] : s_->tools) {
     Outcomes& o = out[name];
     // The headroom of the largest answer under every limit that applies to it.
     LargestAnswer& big = s_->largest[name];
     big.headroom.clear();
-    for (std::size_t hi = 0; hi < s_->hosts.size(); ++hi) {
-      const Host& h = s_->hosts[hi];
+    for (std::size_t hi = 0; hi < (*s_->hp).size(); ++hi) {
+      const Host& h = (*s_->hp)[hi];
       const auto& ceiling = t.ceilings[hi];
       for (const auto& l : h.limits) {
         if (!in_force(l, big.is_error, ceiling)) continue;
@@ -540,7 +582,7 @@ std::map<std::string, Outcomes> HostMeter::finish() {
       // behind it once: "Claude Code writes it to a file ... past 25,000 tokens (...) and past
       // 50,000 characters (...)".
       std::vector<std::string> said;
-      for (const auto& h : s_->hosts) {
+      for (const auto& h : (*s_->hp)) {
         int strongest = -1;
         for (const auto& c : t.crossed)
           if (c.host == &h) strongest = std::max(strongest, static_cast<int>(c.limit->past));

@@ -157,6 +157,12 @@ class HostMeter {
   /// Per tool: H-SIZE and H-DECLARED statuses and findings (one finding per tool and invariant,
   /// at the answer that went furthest over).
   std::map<std::string, Outcomes> finish();
+
+  /// A shard for one piece of parallel work (engine/workers.cpp): the same hosts (this meter must
+  /// outlive it), nothing observed. absorb() adds what a shard observed, as if this meter had
+  /// observed it after its own answers (the furthest past each limit kept, the first on a tie).
+  std::unique_ptr<HostMeter> fork() const;
+  void absorb(HostMeter& shard);
   /// Per tool: its largest answer.
   const std::map<std::string, LargestAnswer>& largest() const;
 

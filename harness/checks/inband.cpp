@@ -441,6 +441,18 @@ struct Inband::State {
 Inband::Inband() : s_(std::make_unique<State>()) {}
 Inband::~Inband() = default;
 
+void Inband::absorb(Inband& shard) {
+  for (auto& [name, t] : shard.s_->unflagged) {
+    State::Tool& mine = s_->unflagged[name];
+    mine.answers += t.answers;
+    for (auto& f : t.held)
+      if (mine.held.size() < kHeldPerTool) mine.held.push_back(std::move(f));
+  }
+  s_->flagged.insert(shard.s_->flagged.begin(), shard.s_->flagged.end());
+  shard.s_->unflagged.clear();
+  shard.s_->flagged.clear();
+}
+
 Outcomes Inband::judge(const std::string& name, const json* tool, const json& arguments, const Reply& r, bool valid,
                        const std::map<std::string, std::string>& env) {
   return judge(name, tool, arguments, mcp::Answer(r), valid, env);

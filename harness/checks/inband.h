@@ -107,6 +107,10 @@ class Inband {
   /// The held P-ISERROR findings, per tool, or one server-level finding under "" (see the table).
   std::map<std::string, Outcomes> finish();
 
+  /// Adds what `shard` (a fresh Inband that judged one piece of parallel work, engine/workers.cpp)
+  /// held, as if this object had judged it; `shard` is left empty.
+  void absorb(Inband& shard);
+
  private:
   struct State;
   std::unique_ptr<State> s_;

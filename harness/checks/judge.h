@@ -193,8 +193,22 @@ class Judge {
   /// Tools some of whose answers were checked on a sample (checks/sample.h).
   const std::set<std::string>& sampled() const;
 
+  /// A shard of this judge for one piece of parallel work (--jobs: a tool's work in a phase,
+  /// engine/workers.cpp): it judges answers as this judge would, reading what this judge knows
+  /// (the listing, the compiled schemas, each tool's profile, the profiles detected), which must
+  /// not change while the shard lives; what it learns stays in the shard until absorb(). Its
+  /// call(), parse(), profile_of(), validators(), stable(), miss(), unanswered() and
+  /// answered_unjudged() may run on another thread than its parent's, at the same time as other
+  /// shards'; settle(), finish(), sweep() and the reports are the parent's.
+  std::unique_ptr<Judge> fork() const;
+  /// Adds what `shard` judged, as if this judge had judged it after its own answers (shards are
+  /// absorbed in a fixed order: the tools' order). Returns what to add to the Judged::answer ids
+  /// the shard gave (its answers' held findings are now this judge's).
+  std::size_t absorb(Judge& shard);
+
  private:
   struct State;
+  explicit Judge(std::unique_ptr<State> state);
   std::unique_ptr<State> s_;
 };
 

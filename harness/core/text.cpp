@@ -5,6 +5,8 @@
 #include <cctype>
 #include <cstdio>
 
+#include "core/redact.h"
+
 namespace ctxo {
 
 Utf8Char utf8_char_at(std::string_view s, std::size_t i) {
@@ -234,19 +236,7 @@ std::optional<std::string> file_uri_path(std::string_view uri) {
   std::string_view rest = uri.substr(7);
   if (rest.substr(0, 10) == "localhost/") rest.remove_prefix(9);
   if (rest.empty() || rest[0] != '/') return std::nullopt;
-  const auto hex = [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; };
-  const auto value = [](char c) { return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10; };
-  std::string out;
-  out.reserve(rest.size());
-  for (std::size_t i = 0; i < rest.size(); ++i) {
-    if (rest[i] == '%' && i + 2 < rest.size() && hex(rest[i + 1]) && hex(rest[i + 2])) {
-      out += static_cast<char>(value(rest[i + 1]) * 16 + value(rest[i + 2]));
-      i += 2;
-    } else {
-      out += rest[i];
-    }
-  }
-  return out;
+  return core::percent_decode(rest);  // the one %XX decoder (core/redact.h); '+' is a '+' in a path
 }
 
 std::string base64_encode(std::string_view s) {

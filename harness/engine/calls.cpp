@@ -71,7 +71,7 @@ void Runner::tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_
   static const json kAnyObject = json{{"type", "object"}};
   const auto schema_it = tool->find("inputSchema");
   const json& input_schema = schema_it != tool->end() && schema_it->is_object() ? *schema_it : kAnyObject;  // not copied
-  const checks::ToolValidators& validators = judge_->validators(name);
+  const checks::ToolValidators& validators = judge(w).validators(name);
   tr.validators = &validators;
   if (!validators.input_problem().empty())
     note(w, "cannot validate the inputSchema of tool " + name + " (" + validators.input_problem() +
@@ -137,7 +137,7 @@ void Runner::tool_calls(Worker& w, ToolRun& tr, Clock::time_point t0, std::size_
 // profile is known (forced, or seen on its answers) and has a graceful-miss form (or miss codes).
 void Runner::miss(Worker& w, ToolRun& tr, ToolSummary& ts, const json& input_schema, Clock::time_point t0) {
   const std::string& name = tr.name;
-  const profile::Profile* miss_profile = judge_->profile_of(name);
+  const profile::Profile* miss_profile = judge(w).profile_of(name);
   if (miss_profile && !miss_profile->has_graceful_miss()) miss_profile = nullptr;
   std::optional<json> absent;
   if (o_.replay && o_.replay->as_miss) absent = o_.replay->arguments;
@@ -153,12 +153,12 @@ void Runner::miss(Worker& w, ToolRun& tr, ToolSummary& ts, const json& input_sch
   tr.troubles += c.troubles;
   if (c.lost) w.s.alive = false;
   const Reply& reply = c.reply;
-  checks::Judged j = judge_->call(exchange(w, name, *absent, reply, "", miss_profile, false));
+  checks::Judged j = judged(w, exchange(w, name, *absent, reply, "", miss_profile, false));
   checks::Outcomes missed;
   if (reply.kind == Reply::Kind::kResult) {
     const checks::ParsedEnvelope pe =
-        j.envelope.profile ? j.envelope : judge_->parse(exchange(w, name, *absent, reply, "", miss_profile, false));
-    missed = judge_->miss(name, pe, reply);
+        j.envelope.profile ? j.envelope : judge(w).parse(exchange(w, name, *absent, reply, "", miss_profile, false));
+    missed = judge(w).miss(name, pe, reply);
   }
   checks::miss_hides_error(j.outcomes, missed);
   take(w, name, std::move(j.outcomes));
@@ -230,9 +230,7 @@ void Runner::make_call(Worker& w, ToolRun& tr, ToolSummary& ts, gen::PlannedCall
     tr.data_sizes.push_back(a.called.reply.raw.size());
   }
   // What an answer no profile read says about its list: TR-COUNT's silent omission across calls.
-  if (a.reach == checks::Reach::kData && !a.sampled && !a.envelope.profile && !judge_->profile_of(tr.name) &&
-      tr.listed.size() < checks::kListedKept)
-    if (auto lc = checks::listed_call(a.called.reply, args)) tr.listed.push_back(std::move(*lc));
+  if (a.listed) tr.listed.push_back(std::move(*a.listed));
   const checks::ParsedEnvelope& pe = a.envelope;
   // E-STABLE: the first call whose envelope carries a hint (else the first with an envelope,
   // after the plan), again, straight away.
@@ -287,7 +285,7 @@ void Runner::drive(Worker& w, ToolRun& tr, ToolSummary& ts, Clock::time_point t0
   }
   // TR-RESUME (generic): the next page an answer names, fetched, and the same call with twice the
   // items; the page must go on where the answer ended.
-  if (invariant_wanted("TR-RESUME") && !judge_->profile_of(tr.name)) {
+  if (invariant_wanted("TR-RESUME") && !judge(w).profile_of(tr.name)) {
     static const json kNoSchema = json::object();
     const auto schema_it = tr.tool->find("inputSchema");
     for (json& args : checks::resume_calls(tr.listed, schema_it != tr.tool->end() ? *schema_it : kNoSchema,
@@ -303,7 +301,7 @@ void Runner::drive(Worker& w, ToolRun& tr, ToolSummary& ts, Clock::time_point t0
   // TR-PREFIX / TR-MAXIMAL (generic) for a cap that is a constant of the server: an answer cut
   // below what its call asked for, again with the tool's own item-count limit at what it kept (k)
   // and at k+1; the cut must be the first k of the tool's order, and k+1 must not come back.
-  if ((invariant_wanted("TR-PREFIX") || invariant_wanted("TR-MAXIMAL")) && !judge_->profile_of(tr.name)) {
+  if ((invariant_wanted("TR-PREFIX") || invariant_wanted("TR-MAXIMAL")) && !judge(w).profile_of(tr.name)) {
     static const json kNoSchema = json::object();
     const auto schema_it = tr.tool->find("inputSchema");
     const json& schema = schema_it != tr.tool->end() ? *schema_it : kNoSchema;
@@ -323,9 +321,9 @@ std::size_t Runner::repeat(Worker& w, ToolSummary& ts, const json& args, const s
                            const checks::ParsedEnvelope& first) {
   Called again = do_call(w, ts, args);
   if (again.lost) w.s.alive = false;
-  checks::Judged j2 = judge_->call(exchange(w, ts.name, args, again.reply, broken, first.profile, true));
+  checks::Judged j2 = judged(w, exchange(w, ts.name, args, again.reply, broken, first.profile, true));
   take(w, ts.name, std::move(j2.outcomes));
-  if (j2.envelope.profile) take(w, ts.name, judge_->stable(first, j2.envelope));
+  if (j2.envelope.profile) take(w, ts.name, judge(w).stable(first, j2.envelope));
   return again.troubles;
 }
 
@@ -404,8 +402,8 @@ Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args, const std::
   }
   take(w, name, checks::Judge::transport(reply));
   // A message holding both result and error was answered (coverage: an error), but not judged.
-  if (judge_ && !server_answered(reply)) judge_->unanswered(name);
-  else if (judge_ && !reply.transport_failure.empty()) judge_->answered_unjudged(name);
+  if (judge_ && !server_answered(reply)) judge(w).unanswered(name);
+  else if (judge_ && !reply.transport_failure.empty()) judge(w).answered_unjudged(name);
   l_.on_call(ts, rep_.calls);
   snapshot(false);
   take_observations(w);
@@ -427,13 +425,13 @@ Called Runner::do_call(Worker& w, ToolSummary& ts, const json& args, const std::
       // for the shortest wait: answered now, the tool did the long work it was asked for, and
       // the server is slow on request, not hung.
       if (!c.lost && !w.shrinking && !w.probing)
-        if (auto asked = asked_to_wait(judge_.get(), name, args)) {
+        if (auto asked = asked_to_wait(judge_ ? &judge(w) : nullptr, name, args)) {
           w.probing = true;
           Called quick = do_call(w, ts, asked->args, other);
           w.probing = false;
           if (quick.lost) c.lost = true;
           if (quick.reply.kind == Reply::Kind::kResult || quick.reply.kind == Reply::Kind::kError) {
-            take(w, name, judge_->call(exchange(w, name, asked->args, quick.reply, "", nullptr, false)).outcomes);
+            take(w, name, judged(w, exchange(w, name, asked->args, quick.reply, "", nullptr, false)).outcomes);
             checks::hung_on_request(f, reply.elapsed, asked->what, asked->property, asked->args[asked->property].dump(),
                                     quick.reply.elapsed);
           }
@@ -469,20 +467,32 @@ Attempt Runner::attempt(Worker& w, ToolSummary& ts, const ToolRun& tr, const jso
   // An answer the transport could not read (HTTP) was reported as such (T-HTTP-*): not judged.
   if ((reply.kind == Reply::Kind::kResult || reply.kind == Reply::Kind::kError) && reply.transport_failure.empty()) {
     const checks::Exchange x = exchange(w, ts.name, args, reply, broken, nullptr, main);
-    checks::Judged j = judge_->call(x);
-    // Prose and Markdown answers are read only from tools that only read: a tool that writes
-    // answers with what it was told ("Created file zzz"), and its own arguments are left out too
-    // (from any tool's answer: the ids it names after a label, gen/prose.h labelled_values).
-    // A huge answer is harvested from the sample it was checked on (checks/sample.h).
-    if (main && o_.harvest && reply.kind == Reply::Kind::kResult && !reply.is_error_result()) {
-      const bool prose = tr.tool && gen::reading_tool(*tr.tool);
-      if (j.read)
-        harvest(w).take_answer(*j.read, prose, gen::argument_strings(args));
+    // With --jobs, the answer is judged and harvested without the workers' lock: both are this
+    // work's own (its shard of the judge, its fork of the harvest).
+    const bool own = w.out && w.out->judge;
+    checks::Judged j;
+    {
+      std::optional<Unlocked> unlocked;
+      if (own) unlocked.emplace(w);
+      j = own ? w.out->judge->call(x) : judge_->call(x);
+      // Prose and Markdown answers are read only from tools that only read: a tool that writes
+      // answers with what it was told ("Created file zzz"), and its own arguments are left out too
+      // (from any tool's answer: the ids it names after a label, gen/prose.h labelled_values).
+      // A huge answer is harvested from the sample it was checked on (checks/sample.h).
+      if (main && o_.harvest && reply.kind == Reply::Kind::kResult && !reply.is_error_result()) {
+        const bool prose = tr.tool && gen::reading_tool(*tr.tool);
+        if (j.read) harvest(w).take_answer(*j.read, prose, gen::argument_strings(args));
+      }
     }
     a.envelope = j.envelope;
     a.reach = j.reach;
     a.sampled = j.sample != nullptr;
     a.self_made = x.self_made;
+    // What an answer no profile read says about its list (make_call keeps it), from the judge's
+    // reading: the answer is not read again.
+    if (main && j.read && j.reach == checks::Reach::kData && !j.sample && !j.envelope.profile &&
+        !judge(w).profile_of(ts.name) && tr.listed.size() < checks::kListedKept)
+      a.listed = checks::listed_call(*j.read, args);
     // What the call's values did steers the values the next calls are offered (Harvest::rank).
     // Self-made data led nowhere the server had: it counts as a miss, so the server's own values
     // are offered before the run's.

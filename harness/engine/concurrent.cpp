@@ -37,12 +37,12 @@ json Runner::form_of(Worker& w, const std::string& tool, const json& args, const
   if ((reply.kind != Reply::Kind::kResult && reply.kind != Reply::Kind::kError) || !reply.transport_failure.empty() ||
       !judge_)
     return checks::stable_form(reply, checks::ParsedEnvelope{});
-  checks::Judged j = judge_->call(exchange(w, tool, args, reply, "", nullptr, false));
+  checks::Judged j = judged(w, exchange(w, tool, args, reply, "", nullptr, false));
   (void)j.outcomes.take_findings();
   take(w, tool, std::move(j.outcomes));
   checks::ParsedEnvelope pe = j.envelope;
   if (!pe.profile && reply.kind == Reply::Kind::kResult)
-    if (const profile::Profile* p = judge_->profile_of(tool)) pe = judge_->parse(exchange(w, tool, args, reply, "", p, false), p);
+    if (const profile::Profile* p = judge(w).profile_of(tool)) pe = judge(w).parse(exchange(w, tool, args, reply, "", p, false), p);
   return checks::stable_form(reply, pe);
 }
 
@@ -111,8 +111,8 @@ bool Runner::together(Worker& w, ToolSummary& ts, std::vector<checks::BatchAnswe
     ToolSummary* row = summary_of(name);
     count_call(rep_, row ? *row : ts, r.kind == Reply::Kind::kResult && !r.is_error_result());
     take(w, name, checks::Judge::transport(r));
-    if (judge_ && !server_answered(r)) judge_->unanswered(name);
-    else if (judge_ && !r.transport_failure.empty()) judge_->answered_unjudged(name);
+    if (judge_ && !server_answered(r)) judge(w).unanswered(name);
+    else if (judge_ && !r.transport_failure.empty()) judge(w).answered_unjudged(name);
     if (r.kind == Reply::Kind::kClosed && !closed) closed = &r;
     // A timeout after a stray id is T-ID's (observed), an over-long answer T-FRAMING's, a call
     // still reporting progress slow: none is a hang.
@@ -167,7 +167,7 @@ void Runner::concurrent(Worker& w, ToolRun& tr, const std::vector<ToolRun*>& too
     // A call that asked the tool to wait (duration, delay...) asks for the shortest wait: a batch
     // of ten-second operations would cost minutes and show nothing more.
     auto quick = [&](const std::string& tool, const json& args) {
-      auto asked = asked_to_wait(judge_.get(), tool, args);
+      auto asked = asked_to_wait(judge_ ? &judge(w) : nullptr, tool, args);
       return std::pair<std::string, json>{tool, asked ? asked->args : args};
     };
     for (const auto& [args, label] : tr.data_calls) {

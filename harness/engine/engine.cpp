@@ -258,8 +258,9 @@ void Runner::body(Worker& w) {
   {
     // H-TOOLS: the tools listed against the hosts' caps on tools (and H-UNICODE marked checked).
     const checks::ConfigServers config{o_.config_path, o_.config_others};
-    const bool complete = !listing.failed && listing.dropped == 0 && !listing.page_limit && !listing.cursor_loop;
-    take(w, "", checks::check_tool_count(judging_.hosts, listing.tool_count + listing.dropped, complete, &config));
+    // A walk stopped early (a stuck or looping cursor, a repeated page, time or memory) counted
+    // at least its tools, not all of them.
+    take(w, "", checks::check_tool_count(judging_.hosts, listing.tool_count + listing.dropped, listing.complete(), &config));
   }
   for (const auto& page : listing.pages) {
     if (page.kind == Reply::Kind::kTimeout && !page.stray_seen && !page.oversize)

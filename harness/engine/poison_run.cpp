@@ -210,7 +210,7 @@ void Runner::confirm_poison(Worker& w, ToolRun& tr, const json& probe_call, cons
     const json* listing = nullptr;
     for (const auto& t : judge_->tools())
       if (t.is_object() && t.value("name", json()) == tool) listing = &t;
-    const checks::ToolValidators& validators = judge_->validators(tool);
+    const checks::ToolValidators& validators = judge(w).validators(tool);
     const bool keep_valid = validators.context(listing, args, rep_.era).schema_valid;
     auto admit = [&](const json& a) { return !keep_valid || validators.context(listing, a, rep_.era).schema_valid; };
     auto holds = [&](const json& a) -> std::optional<bool> {

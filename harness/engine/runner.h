@@ -99,6 +99,9 @@ struct ToolOut {
   std::vector<PendingShrink> shrinks;
   std::vector<SweepCall> sweep_calls;
   gen::Harvest harvest;  ///< The phase's harvest at its start, plus what this work's answers gave.
+  /// In a phase of several tools, the judge's shard this work judges into, without the workers'
+  /// lock (checks::Judge::fork); absorbed with the rest when the phase ends. Null: the run's judge.
+  std::unique_ptr<checks::Judge> judge;
 };
 
 /// A worker's context, passed to everything that talks to a server: the session it talks to,
@@ -193,6 +196,9 @@ struct Attempt {
   checks::Reach reach = checks::Reach::kNoAnswer;  ///< What the answer reached (the judge's reading).
   bool sampled = false;  ///< The judge checked it on a sample (checks/sample.h): not compared across calls.
   bool self_made = false;  ///< Its data is what the run itself wrote (checks::Exchange::self_made).
+  /// A main call's answer no profile read, as TR-COUNT and TR-RESUME compare it across calls,
+  /// made from the judge's reading (Judged::read) while its reply is where the judge read it.
+  std::optional<checks::ListedCall> listed;
 };
 
 /// A fresh instance of the (stdio) server a probe started (T-SHUTDOWN, H-SIZE's minimal case),
@@ -259,6 +265,11 @@ class Runner {
                         const json& sequence = json()) const;
   bool http() const { return !o_.url.empty(); }
   gen::Harvest& harvest(Worker& w) { return w.out ? w.out->harvest : harvest_; }
+  /// The judge `w`'s work judges with: its shard (--jobs), else the run's.
+  checks::Judge& judge(Worker& w) { return w.out && w.out->judge ? *w.out->judge : *judge_; }
+  /// judge(w).call(x); on a shard, without holding the workers' lock (nothing it reads changes
+  /// while a phase runs, and nothing it writes is another worker's).
+  checks::Judged judged(Worker& w, const checks::Exchange& x);
   /// True past --time-budget (counted from `t0`) or --memory-budget; throws core::Interrupted
   /// once a signal asked the run to stop. Every loop of the run asks here.
   bool over_budget(Clock::time_point t0);

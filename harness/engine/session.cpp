@@ -64,9 +64,11 @@ Result<void> Runner::start(Worker& w, const std::string& forced, bool first) {
   co.client_version = CTXO_VERSION;
   s.client = std::make_unique<mcp::Client>(*s.transport, co);
   std::vector<Reply> attempts;
+  // A copy: `forced` may be the run's negotiated_, which another worker's start sets meanwhile.
+  const std::string version = forced;
   auto info = [&] {
     Unlocked waiting(w);
-    return s.client->handshake(forced, &attempts);
+    return s.client->handshake(version, &attempts);
   }();
   if (!info.ok() && info.error().code == "init-probe") {
     // The server died on the server/discover probe: a legacy server that cannot take an

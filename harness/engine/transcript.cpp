@@ -256,9 +256,10 @@ Result<RunReport> check_transcript(const CheckOptions& o) {
     checks::Judged j = judge->call(x);
     take(tool, std::move(j.outcomes));
     // As the live run keeps them (Runner::make_call): TR-COUNT's silent omission across calls.
-    if (!j.envelope.profile && j.reach == checks::Reach::kData && !j.sample && !judge->profile_of(tool) &&
+    // From the judge's reading (Judged::read), as the live run does: the answer is not read again.
+    if (j.read && !j.envelope.profile && j.reach == checks::Reach::kData && !j.sample && !judge->profile_of(tool) &&
         listed[tool].size() < checks::kListedKept)
-      if (auto lc = checks::listed_call(reply, args)) listed[tool].push_back(std::move(*lc));
+      if (auto lc = checks::listed_call(*j.read, args)) listed[tool].push_back(std::move(*lc));
     if (!j.envelope.profile) continue;
     json env_json = line.env;
     same_call[tool + "\x1f" + args.dump() + "\x1f" + env_json.dump()].push_back(Answer{&line, j.envelope, j.answer});

@@ -21,16 +21,23 @@ void Runner::run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std:
   harvest_.share_scores();  // each tool's fork shares them, not copies them
   current_phase_ = phase;
   std::vector<bool> done(phase.size(), false);
+  // Every tool of a phase of several judges on a shard, whatever --jobs: what a tool's answers are
+  // judged against (another tool's profile, the profiles detected) is what the run knew when the
+  // phase began, so one worker and several judge alike.
+  const checks::Judge* shards = phase.size() > 1 ? judge_.get() : nullptr;
   // A tool works on a copy of the run's harvest (unchanged until the phase ends), made when its
   // work starts; what it gathered is all it keeps after (gen::Harvest::gathered), so a phase holds
   // one copy per worker, not one per tool.
+  // Its answers are judged on a shard of the run's judge (the same shard for its shrinks),
+  // absorbed when the phase ends.
   struct Forked {
     ToolOut& out;
     const gen::Harvest& parent;
-    Forked(ToolOut& o, const gen::Harvest& p) : out(o), parent(p) {
+    Forked(ToolOut& o, const gen::Harvest& p, const checks::Judge* judge) : out(o), parent(p) {
       gen::Harvest copy = parent.fork();
       copy.absorb(out.harvest);  // what its earlier work in the phase gathered (before a shrink)
       out.harvest = std::move(copy);
+      if (judge && !out.judge) out.judge = judge->fork();
     }
     ~Forked() { out.harvest = out.harvest.gathered(parent); }
   };
@@ -39,7 +46,7 @@ void Runner::run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std:
     ToolRun& tr = *phase[i];
     done[i] = true;
     WorkingFor working(ww, tr.out);
-    Forked forked(tr.out, harvest_);
+    Forked forked(tr.out, harvest_, shards);
     work(ww, tr);
     if (!own_calls_phase_) {
       (void)look_for_changes("");
@@ -66,7 +73,7 @@ void Runner::run_phase(Worker& w, const std::vector<ToolRun*>& phase, const std:
     for_each_worker(w, shrinking.size(), [&](Worker& ww, std::size_t i) {
       ToolRun& tr = *shrinking[i];
       WorkingFor working(ww, tr.out);
-      Forked forked(tr.out, harvest_);
+      Forked forked(tr.out, harvest_, shards);
       ToolSummary* ts = summary_of(tr.name);
       for (const auto& [owner, k] : shrinks) {
         if (owner != &tr || !ww.s.alive) continue;
@@ -93,6 +100,12 @@ void Runner::merge_phase(const std::vector<ToolRun*>& phase) {
 void Runner::merge_out(ToolOut& from) {
   ToolOut out = std::move(from);
   from = ToolOut{};
+  if (out.judge) {
+    // Its answers' ids (the limit sweep's) are the run's judge's from now on.
+    const std::size_t offset = judge_->absorb(*out.judge);
+    for (auto& sc : out.sweep_calls) sc.answer += offset;
+    out.judge.reset();
+  }
   for (auto& f : out.findings) sink_.merge(std::move(f));
   for (auto& n : out.notes) rep_.notes.push_back(std::move(n));
   for (auto& sc : out.sweep_calls)
@@ -102,7 +115,7 @@ void Runner::merge_out(ToolOut& from) {
 
 // Calls task(worker, i) for i in [0, n): on `w` when --jobs is 1, else on up to --jobs workers,
 // each on its own session (`w`'s is the first). Only waiting on a server is done without
-// holding their lock (Unlocked). A worker whose server cannot be restarted takes no more tasks,
+// holding their lock (Unlocked), and judging an answer on a judge's shard (Runner::judged). A worker whose server cannot be restarted takes no more tasks,
 // and none is started after the first such worker (as a run of one worker stops there). The
 // first exception (a signal) stops the others and is thrown here once they are done.
 // `start_sessions` false: the tasks start their own servers (the limit sweep: another environment).
@@ -154,6 +167,12 @@ void Runner::for_each_worker(Worker& w, std::size_t n, const std::function<void(
   worker(0);
   for (auto& t : threads) t.join();
   if (failure) std::rethrow_exception(failure);
+}
+
+checks::Judged Runner::judged(Worker& w, const checks::Exchange& x) {
+  if (!(w.out && w.out->judge)) return judge_->call(x);
+  Unlocked judging(w);
+  return w.out->judge->call(x);
 }
 
 // Ends the workers' sessions (all but the first).

@@ -8,38 +8,32 @@
 #include <cctype>
 #include <string_view>
 
+#include "core/anchor.h"
 #include "core/json_bounded.h"
 #include "mcp/answer.h"
 #include "core/text.h"
+#include "gen/plan_internal.h"
 #include "gen/prose.h"
 #include "gen/simple.h"
 
 namespace ctxo::gen {
 
-namespace {
+namespace detail {
 
-constexpr int kHarvestDepth = 12;
-
-// "src/a.ts:12" or "src/a.ts:12:5": the path (it has an extension or a '/', no space).
-std::optional<std::string> anchor_path(const std::string& s) {
-  std::size_t end = s.size();
-  int numbers = 0;
-  while (numbers < 2) {
-    std::size_t colon = s.rfind(':', end - 1);
-    if (colon == std::string::npos || colon == 0 || colon + 1 >= end) break;
-    if (!std::all_of(s.begin() + static_cast<std::ptrdiff_t>(colon) + 1, s.begin() + static_cast<std::ptrdiff_t>(end),
-                     [](char c) { return std::isdigit(static_cast<unsigned char>(c)) != 0; }))
-      break;
-    end = colon;
-    ++numbers;
-  }
-  if (numbers == 0) return std::nullopt;
-  std::string path = s.substr(0, end);
-  if (path.empty() || path.find_first_of(" \t\n:") != std::string::npos) return std::nullopt;
+std::optional<std::string> value_anchor_path(const std::string& s) {
+  const auto anchor = parse_anchor(s);
+  if (!anchor) return std::nullopt;
+  const std::string path(anchor->path);
+  if (path.find_first_of(" \t\n:") != std::string::npos) return std::nullopt;
   if (path.find('/') == std::string::npos && path.find('.') == std::string::npos) return std::nullopt;
   return path;
 }
 
+}  // namespace detail
+
+namespace {
+
+constexpr int kHarvestDepth = 12;
 
 void offer_once(std::vector<json>& out, std::set<std::string>& given, const json& v) {
   if (given.insert(v.dump()).second) out.push_back(v);
@@ -239,7 +233,7 @@ void Harvest::derive(const std::string& text, std::optional<ValueKind> kind) {
     return;
   }
   if (text.find("://") != std::string::npos) return;
-  if (auto p = anchor_path(text); p && kind != ValueKind::kName) keep_kind(ValueKind::kPath, json(*p));
+  if (auto p = detail::value_anchor_path(text); p && kind != ValueKind::kName) keep_kind(ValueKind::kPath, json(*p));
   if (const std::size_t sep = text.find("::"); sep != std::string::npos && sep > 0 && text.find(' ') == std::string::npos) {
     std::vector<std::string> parts;
     for (std::size_t at = 0;;) {

@@ -18,6 +18,10 @@ std::uint64_t mix(std::uint64_t a, std::uint64_t b);
 // A schema's `properties` object (an empty one when it has none), not copied.
 const json& properties_of(const json& schema);
 
+// The path of a harvested string that is a `path:line[:col]` anchor, whole (plan_harvest.cpp;
+// core/anchor.h's parse_anchor, no other form): a path with a '/' or a '.', no blank or ':'.
+std::optional<std::string> value_anchor_path(const std::string& s);
+
 // ---- property-name words (plan_names.cpp): on harvest_key()s ----
 
 bool ends_with(const std::string& s, std::string_view suf);

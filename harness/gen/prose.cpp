@@ -6,7 +6,7 @@
 #include <optional>
 #include <set>
 
-#include "core/json_bounded.h"
+#include "core/anchor.h"
 #include "core/text.h"
 
 namespace ctxo::gen {
@@ -44,7 +44,6 @@ std::string lower(sv s) {
   return out;
 }
 
-bool all_digits(sv s) { return !s.empty() && std::all_of(s.begin(), s.end(), is_digit); }
 bool ascii(sv s) { return std::none_of(s.begin(), s.end(), is_high); }
 bool has_alpha(sv s) { return std::any_of(s.begin(), s.end(), [](char c) { return is_alpha(c) || is_high(c); }); }
 
@@ -181,40 +180,20 @@ bool code_noun(sv word) {
   return ends(l, "ies") && noun(l.substr(0, l.size() - 3) + "y");
 }
 
-// "src/a.ts:12", "src/a.ts:12:5", "src/a.ts:12:5:" (ripgrep), "src/a.ts(12,5)", "src/a.ts#L12":
-// the path, when it has a '/' or an extension.
-std::optional<sv> anchor_path(sv t) {
-  t = strip_back(t, ":");
-  sv path;
-  if (!t.empty() && t.back() == ')') {
-    const std::size_t open = t.rfind('(');
-    if (open == sv::npos || open == 0) return std::nullopt;
-    const sv inner = t.substr(open + 1, t.size() - open - 2);
-    const std::size_t comma = inner.find(',');
-    if (!all_digits(inner.substr(0, comma)) || (comma != sv::npos && !all_digits(trim(inner.substr(comma + 1)))))
-      return std::nullopt;
-    path = t.substr(0, open);
-  } else if (const std::size_t hash = t.rfind("#L"); hash != sv::npos && hash > 0) {
-    const sv rest = t.substr(hash + 2);
-    const std::size_t dash = rest.find('-');
-    if (!all_digits(rest.substr(0, dash))) return std::nullopt;
-    path = t.substr(0, hash);
-  } else {
-    int numbers = 0;
-    while (numbers < 2) {
-      const std::size_t colon = t.rfind(':');
-      if (colon == sv::npos || colon == 0 || !all_digits(t.substr(colon + 1))) break;
-      t = t.substr(0, colon);
-      ++numbers;
-    }
-    if (numbers == 0) return std::nullopt;
-    path = t;
-  }
+}  // namespace
+
+// The forms are prose's; the numbers are core/anchor.h's; the path rule is path_chars' (above).
+std::optional<std::string_view> anchor_path(std::string_view t) {
+  const auto anchor = parse_anchor(t, AnchorForms{.trailing_colons = true, .parenthesised = true, .github_line = true});
+  if (!anchor) return std::nullopt;
+  const sv path = anchor->path;
   if (!path_chars(path) || (path.find('/') == sv::npos && !extension(path))) return std::nullopt;
   if (auto ext = extension(path); ext && path.find('/') == sv::npos && in(lower(*ext), {"com", "org", "net", "io"}))
     return std::nullopt;  // example.com:443
   return path;
 }
+
+namespace {
 
 class Scanner {
  public:
@@ -621,18 +600,6 @@ std::vector<std::string> name_words(const std::string& name) {
 }
 
 }  // namespace
-
-TextSplit split_leading_json(std::string_view text) {
-  std::size_t i = 0;
-  while (i < text.size() && is_space(text[i])) ++i;
-  if (i == text.size() || (text[i] != '{' && text[i] != '[')) return {{}, text};
-  const std::size_t end = json_value_end(text, i);
-  if (end == sv::npos) return {{}, text};
-  const sv head = text.substr(i, end - i);
-  if (parse_bounded(head).is_discarded()) return {{}, text};  // "[FILE] a.ts" is not JSON
-  const sv rest = text.substr(end);
-  return {head, trim(rest).empty() ? sv() : rest};
-}
 
 std::vector<ProseValue> prose_values(std::string_view text, const std::vector<std::string>& exclude) {
   Scanner s(exclude);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,15 +29,6 @@ inline constexpr std::size_t kProseMaxValues = 64;
 /// Text past this many bytes is not read (cut at the last line break before it).
 inline constexpr std::size_t kProseMaxBytes = 256 * 1024;
 
-/// A text part read as "JSON, then a Markdown footer": `json` is a leading JSON object or array
-/// (empty when the text does not start with one that parses), `prose` what follows it (the whole
-/// text when there is no leading JSON; empty when the text is JSON alone).
-struct TextSplit {
-  std::string_view json;
-  std::string_view prose;
-};
-TextSplit split_leading_json(std::string_view text);
-
 /// The values a prose or Markdown text names, in order of appearance, each (kind, value) once, at
 /// most kProseMaxValues:
 /// - paths: `path:line[:col]` and `path(line,col)` anchors anywhere (ripgrep and compiler style),
@@ -53,6 +45,13 @@ TextSplit split_leading_json(std::string_view text);
 /// one, or a path ending in "/" + one of them is left out: a server that quotes its input ("Created
 /// file zzz", "No symbol named zzz") must not feed our own random strings back.
 std::vector<ProseValue> prose_values(std::string_view text, const std::vector<std::string>& exclude = {});
+
+/// The path of a token that is one anchor as prose prints it: `path:line[:col]`, with ':'s after
+/// it (ripgrep's `src/a.ts:12:5:`), `path(line[,col])` (tsc, MSBuild) or `path#Lline[-...]`
+/// (core/anchor.h's parse_anchor), when the path has a '/' or an extension (not a domain's:
+/// `example.com:443`) and none of the characters path values never hold (blanks, quotes,
+/// brackets, ':', a scheme's "://"). A view into `token`.
+std::optional<std::string_view> anchor_path(std::string_view token);
 
 /// An id a text gives after a label that says what it is (prose_labels.cpp).
 struct LabelledValue {

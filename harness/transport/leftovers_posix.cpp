@@ -13,7 +13,6 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
-#include <fstream>
 #include <iterator>
 #include <random>
 #include <sstream>
@@ -25,12 +24,21 @@ namespace ctxo::transport {
 
 namespace {
 
+// Up to `max` bytes of a /proc file, read as they come: what it holds is small (an environment
+// of a few KB), so no `max`-sized buffer is made (1 MiB for each of a machine's processes at
+// every T-LEFTOVER scan).
 std::string read_file(const std::string& path, std::size_t max) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return {};
-  std::string s(max, '\0');
-  in.read(s.data(), static_cast<std::streamsize>(max));
-  s.resize(static_cast<std::size_t>(in.gcount()));
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return {};
+  std::string s;
+  char buf[8192];
+  while (s.size() < max) {
+    const ssize_t n = ::read(fd, buf, std::min(sizeof buf, max - s.size()));
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    s.append(buf, static_cast<std::size_t>(n));
+  }
+  ::close(fd);
   return s;
 }
 

@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <future>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -80,8 +81,11 @@ class Sandbox {
   Sandbox& operator=(const Sandbox&) = delete;
 
   /// The bwrap command line up to and including "--": the server's argv follows (its argv[0]
-  /// resolved to an absolute path first). Slot 0's (see below).
-  const std::vector<std::string>& prefix() const { return prefix_; }
+  /// resolved to an absolute path first). Slot 0's (see below), with its /tmp's symlinks made.
+  const std::vector<std::string>& prefix() const {
+    links_made();
+    return prefix_;
+  }
   /// The command line of an instance in `slot`: its /tmp is the slot's own directory in the
   /// scratch (made here on first use), with the real /tmp's entries in it read-only (a symlink
   /// into the real /tmp bound read-only at /tmp/.ctxo-host, or a bind at its own path for an
@@ -115,6 +119,8 @@ class Sandbox {
  private:
   Sandbox() = default;
   std::string slot_dir(std::size_t slot) const;
+  /// Waits for create()'s symlinks (made on a thread of their own). Thread-safe.
+  void links_made() const;
   std::vector<std::string> prefix_;
   std::size_t tmp_arg_ = 0;  ///< The index in prefix_ of the /tmp bind's source (the slot's).
   mutable std::atomic<std::size_t> slots_{0};
@@ -126,6 +132,8 @@ class Sandbox {
   /// The real /tmp's entries as symlinks at the top of every slot's /tmp, and $HOME's at the top
   /// of its scratch: name, target.
   std::map<std::string, std::string> links_, home_links_;
+  /// Slot 0's and $HOME's symlinks of links_ and home_links_ being made (create()); read-only after.
+  std::shared_future<void> links_made_;
   std::map<std::string, std::string> env_;
   std::vector<SandboxProject> projects_;
   std::string scratch_, version_, tmpdir_;

@@ -374,7 +374,6 @@ Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxSupport& support, 
   }
   for (const auto& [name, target] : sb->links_) sb->mount_points_[name] = target;
   sb->mount_points_["npm-cache"] = "";
-  make_links(sb->scratch_ + "/tmp", sb->links_);
   // One npm cache for every slot (npm's cache takes concurrent use): a package is fetched once
   // per run, not once per instance.
   a.insert(a.end(), {"--bind", sb->scratch_ + "/npm-cache", tmpdir + "/npm-cache"});
@@ -383,7 +382,19 @@ Result<std::shared_ptr<Sandbox>> Sandbox::create(const SandboxSupport& support, 
   if (!home.empty() && home != "/" && fs::is_directory(home, ec)) {
     fs::create_directories(sb->scratch_ + "/home", ec);
     sb->home_layered_ = layer(a, home, sb->scratch_ + "/home", sb->scratch_, given, sb->home_links_);
-    make_links(sb->scratch_ + "/home", sb->home_links_);
+  }
+  // The symlinks of slot 0's /tmp and of $HOME's scratch: one new inode each (a few ms for a /tmp
+  // of 200 entries on a quiet disk, up to 1 ms apiece on a busy one), made on a thread of their
+  // own while the run gets on with its start-up; prefix() waits for them before any instance
+  // starts, the destructor before the scratch goes.
+  auto links = [tmp = sb->scratch_ + "/tmp", home = sb->scratch_ + "/home", sbp = sb.get()] {
+    make_links(tmp, sbp->links_);
+    make_links(home, sbp->home_links_);
+  };
+  try {
+    sb->links_made_ = std::async(std::launch::async, links).share();
+  } catch (const std::system_error&) {
+    links();  // no thread to be had: made here
   }
   for (const auto& pr : sb->projects_) {
     if (pr.view.empty()) continue;  // read-only, as everything else
@@ -408,6 +419,7 @@ std::string Sandbox::slot_dir(std::size_t slot) const {
 }
 
 std::vector<std::string> Sandbox::prefix(std::size_t slot) const {
+  links_made();
   if (tmp_arg_ == 0 || tmp_arg_ >= prefix_.size()) return prefix_;
   const std::string dir = slot_dir(slot);
   // Made once (an instance started again finds it); mkdir is atomic, so two threads may race.
@@ -456,7 +468,13 @@ void Sandbox::release(std::size_t slot) const {
   free_.push_back(slot);
 }
 
+void Sandbox::links_made() const {
+  const std::shared_future<void> made = links_made_;  // a copy per caller: waited on by several threads
+  if (made.valid()) made.wait();
+}
+
 Sandbox::~Sandbox() {
+  links_made();
   if (!scratch_.empty()) remove_tree(scratch_);
 }
 

@@ -410,5 +410,58 @@ TEST_F(Workspace, AReadMustGiveEveryLineItWasAskedFor) {
             Status::kPassed);
 }
 
+// text_anchors, input by input as it read them before core/anchor.h took its numbers (recorded
+// from 0eaf3e7's code): file, line, column (-1: none), name, snippet. Its quirks are kept, not
+// judged here (a drive letter's path is what follows the backslash; a non-ASCII path is cut at
+// its first such character).
+TEST(GenericAnchors, TextAnchorsReadAsBefore) {
+  struct Want {
+    std::string file;
+    long long line, column;
+    std::string name, snippet;
+  };
+  struct Row {
+    std::string text;
+    std::vector<Want> want;
+  };
+  const std::vector<Row> rows = {
+    {"- `runTask` at src/app.ts:4:24\nsee lib/x.py:12 and https://h.io:8080/x, 12:30, v1.2:3", {{"src/app.ts", 4, 24, "runTask", ""}, {"lib/x.py", 12, -1, "", ""}, }},
+    {"  src/app.ts:4:24 - const label = 1;\nsrc/util.ts:2: return x;\nsrc/a.ts:7:foo(1)\nsrc/b.ts:3 -\n", {{"src/app.ts", 4, 24, "", "const label = 1;"}, {"src/util.ts", 2, -1, "", "return x;"}, {"src/a.ts", 7, -1, "", "foo(1)"}, {"src/b.ts", 3, -1, "", ""}, }},
+    {"see C:\\x.ts:3 here", {{"x.ts", 3, -1, "", ""}, }},
+    {"see C:/x.ts:3 here", {}},
+    {"at file:///w/a.ts:3 and file:///w/b.ts", {}},
+    {"open http://host:8080/x and host:8080 and a.b:9", {{"a.b", 9, -1, "", ""}, }},
+    {"x a.ts:0 y", {{"a.ts", 0, -1, "", ""}, }},
+    {"a.ts:L12", {}},
+    {"foo:bar foo:12 Makefile:3 .env:2 src/util:4", {{".env", 2, -1, "", ""}, {"src/util", 4, -1, "", ""}, }},
+    {"src/a.ts:12:5, and (src/p.ts:6) \"src/q.ts:5\"", {{"src/a.ts", 12, 5, "", ""}, {"src/p.ts", 6, -1, "", ""}, {"src/q.ts", 5, -1, "", ""}, }},
+    {"end src/a.ts:12.", {{"src/a.ts", 12, -1, "", ""}, }},
+    {"a.ts#L12 src/a.ts(12,5)", {}},
+    {"a.ts:99999999999 b.ts:123456789 c.ts:1234567890 d.ts:000000000012", {{"b.ts", 123456789, -1, "", ""}, {"d.ts", 12, -1, "", ""}, }},
+    {"e.ts:1:99999999999 f.ts:1:123456789", {{"f.ts", 1, 123456789, "", ""}, }},
+    {"src/x.ts:1:2:3", {{"src/x.ts", 1, 2, "", "3"}, }},
+    {"a.ts:4:24 - const x\r", {{"a.ts", 4, 24, "", "const x"}, }},
+    {"a.ts:12abc x.js:1.2 y.js:1.x z.ts:3.", {{"y.js", 1, -1, "", ""}, {"z.ts", 3, -1, "", ""}, }},
+    {"`Shape.area` src/shapes.ts:3:17 and `run()` lib/r.ts:9", {{"src/shapes.ts", 3, 17, "area", ""}, {"lib/r.ts", 9, -1, "area", ""}, }},
+    {"./x:3 ~/x.ts:3 ../up.py:10 a/b:1:2 @scope/pkg/i.ts:5 a+b.ts:6", {{"./x", 3, -1, "", ""}, {"~/x.ts", 3, -1, "", ""}, {"../up.py", 10, -1, "", ""}, {"a/b", 1, 2, "", ""}, {"@scope/pkg/i.ts", 5, -1, "", ""}, {"a+b.ts", 6, -1, "", ""}, }},
+    {"src/\xc3""\xa9"".ts:4 src/\xc3""\xbc""/a.ts:5", {{".ts", 4, -1, "", ""}, {"/a.ts", 5, -1, "", ""}, }},
+    {"a.ts:\xd9""\xa3""", {}},
+    {"//x.ts:3 a//b.ts:4 ://c.ts:5", {{"a//b.ts", 4, -1, "", ""}, }},
+    {"a.:3 a/:4 .ts:5 a.1:6 a.b1:7", {{".ts", 5, -1, "", ""}, {"a.b1", 7, -1, "", ""}, }},
+  };
+  for (const auto& r : rows) {
+    const auto got = generic::text_anchors(r.text);
+    ASSERT_EQ(got.size(), r.want.size()) << r.text;
+    for (std::size_t i = 0; i < got.size(); ++i) {
+      EXPECT_EQ(got[i].file, r.want[i].file) << r.text;
+      EXPECT_EQ(got[i].line, r.want[i].line) << r.text;
+      EXPECT_EQ(got[i].column.value_or(-1), r.want[i].column) << r.text;
+      EXPECT_EQ(got[i].name, r.want[i].name) << r.text;
+      EXPECT_EQ(got[i].snippet, r.want[i].snippet) << r.text;
+      EXPECT_EQ(got[i].where, "text");
+    }
+  }
+}
+
 }  // namespace
 }  // namespace ctxo::checks

@@ -47,11 +47,11 @@ TEST(GenericReading, EachWayAnAnswerIsRead) {
   EXPECT_EQ(read(R"(  [1, 2, 3]  )").reading, Reading::kJson);
   auto footer = read("{\"results\":[1]}\n\n---\n**Next:** open one with `read`");
   EXPECT_EQ(footer.reading, Reading::kJsonMarkdown);
-  EXPECT_EQ(footer.data, json::parse(R"({"results":[1]})"));
+  EXPECT_EQ(*footer.data, json::parse(R"({"results":[1]})"));
   EXPECT_EQ(footer.rest, "---\n**Next:** open one with `read`");
   auto fenced = read("Results:\n```json\n{\"items\": [\"a\", \"b\"]}\n```\nDone.");
   EXPECT_EQ(fenced.reading, Reading::kFencedJson);
-  EXPECT_EQ(fenced.data["items"].size(), 2u);
+  EXPECT_EQ((*fenced.data)["items"].size(), 2u);
   EXPECT_EQ(fenced.rest, "Results:\nDone.");
   auto md = read("## Matches (3)\n\n- a\n- b\n  - nested\n- c\n");
   EXPECT_EQ(md.reading, Reading::kMarkdown);

@@ -3,10 +3,12 @@
 // pooled from it, and what must not (English words, our own request quoted back).
 #include "gen/prose.h"
 #include "gen/plan.h"
+#include "gen/plan_internal.h"
 
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -138,14 +140,6 @@ TEST(Prose, UrisAndIds) {
 
 TEST(Prose, JsonFollowedByAMarkdownFooter) {
   const std::string text = "{\"results\":[{\"name\":\"a\"}]}\n\n---\n_Showing 1 of 9. See `log` in src/util.ts:40_\n";
-  const TextSplit split = split_leading_json(text);
-  EXPECT_EQ(split.json, "{\"results\":[{\"name\":\"a\"}]}");
-  EXPECT_EQ(split.prose.substr(0, 6), "\n\n---\n");
-  EXPECT_TRUE(split_leading_json("{\"a\": \"}{\"}  \n").prose.empty()) << "JSON alone";
-  EXPECT_EQ(split_leading_json("[FILE] a.ts\n").json, "") << "a listing is not JSON";
-  EXPECT_EQ(split_leading_json("[FILE] a.ts\n").prose, "[FILE] a.ts\n");
-  EXPECT_EQ(split_leading_json("{ unclosed").prose, "{ unclosed");
-
   Harvest h;
   h.take_result(json{{"content", json::array({json{{"type", "text"}, {"text", text}}})}}, true);
   EXPECT_EQ(h.values_of(ValueKind::kName), (std::vector<json>{"a", "log"}));
@@ -264,6 +258,102 @@ TEST(Prose, ALogToolReadsOnlyAHistory) {
   for (const char* name : {"log", "log_event", "log_message", "audit_log", "login", "git_commit", "git_add",
                            "git_reset", "git_create_branch", "git_log_write"})
     EXPECT_FALSE(reading_tool(tool(name))) << name;
+}
+
+// The path prose (anchor_path) and the harvest (detail::value_anchor_path) take from a token that
+// is one anchor, input by input as the readers they had before core/anchor.h took their numbers
+// gave it (recorded from 0eaf3e7's code): each kept its own forms and path rule.
+TEST(ProseAnchor, EachReaderAcceptsWhatItDidBefore) {
+  const std::optional<std::string> kNone;
+  struct Row {
+    std::string token;
+    std::optional<std::string> prose, harvest;
+  };
+  const std::vector<Row> rows = {
+    {"src/util.ts:40", "src/util.ts", "src/util.ts"},
+    {"src/shapes.ts:3", "src/shapes.ts", "src/shapes.ts"},
+    {"src/scene.ts:8:3", "src/scene.ts", "src/scene.ts"},
+    {"src/shapes.ts:3:17", "src/shapes.ts", "src/shapes.ts"},
+    {"src/app.ts:4:24:", "src/app.ts", kNone},
+    {"src/jobs.ts:2:26:", "src/jobs.ts", kNone},
+    {"lib/a.py:7:", "lib/a.py", kNone},
+    {"src/in_fence.ts:3", "src/in_fence.ts", "src/in_fence.ts"},
+    {"src/a.ts:12:5", "src/a.ts", "src/a.ts"},
+    {"src/a.ts:12:5:6", kNone, kNone},
+    {"src/a.ts:12:5::", "src/a.ts", kNone},
+    {"src/a.ts::12", kNone, kNone},
+    {"src/a.ts:", kNone, kNone},
+    {"src/a.ts:12:", "src/a.ts", kNone},
+    {"a.ts:0", "a.ts", "a.ts"},
+    {"a.ts:L12", kNone, kNone},
+    {"a.ts:12abc", kNone, kNone},
+    {"x.js:1.2", kNone, kNone},
+    {"v1.2:3", kNone, "v1.2"},
+    {"12:30", kNone, kNone},
+    {":12", kNone, kNone},
+    {":1:2", kNone, kNone},
+    {"a:1:2", kNone, kNone},
+    {"foo:bar", kNone, kNone},
+    {"foo:12", kNone, kNone},
+    {"Makefile:3", kNone, kNone},
+    {".env:2", ".env", ".env"},
+    {"src/util:4", "src/util", "src/util"},
+    {"./x:3", "./x", "./x"},
+    {"~/x.ts:3", "~/x.ts", "~/x.ts"},
+    {"../up.py:10", "../up.py", "../up.py"},
+    {"a/b:1:2", "a/b", "a/b"},
+    {"C:\\x.ts:3", kNone, kNone},
+    {"C:/x.ts:3", kNone, kNone},
+    {"C:\\src\\x.ts:3:4", kNone, kNone},
+    {"file:///w/a.ts:3", kNone, kNone},
+    {"file:///w/a.ts", kNone, kNone},
+    {"https://example.com/docs/a.ts", kNone, kNone},
+    {"http://host:8080/x", kNone, kNone},
+    {"https://h.io:8080/x", kNone, kNone},
+    {"host:8080", kNone, kNone},
+    {"example.com:443", kNone, "example.com"},
+    {"a.com:80", kNone, "a.com"},
+    {"x.io:1", kNone, "x.io"},
+    {"node.js:3", "node.js", "node.js"},
+    {"Node.js:3", "Node.js", "Node.js"},
+    {"a b.ts:3", kNone, kNone},
+    {"a.ts:12,", kNone, kNone},
+    {"a.ts:12.", kNone, kNone},
+    {"a.ts:12)", kNone, kNone},
+    {"(a.ts:12)", kNone, kNone},
+    {"\"a.ts:12\"", kNone, kNone},
+    {"a.ts:12;", kNone, kNone},
+    {"a.ts#L12", "a.ts", kNone},
+    {"a.ts#L12-L20", "a.ts", kNone},
+    {"a.ts#L12-", "a.ts", kNone},
+    {"a.ts#Lx", kNone, kNone},
+    {"a.ts#L", kNone, kNone},
+    {"#L12", kNone, kNone},
+    {"src/a.ts#L3:4", kNone, "src/a.ts#L3"},
+    {"src/a.ts(12,5)", "src/a.ts", kNone},
+    {"src/a.ts(12, 5)", "src/a.ts", kNone},
+    {"src/a.ts(12)", "src/a.ts", kNone},
+    {"src/a.ts(12,)", kNone, kNone},
+    {"src/a.ts(12):", "src/a.ts", kNone},
+    {"src/a.ts(x)", kNone, kNone},
+    {"(12)", kNone, kNone},
+    {"a.ts()", kNone, kNone},
+    {"a.ts:99999999999", "a.ts", "a.ts"},
+    {"a.ts:123456789", "a.ts", "a.ts"},
+    {"a.ts:000000000012", "a.ts", "a.ts"},
+    {"src/\xc3""\xa9"".ts:4", "src/\xc3""\xa9"".ts", "src/\xc3""\xa9"".ts"},
+    {"a.ts:\xd9""\xa3""", kNone, kNone},
+    {"a:1:2:(|[", kNone, kNone},
+    {"-a.ts:3", kNone, "-a.ts"},
+    {"a.ts:1:2:3:4", kNone, kNone},
+    {"a::b.ts:3", kNone, kNone},
+    {"src/a.ts:12:5 - text", kNone, kNone},
+  };
+  for (const auto& r : rows) {
+    const auto p = anchor_path(r.token);
+    EXPECT_EQ(p ? std::optional<std::string>(std::string(*p)) : std::nullopt, r.prose) << "prose: " << r.token;
+    EXPECT_EQ(detail::value_anchor_path(r.token), r.harvest) << "harvest: " << r.token;
+  }
 }
 
 }  // namespace
