@@ -145,8 +145,7 @@ Judged Judge::call(const Exchange& x) {
       // (counted as text, 20,000 small answers held 26 MB against a 64 MiB bound that said 7 MB).
       const std::size_t bytes = 8 * (r.raw.size() + (r.sampled ? kSampleAboveBytes : 0)) + 1536;
       if (st.pending.size() < State::kMaxPending &&
-          (s_->pending_bytes + bytes <= State::kMaxPendingBytes || st.pending.empty())) {
-        s_->pending_bytes += bytes;
+          s_->keep_pending(bytes, st.pending.empty())) {
         Pending pd{x, r, text_bytes, j.reach};
         st.pending.push_back(std::move(pd));
       } else {

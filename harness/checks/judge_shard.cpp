@@ -14,7 +14,7 @@ std::unique_ptr<Judge> Judge::fork() const {
   st->sp = s_->sp;
   st->settled = s_->settled;
   st->sized_env = s_->sized_env;
-  st->pending_bytes = st->pending_bytes_at_fork = s_->pending_bytes;
+  st->pending_bytes = s_->pending_bytes;  // one bound for the run and its shards
   if (s_->meter) st->meter = s_->meter->fork();
   st->generic_pos = s_->generic_pos->fork();
   return std::unique_ptr<Judge>(new Judge(std::move(st)));
@@ -42,7 +42,6 @@ std::size_t Judge::absorb(Judge& shard) {
       else if (!pd.reply.is_error_result()) to.unprofiled++;  // past the bound: not judged, as call() does
     }
   }
-  to.pending_bytes += from.pending_bytes - from.pending_bytes_at_fork;
   for (const auto& [name, c] : from.coverage) to.coverage[name] += c;
   for (const auto& [profile, n] : from.detected) to.detected[profile] += n;
   to.unprofiled += from.unprofiled;

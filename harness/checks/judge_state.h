@@ -4,6 +4,7 @@
 #pragma once
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <optional>
@@ -68,7 +69,6 @@ struct Judge::State {
   /// A shard's (Judge::fork): the judge it was forked from, read and never changed while the
   /// shard lives (the tools' profiles, the profiles detected, the compiled schemas, the listing).
   const State* parent = nullptr;
-  std::size_t pending_bytes_at_fork = 0;  ///< A shard's pending_bytes when forked (its parent's).
   /// Schemas a shard compiled for a tool another shard compiled too (their tools' runs may
   /// still point at them): kept, not destroyed, when the shards are absorbed.
   std::vector<std::unique_ptr<ToolValidators>> retired;
@@ -109,9 +109,18 @@ struct Judge::State {
   std::set<std::string> sampled;  ///< Tools some of whose answers were checked on a sample.
   static constexpr std::size_t kMaxPending = 64;
   /// Memory the answers kept until finish() take, all tools together (their trees, not their
-  /// text): what a run holds stays bounded whatever the server sends.
-  std::size_t pending_bytes = 0;
+  /// text): what a run holds stays bounded whatever the server sends. Shared with the shards
+  /// (fork), which keep answers at the same time: one bound for them all.
+  std::shared_ptr<std::atomic<std::size_t>> pending_bytes = std::make_shared<std::atomic<std::size_t>>(0);
   static constexpr std::size_t kMaxPendingBytes = 64u << 20;
+  /// Counts `bytes` more kept when they fit the bound (or `always`); false when they did not.
+  bool keep_pending(std::size_t bytes, bool always) {
+    std::size_t now = pending_bytes->load();
+    do {
+      if (!always && now + bytes > kMaxPendingBytes) return false;
+    } while (!pending_bytes->compare_exchange_weak(now, now + bytes));
+    return true;
+  }
   bool settled = false;  ///< settle() ran: every answer since is judged at once.
 
   const json* tool_json(const std::string& name) const {

@@ -173,6 +173,41 @@ TEST(JudgeShard, TwoShardsJudgingAtOnceEndAsJudgingInOrder) {
   EXPECT_EQ(state(run, sharded), state(one, firsts));
 }
 
+// The answers kept until their tool's profile is known are bounded for the run and its shards
+// together, not per shard: two shards judging at once keep no more than one judge would.
+TEST(JudgeShard, KeptAnswersAreBoundedForAllShardsTogether) {
+  auto builtins = profile::load_builtins();
+  ASSERT_TRUE(builtins.ok()) << builtins.error().message;
+  Given setup{std::move(*builtins)};
+  // An answer counted at about 7 MB kept (8 times its 900 KB line): nine fit the 64 MiB bound.
+  auto big = [](const std::string& tool, int i) {
+    Reply r = text_reply(tool, "q" + std::to_string(i), R"({"rows":[1,2,3]})");
+    r.raw = std::string(900000, ' ');
+    return r;
+  };
+  auto dropped = [&](Judge& j, const std::string& tool, std::size_t n) {
+    const std::size_t before = j.unprofiled();
+    for (std::size_t i = 0; i < n; ++i) EXPECT_TRUE(judge_one(j, big(tool, static_cast<int>(i))).deferred);
+    return j.unprofiled() - before;
+  };
+  Judge one(setup.make());
+  const std::size_t alone = dropped(one, "find", 15) + dropped(one, "notes", 15);
+  EXPECT_GE(alone, 15u);  // not vacuous: the bound was reached
+
+  Judge run(setup.make());
+  auto first = run.fork();
+  auto second = run.fork();
+  std::size_t a = 0, b = 0;
+  std::thread t1([&] { a = dropped(*first, "find", 15); });
+  std::thread t2([&] { b = dropped(*second, "notes", 15); });
+  t1.join();
+  t2.join();
+  // No more kept than one judge keeps (a bound per shard would keep nine each); one fewer when the
+  // two tools' first answers, always kept, both came while the bound still had room.
+  EXPECT_GE(a + b, alone);
+  EXPECT_LE(a + b, alone + 1);
+}
+
 TEST(JudgeShard, AShardReadsWhatItsParentKnewAndChangesNothingOfIt) {
   auto builtins = profile::load_builtins();
   ASSERT_TRUE(builtins.ok()) << builtins.error().message;
