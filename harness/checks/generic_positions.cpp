@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cctype>
 #include <filesystem>
+#include <mutex>
 #include <fstream>
 #include <set>
 
@@ -111,7 +112,14 @@ bool at_reading(std::string_view text, std::int64_t line, std::optional<std::int
 
 struct GenericPositions::State {
   std::optional<std::string> root;  ///< Canonical workspace directory.
-  std::map<std::string, std::optional<std::string>> files;  ///< Relative path -> content (nullopt: none).
+  /// The workspace's files read so far, relative path -> content (nullopt: none), shared by a
+  /// judge and its shards (fork): one bound on what they hold together, each file read once. An
+  /// entry never changes once made, so what read() returns stays valid without the lock.
+  struct Files {
+    std::mutex m;
+    std::map<std::string, std::optional<std::string>> read;
+  };
+  std::shared_ptr<Files> files = std::make_shared<Files>();
   struct Tool {
     bool declared0 = false;
     std::size_t standard = 0;   ///< Positions that only the rule's counting explains.
@@ -119,7 +127,6 @@ struct GenericPositions::State {
     std::vector<Finding> warned;  ///< Its declared-0-based warnings (the first is kept).
   };
   std::map<std::string, Tool> tools;
-  const State* parent = nullptr;  ///< A shard's: the files it read (fork()).
 
   /// The workspace-relative path an answer's file names, or "" (outside the workspace, a URL).
   std::string relative(const std::string& file) const {
@@ -145,12 +152,13 @@ struct GenericPositions::State {
   }
 
   const std::optional<std::string>& read(const std::string& rel) {
-    auto it = files.find(rel);
-    if (it != files.end()) return it->second;
-    if (parent)
-      if (auto p = parent->files.find(rel); p != parent->files.end()) return p->second;
     static const std::optional<std::string> kNone;
-    if (files.size() + (parent ? parent->files.size() : 0) >= generic::kMaxFiles) return kNone;
+    {
+      std::lock_guard<std::mutex> hold(files->m);
+      auto it = files->read.find(rel);
+      if (it != files->read.end()) return it->second;
+      if (files->read.size() >= generic::kMaxFiles) return kNone;
+    }
     std::optional<std::string> content;
     std::error_code ec;
     std::filesystem::path p = std::filesystem::path(*root) / rel;
@@ -162,7 +170,9 @@ struct GenericPositions::State {
         if (f.read(s.data(), static_cast<std::streamsize>(size)) && s.find('\0') == std::string::npos) content = std::move(s);
       }
     }
-    return files.emplace(rel, std::move(content)).first->second;
+    std::lock_guard<std::mutex> hold(files->m);
+    if (files->read.size() >= generic::kMaxFiles && !files->read.count(rel)) return kNone;
+    return files->read.emplace(rel, std::move(content)).first->second;  // another's, when it came first
   }
 };
 
@@ -178,13 +188,11 @@ GenericPositions::~GenericPositions() = default;
 std::unique_ptr<GenericPositions> GenericPositions::fork() const {
   auto shard = std::make_unique<GenericPositions>(std::nullopt);
   shard->s_->root = s_->root;
-  shard->s_->parent = s_.get();
+  shard->s_->files = s_->files;
   return shard;
 }
 
 void GenericPositions::absorb(GenericPositions& shard) {
-  for (auto& [rel, content] : shard.s_->files)
-    if (s_->files.size() < generic::kMaxFiles) s_->files.emplace(rel, std::move(content));
   for (auto& [name, t] : shard.s_->tools) {
     State::Tool& mine = s_->tools[name];
     mine.declared0 = mine.declared0 || t.declared0;
@@ -193,7 +201,6 @@ void GenericPositions::absorb(GenericPositions& shard) {
     if (mine.warned.empty() && !t.warned.empty()) mine.warned.push_back(std::move(t.warned.front()));
   }
   shard.s_->tools.clear();
-  shard.s_->files.clear();
 }
 
 namespace {

@@ -113,9 +113,9 @@ class GenericPositions {
   /// warning (it declares them) is an error when another tool of the server answers 1-based.
   std::map<std::string, Outcomes> finish();
 
-  /// A shard for one piece of parallel work (engine/workers.cpp): the same workspace, the files
-  /// read so far shared read-only (this object must outlive it and not change while it lives),
-  /// nothing judged. absorb() adds what a shard judged, as if this object had judged it.
+  /// A shard for one piece of parallel work (engine/workers.cpp): the same workspace and the same
+  /// files read (one cache, one bound, shared under a lock of its own), nothing judged. absorb()
+  /// adds what a shard judged, as if this object had judged it.
   std::unique_ptr<GenericPositions> fork() const;
   void absorb(GenericPositions& shard);
 

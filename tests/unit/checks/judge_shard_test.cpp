@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <thread>
 
 #include "profile/host.h"
@@ -23,7 +24,7 @@ json tool(const std::string& name) {
 }
 
 Reply text_reply(const std::string& name, const std::string& q, const std::string& text, bool is_error = false) {
-  static int id = 0;
+  static std::atomic<int> id{0};  // the threads of a test make replies at once
   Reply r;
   r.kind = Reply::Kind::kResult;
   r.request = {{"jsonrpc", "2.0"}, {"id", ++id}, {"method", "tools/call"},
